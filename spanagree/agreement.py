@@ -1,0 +1,330 @@
+"""Positive specific agreement and its aggregations: ``score()`` and the report (SPEC §3).
+
+With ``a`` the matched credit and ``b``, ``c`` each rater's unmatched spans:
+
+- ``PSA = 2a / (2a + b + c)`` (Hripcsak & Rothschild 2005), equal to F1 with either rater as the
+  reference, undefined (``None``) when ``2a + b + c = 0``;
+- with rater A as the reference, ``recall = a / (a + b)``, ``precision = a / (a + c)`` and
+  ``F_beta = (1 + β²)·P·R / (β²·P + R)``.
+
+Aggregations, all from the same per-unit counts: per pair (sum over shared documents), pairwise
+mean (mean of the pair PSAs: the headline for R raters), pooled (sum over all pairs), per label
+and macro over labels, per document, and each rater against a reference rater.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from .align import AlignmentRule
+from .counts import OUTCOMES, Counts, count
+from .errors import UsageError
+from .model import Corpus
+
+UNITS = ("char", "token")
+
+
+def psa(a: float, b: float, c: float) -> float | None:
+    """Positive specific agreement ``2a / (2a + b + c)``; None when undefined.
+
+    Hripcsak & Rothschild (2005), "Agreement, the F-measure, and reliability in information
+    retrieval", JAMIA 12(3):296-298.
+
+    >>> round(psa(227, 31, 50), 3)
+    0.849
+    >>> psa(0, 0, 0) is None
+    True
+    """
+    denominator = 2 * a + b + c
+    return None if denominator == 0 else 2 * a / denominator
+
+
+def f_beta(a: float, b: float, c: float, beta: float = 1.0) -> float | None:
+    """F-beta of rater B against reference A: ``(1 + β²)·P·R / (β²·P + R)``; None when undefined.
+
+    ``P = a / (a + c)``, ``R = a / (a + b)`` (van Rijsbergen 1979). With ``beta = 1`` this is PSA.
+    When ``a = 0`` but ``b + c > 0`` the raters share nothing and F is 0.
+
+    >>> round(f_beta(227, 31, 50), 3)
+    0.849
+    >>> round(f_beta(8, 2, 0, beta=2.0), 4)
+    0.8333
+    """
+    if beta <= 0:
+        raise UsageError(f"beta must be > 0, got {beta!r}")
+    b2 = beta * beta
+    denominator = (1 + b2) * a + b2 * b + c
+    return None if denominator == 0 else (1 + b2) * a / denominator
+
+
+def psa_array(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """Element-wise PSA, NaN where undefined."""
+    denominator = 2 * a + b + c
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(denominator > 0, 2 * a / np.where(denominator > 0, denominator, 1), np.nan)
+
+
+@dataclass
+class AgreementReport:
+    """The result of :func:`score`: the counts and every aggregation of them.
+
+    ``counts`` holds the per-unit arrays; :meth:`to_dict` gives the JSON-ready summary.
+    """
+
+    corpus: Corpus
+    counts: Counts
+    reference: str | None = None
+    beta: float = 1.0
+
+    # --- per pair -----------------------------------------------------------------------------
+
+    @property
+    def raters(self) -> list[str]:
+        return self.corpus.raters
+
+    def pair_abc(self) -> np.ndarray:
+        """(n_pairs, 3) sums of a, b, c over each pair's shared documents."""
+        return _sum_rows(self.counts.units.pair, self.counts.abc, len(self.counts.units.pairs))
+
+    def pair_label_abc(self) -> np.ndarray:
+        """(n_pairs, n_labels, 3) sums per pair and label (labels always strict)."""
+        return _sum_rows(self.counts.units.pair, self.counts.abc_label, len(self.counts.units.pairs))
+
+    def pair_psa(self) -> np.ndarray:
+        abc = self.pair_abc()
+        return psa_array(abc[:, 0], abc[:, 1], abc[:, 2])
+
+    @property
+    def pairwise_mean_psa(self) -> float | None:
+        """Mean of the per-pair PSAs over pairs where PSA is defined (the "average F")."""
+        return _mean(self.pair_psa())
+
+    @property
+    def pooled_psa(self) -> float | None:
+        """PSA of a, b, c summed over all pairs and documents."""
+        return psa(*self.counts.abc.sum(axis=0).tolist())
+
+    # --- output -------------------------------------------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        """Everything, as plain JSON types (floats, None for undefined)."""
+        corpus, counts = self.corpus, self.counts
+        units = counts.units
+        pair_abc = self.pair_abc()
+        pair_psa = psa_array(pair_abc[:, 0], pair_abc[:, 1], pair_abc[:, 2])
+        pair_label = self.pair_label_abc()
+        pair_label_psa = psa_array(pair_label[..., 0], pair_label[..., 1], pair_label[..., 2])
+        pair_docs = np.bincount(units.pair, minlength=len(units.pairs))
+        pair_outcomes = _sum_rows(units.pair, counts.outcomes, len(units.pairs)).astype(np.int64)
+        total = counts.abc.sum(axis=0)
+
+        labels = {}
+        for k, name in enumerate(corpus.labels):
+            label_total = pair_label[:, k].sum(axis=0)
+            column = pair_label_psa[:, k]
+            labels[name] = {
+                "pairwise_mean_psa": _mean(column),
+                "pooled_psa": psa(*label_total.tolist()),
+                "a": float(label_total[0]),
+                "b": float(label_total[1]),
+                "c": float(label_total[2]),
+                "pairs_undefined": int(np.isnan(column).sum()),
+            }
+        pairs = []
+        for p, (ra, rb) in enumerate(units.pairs.tolist()):
+            pairs.append(
+                {
+                    "raters": [corpus.raters[ra], corpus.raters[rb]],
+                    "documents": int(pair_docs[p]),
+                    "a": float(pair_abc[p, 0]),
+                    "b": float(pair_abc[p, 1]),
+                    "c": float(pair_abc[p, 2]),
+                    "psa": _float(pair_psa[p]),
+                    "labels": {
+                        name: {
+                            "a": float(pair_label[p, k, 0]),
+                            "b": float(pair_label[p, k, 1]),
+                            "c": float(pair_label[p, k, 2]),
+                            "psa": _float(pair_label_psa[p, k]),
+                        }
+                        for k, name in enumerate(corpus.labels)
+                        if pair_label[p, k].any()
+                    },
+                    "outcomes": dict(zip(OUTCOMES, pair_outcomes[p].tolist())),
+                }
+            )
+        result = {
+            "documents": self._documents_section(),
+            "annotations": {
+                "read": corpus.n_annotations_read,
+                "scored": int(len(np.unique(np.concatenate([units.ann_a, units.ann_b])))),
+                "excluded": dict(sorted(corpus.exclusions.annotations.items())),
+            },
+            "spans": self._spans_section(),
+            "raters": list(corpus.raters),
+            "labels_seen": list(corpus.labels),
+            "rule": {**counts.rule.to_dict(), "unit": counts.unit_name},
+            "overall": {
+                "pairwise_mean_psa": _mean(pair_psa),
+                "pooled_psa": psa(*total.tolist()),
+                "a": float(total[0]),
+                "b": float(total[1]),
+                "c": float(total[2]),
+                "pairs": len(units.pairs),
+                "pairs_undefined": int(np.isnan(pair_psa).sum()),
+                "outcomes": dict(zip(OUTCOMES, counts.outcomes.sum(axis=0).tolist())),
+            },
+            "macro": {
+                "pairwise_mean_psa": _mean_none([v["pairwise_mean_psa"] for v in labels.values()]),
+                "pooled_psa": _mean_none([v["pooled_psa"] for v in labels.values()]),
+            },
+            "pairs": pairs,
+            "labels": labels,
+            "per_document": self._per_document(),
+        }
+        if self.reference is not None:
+            result["reference"] = self._against_reference(pair_abc)
+        return result
+
+    def _documents_section(self) -> dict:
+        corpus, units = self.corpus, self.counts.units
+        scored = len(np.unique(units.doc))
+        submitted = np.unique(corpus.ann_doc)
+        excluded = dict(corpus.exclusions.documents)
+        alone = len(submitted) - scored
+        if alone:
+            excluded["fewer than two raters submitted it"] = alone
+        return {"read": corpus.n_documents_read, "scored": scored, "excluded": dict(sorted(excluded.items()))}
+
+    def _spans_section(self) -> dict:
+        corpus, units = self.corpus, self.counts.units
+        in_units = np.zeros(corpus.n_annotations, dtype=bool)
+        in_units[units.ann_a] = True
+        in_units[units.ann_b] = True
+        lengths = np.diff(corpus.ann_ptr)
+        excluded = dict(corpus.exclusions.spans)
+        alone = int(lengths[~in_units].sum())
+        if alone:
+            excluded["in a document no other rater submitted"] = alone
+        section = {
+            "read": corpus.n_spans_read,
+            "scored": int(lengths[in_units].sum()),
+            "excluded": dict(sorted(excluded.items())),
+        }
+        if self.counts.notes:
+            section["notes"] = dict(sorted(self.counts.notes.items()))
+        return section
+
+    def _per_document(self) -> list[dict]:
+        units = self.counts.units
+        n_docs = self.corpus.n_documents
+        abc = _sum_rows(units.doc, self.counts.abc, n_docs)
+        unit_psa = psa_array(*self.counts.abc.T)
+        defined = ~np.isnan(unit_psa)
+        mean_sum = np.bincount(units.doc[defined], weights=unit_psa[defined], minlength=n_docs)
+        mean_n = np.bincount(units.doc[defined], minlength=n_docs)
+        n_pairs = np.bincount(units.doc, minlength=n_docs)
+        raters = np.bincount(self.corpus.ann_doc, minlength=n_docs)
+        rows = []
+        for d in np.flatnonzero(n_pairs).tolist():
+            rows.append(
+                {
+                    "doc_id": self.corpus.doc_ids[d],
+                    "raters": int(raters[d]),
+                    "pairs": int(n_pairs[d]),
+                    "a": float(abc[d, 0]),
+                    "b": float(abc[d, 1]),
+                    "c": float(abc[d, 2]),
+                    "pooled_psa": psa(*abc[d].tolist()),
+                    "pairwise_mean_psa": float(mean_sum[d] / mean_n[d]) if mean_n[d] else None,
+                }
+            )
+        return rows
+
+    def _against_reference(self, pair_abc: np.ndarray) -> dict:
+        raters = self.corpus.raters
+        if self.reference not in raters:
+            raise UsageError(f"reference rater {self.reference!r} not found; raters: {', '.join(raters)}")
+        ref = raters.index(self.reference)
+        result = {}
+        for p, (ra, rb) in enumerate(self.counts.units.pairs.tolist()):
+            if ref not in (ra, rb):
+                continue
+            a, b, c = pair_abc[p].tolist()
+            if rb == ref:  # the reference must be side A: b = its unmatched spans
+                b, c = c, b
+            other = raters[rb if ra == ref else ra]
+            result[other] = {
+                "precision": None if a + c == 0 else a / (a + c),
+                "recall": None if a + b == 0 else a / (a + b),
+                "f": f_beta(a, b, c, self.beta),
+                "a": a,
+                "b": b,
+                "c": c,
+            }
+        return {"rater": self.reference, "beta": self.beta, "raters": dict(sorted(result.items()))}
+
+
+def score(
+    corpus: Corpus | str | Path | Sequence[str | Path],
+    rule: str | AlignmentRule = "exact",
+    labels: str = "strict",
+    unit: str = "char",
+    *,
+    min_overlap: int = 1,
+    partial_credit: float = 0.5,
+    proportional: str = "jaccard",
+    reference: str | None = None,
+    beta: float = 1.0,
+    search: str = "sweep",
+) -> AgreementReport:
+    """Align every pair of raters on every document they share and count agreement.
+
+    Parameters
+    ----------
+    corpus : a :class:`~spanagree.model.Corpus`, or path(s) to read with :func:`spanagree.read`.
+    rule : ``"exact"``, ``"overlap"``, ``"partial"`` or ``"proportional"`` (SPEC §2), or an
+        :class:`~spanagree.align.AlignmentRule`.
+    labels : ``"strict"`` (labels must match) or ``"ignore"``.
+    unit : ``"char"`` (default) or ``"token"`` (needs tokens in the input).
+    min_overlap, partial_credit, proportional : options of the overlap, partial and
+        proportional rules.
+    reference : a rater to score every other rater against (precision, recall, F-beta).
+    """
+    if not isinstance(corpus, Corpus):
+        from .io import read
+
+        corpus = read(corpus)
+    if unit not in UNITS:
+        raise UsageError(f"unit must be one of {', '.join(UNITS)}; got {unit!r}")
+    if not isinstance(rule, AlignmentRule):
+        rule = AlignmentRule(
+            rule=rule, labels=labels, min_overlap=min_overlap, partial_credit=partial_credit, proportional=proportional
+        )
+    if reference is not None and reference not in corpus.raters:
+        raise UsageError(f"reference rater {reference!r} not found; raters: {', '.join(corpus.raters)}")
+    return AgreementReport(corpus, count(corpus, rule, unit=unit, search=search), reference=reference, beta=beta)
+
+
+def _sum_rows(index: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
+    """Sum rows of ``values`` into ``n`` bins by ``index`` (any trailing shape)."""
+    out = np.zeros((n, *values.shape[1:]), dtype=np.float64)
+    np.add.at(out, index, values)
+    return out
+
+
+def _mean(values: np.ndarray) -> float | None:
+    defined = values[~np.isnan(values)]
+    return float(defined.mean()) if len(defined) else None
+
+
+def _mean_none(values: list[float | None]) -> float | None:
+    defined = [v for v in values if v is not None]
+    return sum(defined) / len(defined) if defined else None
+
+
+def _float(value: float) -> float | None:
+    return None if np.isnan(value) else float(value)

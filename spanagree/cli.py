@@ -1,0 +1,141 @@
+"""The ``spanagree`` command line: thin typer wrappers over functions that return dicts.
+
+Exit codes: 0 ok, 1 a gate failed, 2 bad input or usage (the message names file:line).
+"""
+from __future__ import annotations
+
+import json
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from .errors import SpanagreeError
+
+app = typer.Typer(
+    name="spanagree",
+    help="How far raters agree on span markup: positive specific agreement and friends.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+class Output(str, Enum):
+    table = "table"
+    json = "json"
+    markdown = "markdown"
+
+
+class Rule(str, Enum):
+    exact = "exact"
+    overlap = "overlap"
+    partial = "partial"
+    proportional = "proportional"
+
+
+class Labels(str, Enum):
+    strict = "strict"
+    ignore = "ignore"
+
+
+class Unit(str, Enum):
+    char = "char"
+    token = "token"
+
+
+class Proportional(str, Enum):
+    jaccard = "jaccard"
+    dice = "dice"
+
+
+@app.callback()
+def _main() -> None:
+    """spanagree: inter-annotator agreement for span markup."""
+
+
+@app.command("score")
+def score_command(
+    paths: List[Path] = typer.Argument(..., help="Annotation files (JSONL), or directories of them", show_default=False),
+    format: str = typer.Option("auto", "--format", "-f", help="Input format: auto, spanagree, prodigy"),
+    rule: Rule = typer.Option(Rule.exact, "--rule", "-r", help="Which spans match (SPEC §2)"),
+    labels: Labels = typer.Option(Labels.strict, "--labels", help="strict: labels must match; ignore: positions only"),
+    unit: Unit = typer.Option(Unit.char, "--unit", help="Measure offsets in characters or tokens"),
+    min_overlap: int = typer.Option(1, "--min-overlap", help="overlap rule: units two spans must share"),
+    partial_credit: float = typer.Option(0.5, "--partial-credit", help="partial rule: credit of an inexact match"),
+    proportional: Proportional = typer.Option(Proportional.jaccard, "--proportional", help="proportional rule: jaccard or dice"),
+    reference: Optional[str] = typer.Option(None, "--reference", help="Score every rater against this rater (P, R, F)"),
+    beta: float = typer.Option(1.0, "--beta", help="beta of F-beta against the reference"),
+    answers: Optional[str] = typer.Option(None, "--answers", help="Prodigy answers that count, comma-separated (default accept)"),
+    output: Output = typer.Option(Output.table, "--output", help="table, json or markdown"),
+    out_file: Optional[Path] = typer.Option(None, "-o", "--out", help="Write the output to this file"),
+) -> None:
+    """Align every pair of raters and report positive specific agreement."""
+    from . import agreement
+    from .io import read
+
+    try:
+        options = {"answers": tuple(a.strip() for a in answers.split(","))} if answers else {}
+        corpus = read(paths, format=format, progress=_progress(), **options)
+        report = agreement.score(
+            corpus,
+            rule=rule.value,
+            labels=labels.value,
+            unit=unit.value,
+            min_overlap=min_overlap,
+            partial_credit=partial_credit,
+            proportional=proportional.value,
+            reference=reference,
+            beta=beta,
+        ).to_dict()
+    except SpanagreeError as err:
+        _fail(err)
+    _emit(report, output, out_file)
+
+
+def _emit(report: dict, output: Output, out_file: Path | None) -> None:
+    from . import render
+
+    if output is Output.json:
+        text = json.dumps(report, indent=2, ensure_ascii=False)
+    elif output is Output.markdown:
+        text = render.as_markdown(report)
+    else:
+        text = render.as_text(report)
+    if out_file is None:
+        sys.stdout.write(text + "\n")
+    else:
+        out_file.write_text(text + "\n", encoding="utf-8")
+        typer.echo(f"wrote {out_file}", err=True)
+
+
+def _fail(err: Exception) -> None:
+    typer.echo(f"spanagree: error: {err}", err=True)
+    raise typer.Exit(code=2)
+
+
+def _progress():
+    """A progress callback that draws on stderr, or None when stderr is not a terminal."""
+    if not sys.stderr.isatty():
+        return None
+
+    def show(done: int, total: int) -> None:
+        share = done / total if total else 1.0
+        bar = "#" * int(30 * share)
+        sys.stderr.write(f"\rreading [{bar:<30}] {share:6.1%}")
+        if done >= total:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+
+    return show
+
+
+def main() -> None:
+    """Console entry point."""
+    app()
+
+
+if __name__ == "__main__":
+    main()

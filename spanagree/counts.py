@@ -1,0 +1,171 @@
+"""Per-document, per-pair counts a, b, c (SPEC §3), as arrays.
+
+A *unit* is one document as submitted by both raters of one pair. For every unit, and every unit
+and label, :func:`count` returns ``a`` (matched credit), ``b`` (rater A's unmatched spans) and
+``c`` (rater B's unmatched spans), plus the diagnostic outcome counts. Counts are additive: every
+corpus, pair, label and document figure is a sum over rows of these arrays, and a bootstrap
+replicate is a weighted sum, with no re-alignment.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .align import AlignmentRule, SpanColumns, align
+from .model import Corpus, _ranges
+
+#: Diagnostic outcomes of a label-blind overlap alignment, rater A taken as the reference
+#: (the vocabulary of the SemEval-2013 NER evaluation, as in nervaluate).
+OUTCOMES = ("correct", "wrong_label", "partial", "missed", "spurious")
+
+
+@dataclass(frozen=True)
+class Units:
+    """The (document, rater pair) units of a corpus: both raters submitted the document.
+
+    ``pairs`` is an (n_pairs, 2) array of rater codes with ``pairs[:, 0] < pairs[:, 1]``;
+    every other array has shape (n_units,).
+    """
+
+    doc: np.ndarray
+    pair: np.ndarray
+    ann_a: np.ndarray
+    ann_b: np.ndarray
+    pairs: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.doc)
+
+
+@dataclass
+class Counts:
+    """Counts per unit: ``abc`` (n_units, 3) under the rule; ``abc_label`` (n_units, n_labels, 3)
+    under the rule with labels strict; ``outcomes`` (n_units, 5) in the order of OUTCOMES."""
+
+    units: Units
+    rule: AlignmentRule
+    unit_name: str
+    abc: np.ndarray
+    abc_label: np.ndarray
+    outcomes: np.ndarray
+    notes: Counter = field(default_factory=Counter)
+
+
+def make_units(corpus: Corpus) -> Units:
+    """Every (document, rater pair) where both raters submitted the document.
+
+    Annotations are sorted by (document, rater), so the partners of annotation ``i`` with a
+    higher rater code are the rest of its document's block.
+    """
+    doc = corpus.ann_doc
+    n = len(doc)
+    block_end = np.searchsorted(doc, doc, side="right")
+    first, partner = _expand_after(np.arange(n), block_end)
+    rater_a, rater_b = corpus.ann_rater[first], corpus.ann_rater[partner]
+    n_raters = max(len(corpus.raters), 1)
+    pair_key = rater_a * n_raters + rater_b
+    keys, pair = np.unique(pair_key, return_inverse=True)
+    pairs = np.stack([keys // n_raters, keys % n_raters], axis=1) if len(keys) else np.zeros((0, 2), np.int64)
+    return Units(doc=doc[first], pair=pair.astype(np.int64), ann_a=first, ann_b=partner, pairs=pairs)
+
+
+def count(
+    corpus: Corpus,
+    rule: AlignmentRule,
+    *,
+    unit: str = "char",
+    units: Units | None = None,
+    search: str = "sweep",
+) -> Counts:
+    """Align every unit of the corpus under ``rule`` and count a, b, c per unit and label."""
+    units = make_units(corpus) if units is None else units
+    starts, ends, notes = _positions(corpus, unit)
+    side_a = _side(corpus, units.ann_a, starts, ends)
+    side_b = _side(corpus, units.ann_b, starts, ends)
+    n_units, n_labels = len(units), len(corpus.labels)
+
+    strict_rule = rule if rule.by_label else _replace(rule, labels="strict")
+    strict = align(side_a, side_b, strict_rule, search=search)
+    n_a = _bincount2(side_a.group, side_a.label, n_units, n_labels)
+    n_b = _bincount2(side_b.group, side_b.label, n_units, n_labels)
+    a_label = _bincount2(side_a.group[strict.a_index], side_a.label[strict.a_index], n_units, n_labels, strict.credit)
+    abc_label = np.stack([a_label, n_a - a_label, n_b - a_label], axis=-1)
+
+    if rule.by_label:
+        abc = abc_label.sum(axis=1)
+    else:
+        blind = align(side_a, side_b, rule, search=search)
+        a = np.bincount(side_a.group[blind.a_index], weights=blind.credit, minlength=n_units)
+        abc = np.stack([a, n_a.sum(1) - a, n_b.sum(1) - a], axis=1)
+
+    outcomes = _outcomes(side_a, side_b, n_units, search)
+    return Counts(units, rule, unit, abc, abc_label, outcomes, notes)
+
+
+def _outcomes(side_a: SpanColumns, side_b: SpanColumns, n_units: int, search: str) -> np.ndarray:
+    """correct / wrong_label / partial / missed / spurious per unit, rater A as the reference.
+
+    From a label-blind overlap alignment: a matched pair is ``correct`` with the same label and
+    boundaries, ``partial`` with the same label and other boundaries, ``wrong_label`` otherwise;
+    unmatched spans of A are ``missed``, of B ``spurious``.
+    """
+    found = align(side_a, side_b, AlignmentRule(rule="overlap", labels="ignore"), search=search)
+    ia, ib = found.a_index, found.b_index
+    same_label = side_a.label[ia] == side_b.label[ib]
+    same_bounds = (side_a.start[ia] == side_b.start[ib]) & (side_a.end[ia] == side_b.end[ib])
+    kind = np.where(same_label, np.where(same_bounds, 0, 2), 1)
+    unit = side_a.group[ia]
+    table = np.zeros((n_units, len(OUTCOMES)), dtype=np.int64)
+    np.add.at(table, (unit, kind), 1)
+    table[:, 3] = np.bincount(side_a.group, minlength=n_units) - np.bincount(unit, minlength=n_units)
+    table[:, 4] = np.bincount(side_b.group, minlength=n_units) - np.bincount(side_b.group[ib], minlength=n_units)
+    return table
+
+
+def _positions(corpus: Corpus, unit: str) -> tuple[np.ndarray, np.ndarray, Counter]:
+    if unit == "char":
+        return corpus.span_start, corpus.span_end, Counter()
+    if unit == "token":
+        return corpus.token_offsets()
+    from .errors import UsageError
+
+    raise UsageError(f"unit must be 'char' or 'token'; got {unit!r}")
+
+
+def _side(corpus: Corpus, ann: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> SpanColumns:
+    """The spans of the given annotations, one alignment group per unit (the array position).
+
+    Spans with no extent in the chosen unit (a span over white space only, in tokens) are left
+    out here; they are counted in the corpus notes.
+    """
+    lengths = corpus.ann_ptr[ann + 1] - corpus.ann_ptr[ann]
+    idx = _ranges(corpus.ann_ptr[ann], lengths)
+    group = np.repeat(np.arange(len(ann), dtype=np.int64), lengths)
+    start, end = starts[idx], ends[idx]
+    keep = end > start
+    if not keep.all():
+        idx, group, start, end = idx[keep], group[keep], start[keep], end[keep]
+    return SpanColumns(group=group, start=start, end=end, label=corpus.span_label[idx])
+
+
+def _expand_after(index: np.ndarray, block_end: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """All (i, j) with i < j < block_end[i]."""
+    counts = block_end - index - 1
+    first = np.repeat(index, counts)
+    if not len(first):
+        return first, first
+    offsets = np.arange(len(first)) - np.repeat(np.cumsum(counts) - counts, counts)
+    return first, first + 1 + offsets
+
+
+def _bincount2(rows: np.ndarray, cols: np.ndarray, n_rows: int, n_cols: int, weights=None) -> np.ndarray:
+    flat = np.bincount(rows * n_cols + cols, weights=weights, minlength=n_rows * n_cols)
+    return flat.reshape(n_rows, n_cols).astype(np.float64)
+
+
+def _replace(rule: AlignmentRule, **changes) -> AlignmentRule:
+    from dataclasses import replace
+
+    return replace(rule, **changes)

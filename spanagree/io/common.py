@@ -1,0 +1,151 @@
+"""What every reader shares: JSON lines with located errors, and span validation."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import numpy as np
+
+from ..errors import InputError, Location, describe
+from ..model import SpanTuple
+
+
+def json_lines(path: Path, tick: Callable[[int], None] | None = None) -> Iterator[tuple[Location, dict]]:
+    """Yield ``(location, object)`` for every non-blank line of a JSONL file.
+
+    ``tick(n_bytes)`` is called now and then with the bytes read since the last call.
+    Raises InputError naming the file and line for invalid UTF-8, invalid JSON, a line that is
+    not a JSON object, a missing file, and a file with no data at all.
+    """
+    name = str(path)
+    try:
+        handle = open(path, "rb")
+    except FileNotFoundError:
+        raise InputError("no such file", where=Location(name)) from None
+    except IsADirectoryError:
+        raise InputError("is a directory; name the files in it", where=Location(name)) from None
+    except OSError as err:
+        raise InputError(f"cannot be read ({err.strerror})", where=Location(name)) from None
+    seen_data = False
+    pending = 0
+    with handle:
+        for number, raw in enumerate(handle, 1):
+            if tick is not None:
+                pending += len(raw)
+                if number % 4096 == 0:
+                    tick(pending)
+                    pending = 0
+            if not raw.strip():
+                continue
+            where = Location(name, number)
+            try:
+                obj = json.loads(raw)
+            except UnicodeDecodeError as err:
+                raise InputError(
+                    f"not valid UTF-8 (byte {raw[err.start:err.start + 1]!r} at byte {err.start} of the line); "
+                    "expected UTF-8 encoded JSON",
+                    where=where,
+                ) from None
+            except json.JSONDecodeError as err:
+                raise InputError(
+                    f"not valid JSON ({err.msg} at column {err.colno}); expected one JSON object per line",
+                    where=where,
+                ) from None
+            except RecursionError:
+                raise InputError("JSON nested too deeply; expected one flat JSON object per line", where=where) from None
+            if not isinstance(obj, dict):
+                raise InputError(
+                    f"expected a JSON object per line, got a JSON {type(obj).__name__}", where=where
+                )
+            seen_data = True
+            yield where, obj
+    if tick is not None:
+        tick(pending)
+    if not seen_data:
+        raise InputError("the file is empty; expected one JSON object per line", where=Location(name))
+
+
+def require(obj: dict, key: str, kind: type | tuple[type, ...], where: Location, doc_id: Any = None) -> Any:
+    """``obj[key]`` if present and of the expected type, else an InputError naming the field."""
+    if key not in obj:
+        raise InputError(f"missing; expected {_kind_name(kind)}", where=where, doc_id=doc_id, field=key)
+    value = obj[key]
+    if not isinstance(value, kind) or isinstance(value, bool) and bool not in _as_tuple(kind):
+        raise InputError(
+            f"expected {_kind_name(kind)}, got {describe(value)}", where=where, doc_id=doc_id, field=key
+        )
+    return value
+
+
+def doc_id_of(obj: dict, key: str, where: Location) -> str:
+    """A document id: a string, or an integer written as a string."""
+    value = require(obj, key, (str, int), where)
+    if isinstance(value, str) and not value:
+        raise InputError("empty; expected a non-empty document id", where=where, field=key)
+    return str(value)
+
+
+def parse_spans(raw: Any, text_len: int, where: Location, doc_id: str, field: str = "spans") -> list[SpanTuple]:
+    """Validate a list of ``{"start": int, "end": int, "label": str}`` against the text length."""
+    if not isinstance(raw, list):
+        raise InputError(f"expected a list of spans, got {describe(raw)}", where=where, doc_id=doc_id, field=field)
+    spans = []
+    for i, span in enumerate(raw):
+        if not isinstance(span, dict):
+            raise InputError(
+                f"expected a span object {{start, end, label}}, got {describe(span)}",
+                where=where, doc_id=doc_id, field=f"{field}[{i}]",
+            )
+        start, end, label = span.get("start"), span.get("end"), span.get("label")
+        for name, value in (("start", start), ("end", end)):
+            if type(value) is not int:
+                problem = "missing" if name not in span else f"got {describe(value)}"
+                raise InputError(
+                    f"{problem}; expected an integer character offset",
+                    where=where, doc_id=doc_id, field=f"{field}[{i}].{name}",
+                )
+        if not isinstance(label, str) or not label.strip():
+            problem = "missing" if "label" not in span else f"got {describe(label)}"
+            raise InputError(
+                f"{problem}; expected a non-empty string label",
+                where=where, doc_id=doc_id, field=f"{field}[{i}].label",
+            )
+        if not 0 <= start < end <= text_len:
+            bad = "start" if start < 0 else "end"
+            raise InputError(
+                f"offsets [{start}, {end}) out of range; expected 0 <= start < end <= {text_len} "
+                "(the text's length)",
+                where=where, doc_id=doc_id, field=f"{field}[{i}].{bad}",
+            )
+        spans.append((start, end, label))
+    return spans
+
+
+def parse_tokens(raw: Any, text_len: int, where: Location, doc_id: str, field: str = "tokens") -> np.ndarray:
+    """Validate ``[{"start": int, "end": int, ...}, ...]`` and return an (n, 2) offset array."""
+    if not isinstance(raw, list):
+        raise InputError(f"expected a list of tokens, got {describe(raw)}", where=where, doc_id=doc_id, field=field)
+    offsets = np.empty((len(raw), 2), dtype=np.int64)
+    previous_end = 0
+    for i, token in enumerate(raw):
+        start = token.get("start") if isinstance(token, dict) else None
+        end = token.get("end") if isinstance(token, dict) else None
+        if type(start) is not int or type(end) is not int or not previous_end <= start <= end <= text_len:
+            raise InputError(
+                f"got {describe(token)}; expected {{start, end}} integer offsets in text order, "
+                f"within 0..{text_len}",
+                where=where, doc_id=doc_id, field=f"{field}[{i}]",
+            )
+        offsets[i] = start, end
+        previous_end = end
+    return offsets
+
+
+def _as_tuple(kind: type | tuple[type, ...]) -> tuple[type, ...]:
+    return kind if isinstance(kind, tuple) else (kind,)
+
+
+def _kind_name(kind: type | tuple[type, ...]) -> str:
+    names = {str: "a string", int: "an integer", list: "a list", dict: "an object", float: "a number"}
+    return " or ".join(names.get(k, k.__name__) for k in _as_tuple(kind))

@@ -1,0 +1,34 @@
+"""The spanagree JSONL format: one line per (document, rater).
+
+``{"doc_id": str, "text": str, "annotator": str, "spans": [{"start": int, "end": int, "label": str}]}``
+
+``annotator`` may be left out when each file holds one rater: the rater is then the file's stem.
+Optional ``"tokens": [{"start": int, "end": int}, ...]`` enables the token unit.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..model import CorpusBuilder
+from .common import doc_id_of, json_lines, parse_spans, parse_tokens, require
+
+FORMAT = "spanagree"
+
+
+def read_spanagree(path: Path, builder: CorpusBuilder) -> None:
+    """Read one spanagree JSONL file into ``builder``."""
+    stem = path.stem
+    for where, obj in json_lines(path, builder.tick):
+        doc_id = doc_id_of(obj, "doc_id", where)
+        text = require(obj, "text", str, where, doc_id)
+        rater = require(obj, "annotator", str, where, doc_id) if "annotator" in obj else stem
+        spans = parse_spans(require(obj, "spans", list, where, doc_id), len(text), where, doc_id)
+        tokens = obj.get("tokens")
+        if tokens is not None:
+            tokens = parse_tokens(tokens, len(text), where, doc_id)
+        builder.add(doc_id, doc_id, text, rater, spans, where, tokens)
+
+
+def looks_like(first: dict) -> bool:
+    """True when the first record of a file has the spanagree keys."""
+    return "doc_id" in first or ("spans" in first and "answer" not in first and "_input_hash" not in first)

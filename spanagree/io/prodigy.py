@@ -1,0 +1,91 @@
+"""Prodigy JSONL as written by ``prodigy db-out`` (``ner.manual``, ``spans.manual`` and friends).
+
+- rater: ``_annotator_id``, else ``_session_id``, else the file's stem (one annotator per file);
+- document: ``_input_hash``, else the text itself;
+- ``answer``: ``accept`` counts; ``reject`` and ``ignore`` mean the rater did not submit the
+  document and are excluded and counted (``answers=`` chooses which answers count);
+- ``tokens`` and the spans' ``token_start``/``token_end`` (inclusive, Prodigy's convention) are
+  checked against the character offsets and give the token unit.
+"""
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Iterable
+
+from ..errors import InputError, describe
+from ..model import CorpusBuilder
+from .common import json_lines, parse_spans, parse_tokens, require
+
+FORMAT = "prodigy"
+ANSWERS = ("accept", "reject", "ignore")
+
+
+def read_prodigy(path: Path, builder: CorpusBuilder, *, answers: Iterable[str] = ("accept",)) -> None:
+    """Read one Prodigy JSONL export into ``builder``."""
+    counted = set(answers)
+    stem = path.stem
+    for where, obj in json_lines(path, builder.tick):
+        text = require(obj, "text", str, where)
+        input_hash = obj.get("_input_hash")
+        if input_hash is not None and (type(input_hash) is not int):
+            raise InputError(f"expected an integer hash, got {describe(input_hash)}", where=where, field="_input_hash")
+        if input_hash is None:
+            key = ("text", text)
+            doc_id = "text:" + hashlib.sha1(text.encode("utf-8")).hexdigest()[:12]
+        else:
+            key = ("hash", input_hash)
+            doc_id = str(input_hash)
+        rater = _rater(obj, stem, where, doc_id)
+        answer = require(obj, "answer", str, where, doc_id)
+        if answer not in ANSWERS:
+            raise InputError(
+                f"got {answer!r}; expected one of {', '.join(ANSWERS)}", where=where, doc_id=doc_id, field="answer"
+            )
+        if answer not in counted:
+            spans = obj.get("spans")
+            n_spans = len(spans) if isinstance(spans, list) else 0
+            builder.skip(key, doc_id, text, where, rater, f"Prodigy answer {answer!r}", n_spans)
+            continue
+        if "spans" in obj:
+            spans = parse_spans(obj["spans"], len(text), where, doc_id)
+        else:
+            spans = []
+            builder.exclusions.annotations["Prodigy task without 'spans' (read as no spans)"] += 1
+        tokens = None
+        if "tokens" in obj:
+            tokens = parse_tokens(obj["tokens"], len(text), where, doc_id)
+            _check_token_indices(obj["spans"] if spans else [], tokens, where, doc_id)
+        builder.add(key, doc_id, text, rater, spans, where, tokens)
+
+
+def looks_like(first: dict) -> bool:
+    """True when the first record of a file has Prodigy's keys."""
+    return any(k in first for k in ("_input_hash", "_task_hash", "_annotator_id", "_session_id", "answer"))
+
+
+def _rater(obj: dict, stem: str, where, doc_id: str) -> str:
+    for key in ("_annotator_id", "_session_id"):
+        value = obj.get(key)
+        if value is not None:
+            if not isinstance(value, str) or not value:
+                raise InputError(f"expected a non-empty string, got {describe(value)}", where=where, doc_id=doc_id, field=key)
+            return value
+    return stem
+
+
+def _check_token_indices(raw_spans: list, tokens, where, doc_id: str) -> None:
+    """Token indices, where given, must point at the tokens the character offsets name."""
+    n = len(tokens)
+    for i, span in enumerate(raw_spans):
+        for key, column, offset_key in (("token_start", 0, "start"), ("token_end", 1, "end")):
+            if key not in span:
+                continue
+            index = span[key]
+            if type(index) is not int or not 0 <= index < n or tokens[index, column] != span[offset_key]:
+                raise InputError(
+                    f"got {describe(index)}; expected the index of the token that "
+                    f"{'starts' if column == 0 else 'ends'} at character {span[offset_key]} "
+                    f"({'inclusive, ' if column == 1 else ''}{n} tokens)",
+                    where=where, doc_id=doc_id, field=f"spans[{i}].{key}",
+                )

@@ -1,0 +1,326 @@
+"""Documents, raters and spans, held column-wise (SPEC §1).
+
+A :class:`Corpus` keeps every span of every rater in a few flat NumPy arrays, grouped by
+annotation (one document as submitted by one rater), so that alignment and counting run over the
+whole corpus at once instead of span by span. Readers fill a :class:`CorpusBuilder`, which
+validates what is common to every format (text identity across raters, duplicates) and counts
+everything it leaves out.
+
+Offsets are half-open ``[start, end)`` character offsets into the document text. When the input
+carries tokens, each document also keeps its tokens' character offsets, and spans can be measured
+in tokens (``unit="token"``).
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Callable, Hashable, Sequence
+
+import numpy as np
+
+from .errors import InputError, Location, UsageError
+
+#: A span as readers hand it over: ``(start, end, label)``, validated.
+SpanTuple = tuple[int, int, str]
+
+
+@dataclass
+class Exclusions:
+    """What was read but not scored, by kind and reason (SPEC §1: nothing is dropped silently)."""
+
+    documents: Counter = field(default_factory=Counter)
+    annotations: Counter = field(default_factory=Counter)
+    spans: Counter = field(default_factory=Counter)
+
+    def merge(self, other: "Exclusions") -> None:
+        self.documents.update(other.documents)
+        self.annotations.update(other.annotations)
+        self.spans.update(other.spans)
+
+
+@dataclass
+class Corpus:
+    """Every rater's spans for every document, column-wise.
+
+    Annotations (a document as submitted by one rater) are sorted by document, then rater; spans
+    by annotation, then ``(start, end, label)``. Documents, raters and labels are sorted, so the
+    arrays do not depend on the order of the input lines.
+
+    Attributes
+    ----------
+    doc_ids, texts : list of str, one per document.
+    doc_tokens : list of (n_tokens, 2) int arrays of token character offsets, or None per document.
+    raters, labels : sorted lists of str; codes index into them.
+    ann_doc, ann_rater : int arrays of shape (n_annotations,).
+    ann_ptr : int array of shape (n_annotations + 1,); annotation ``i`` owns spans
+        ``ann_ptr[i]:ann_ptr[i + 1]``.
+    span_start, span_end, span_label : int arrays of shape (n_spans,).
+    exclusions : what was read and left out, with reasons.
+    n_documents_read, n_annotations_read, n_spans_read : what the readers saw.
+    """
+
+    doc_ids: list[str]
+    texts: list[str]
+    doc_tokens: list[np.ndarray | None]
+    raters: list[str]
+    labels: list[str]
+    ann_doc: np.ndarray
+    ann_rater: np.ndarray
+    ann_ptr: np.ndarray
+    span_start: np.ndarray
+    span_end: np.ndarray
+    span_label: np.ndarray
+    exclusions: Exclusions = field(default_factory=Exclusions)
+    n_documents_read: int = 0
+    n_annotations_read: int = 0
+    n_spans_read: int = 0
+
+    @property
+    def n_documents(self) -> int:
+        return len(self.doc_ids)
+
+    @property
+    def n_annotations(self) -> int:
+        return len(self.ann_doc)
+
+    @property
+    def n_spans(self) -> int:
+        return len(self.span_start)
+
+    @property
+    def span_ann(self) -> np.ndarray:
+        """The annotation index of every span, shape (n_spans,)."""
+        return np.repeat(np.arange(self.n_annotations), np.diff(self.ann_ptr))
+
+    def has_tokens(self) -> bool:
+        """True when every document that has annotations also has tokens."""
+        used = np.unique(self.ann_doc)
+        return all(self.doc_tokens[d] is not None for d in used)
+
+    def spans_of(self, doc_id: str, rater: str) -> list[SpanTuple]:
+        """The spans one rater submitted for one document, as ``(start, end, label)``."""
+        d = self.doc_ids.index(doc_id)
+        r = self.raters.index(rater)
+        hit = np.flatnonzero((self.ann_doc == d) & (self.ann_rater == r))
+        if not len(hit):
+            raise KeyError(f"rater {rater!r} did not submit document {doc_id!r}")
+        lo, hi = self.ann_ptr[hit[0]], self.ann_ptr[hit[0] + 1]
+        return [
+            (int(s), int(e), self.labels[lab])
+            for s, e, lab in zip(self.span_start[lo:hi], self.span_end[lo:hi], self.span_label[lo:hi])
+        ]
+
+    def token_offsets(self) -> tuple[np.ndarray, np.ndarray, Counter]:
+        """Span offsets in tokens: ``(token_start, token_end, notes)``, half-open.
+
+        A span covers every token it overlaps; a span whose boundary falls inside a token is
+        widened to whole tokens, and one that covers no token (only white space) gets
+        ``token_start == token_end``. Both are counted in ``notes``.
+        """
+        if not self.has_tokens():
+            missing = next(self.doc_ids[d] for d in np.unique(self.ann_doc) if self.doc_tokens[d] is None)
+            raise UsageError(
+                f"unit 'token' needs tokens, and document {missing!r} has none; "
+                "use input that carries tokens (Prodigy 'tokens', spaCy Docs) or --unit char"
+            )
+        doc_of_span = self.ann_doc[self.span_ann]
+        tok_start = np.empty(self.n_spans, dtype=np.int64)
+        tok_end = np.empty(self.n_spans, dtype=np.int64)
+        notes: Counter = Counter()
+        order = np.argsort(doc_of_span, kind="stable")
+        bounds = np.searchsorted(doc_of_span[order], np.arange(self.n_documents + 1))
+        for d in range(self.n_documents):
+            idx = order[bounds[d] : bounds[d + 1]]
+            if not len(idx):
+                continue
+            toks = self.doc_tokens[d]
+            starts, ends = self.span_start[idx], self.span_end[idx]
+            # first token whose end is past the span start; first token that starts at/after the end
+            ts = np.searchsorted(toks[:, 1], starts, side="right")
+            te = np.searchsorted(toks[:, 0], ends, side="left")
+            inexact = ~(np.isin(starts, toks[:, 0]) & np.isin(ends, toks[:, 1]))
+            empty = te <= ts
+            notes["spans widened to whole tokens"] += int((inexact & ~empty).sum())
+            notes["spans covering no token"] += int(empty.sum())
+            tok_start[idx] = ts
+            tok_end[idx] = np.maximum(te, ts)
+        return tok_start, tok_end, +notes
+
+
+class CorpusBuilder:
+    """Collects annotations from readers, validates them across raters, and builds a Corpus."""
+
+    def __init__(self, progress: Callable[[int, int], None] | None = None, total_bytes: int = 0) -> None:
+        self._progress = progress
+        self._total_bytes = total_bytes
+        self._bytes_done = 0
+        self._doc_index: dict[Hashable, int] = {}
+        self._doc_ids: list[str] = []
+        self._texts: list[str] = []
+        self._text_source: list[tuple[str, Location]] = []
+        self._tokens: list[np.ndarray | None] = []
+        self._rater_index: dict[str, int] = {}
+        self._label_index: dict[str, int] = {}
+        self._ann_seen: dict[tuple[int, int], tuple[tuple[SpanTuple, ...], Location]] = {}
+        self._ann_doc: list[int] = []
+        self._ann_rater: list[int] = []
+        self._ann_len: list[int] = []
+        self._starts: list[int] = []
+        self._ends: list[int] = []
+        self._labels: list[int] = []
+        self.exclusions = Exclusions()
+        self.n_annotations_read = 0
+        self.n_spans_read = 0
+
+    def tick(self, n_bytes: int) -> None:
+        """Readers report bytes read; the progress callback, if any, hears (done, total)."""
+        self._bytes_done += n_bytes
+        if self._progress is not None:
+            self._progress(self._bytes_done, self._total_bytes)
+
+    def document(self, key: Hashable, doc_id: str, text: str, where: Location, rater: str) -> int:
+        """Register a document (or check that its text matches what other raters saw)."""
+        index = self._doc_index.get(key)
+        if index is None:
+            index = len(self._doc_ids)
+            self._doc_index[key] = index
+            self._doc_ids.append(doc_id)
+            self._texts.append(text)
+            self._text_source.append((rater, where))
+            self._tokens.append(None)
+            return index
+        seen = self._texts[index]
+        if seen != text:
+            first_rater, first_where = self._text_source[index]
+            offset = next(
+                (i for i, (x, y) in enumerate(zip(seen, text)) if x != y), min(len(seen), len(text))
+            )
+            raise InputError(
+                f"the text differs from the text rater {first_rater!r} saw ({first_where}); "
+                f"rater {rater!r}'s text first differs at character offset {offset} "
+                f"(lengths {len(seen)} and {len(text)}); every rater must see the same text",
+                where=where,
+                doc_id=doc_id,
+                field="text",
+            )
+        return index
+
+    def skip(
+        self, key: Hashable, doc_id: str, text: str, where: Location, rater: str, reason: str, n_spans: int = 0
+    ) -> None:
+        """Count an annotation that was read but is not data (e.g. Prodigy ``ignore``), and its spans."""
+        self.n_annotations_read += 1
+        self.n_spans_read += n_spans
+        self.exclusions.annotations[reason] += 1
+        if n_spans:
+            self.exclusions.spans[f"on an excluded annotation ({reason})"] += n_spans
+        self.document(key, doc_id, text, where, rater)
+
+    def add(
+        self,
+        key: Hashable,
+        doc_id: str,
+        text: str,
+        rater: str,
+        spans: Sequence[SpanTuple],
+        where: Location,
+        tokens: np.ndarray | None = None,
+    ) -> None:
+        """Add one rater's validated spans for one document."""
+        self.n_annotations_read += 1
+        self.n_spans_read += len(spans)
+        doc = self.document(key, doc_id, text, where, rater)
+        if tokens is not None and self._tokens[doc] is None:
+            self._tokens[doc] = tokens
+        rater_code = self._rater_index.setdefault(rater, len(self._rater_index))
+        unique = sorted(set(spans))
+        if len(unique) < len(spans):
+            self.exclusions.spans["duplicate span of the same rater (kept once)"] += len(spans) - len(unique)
+        ann_key = (doc, rater_code)
+        previous = self._ann_seen.get(ann_key)
+        if previous is not None:
+            if previous[0] != tuple(unique):
+                raise InputError(
+                    f"rater {rater!r} has two different annotations of this document "
+                    f"(the other at {previous[1]}); keep one line per document and rater",
+                    where=where,
+                    doc_id=doc_id,
+                    field="spans",
+                )
+            self.exclusions.annotations["repeated identical annotation line (kept once)"] += 1
+            self.exclusions.spans["span on a repeated annotation line"] += len(spans)
+            return
+        self._ann_seen[ann_key] = (tuple(unique), where)
+        self._ann_doc.append(doc)
+        self._ann_rater.append(rater_code)
+        self._ann_len.append(len(unique))
+        labels = self._label_index
+        for start, end, label in unique:
+            self._starts.append(start)
+            self._ends.append(end)
+            self._labels.append(labels.setdefault(label, len(labels)))
+
+    def build(self) -> Corpus:
+        """Sort documents, raters, labels and spans canonically and return the Corpus."""
+        doc_order = sorted(range(len(self._doc_ids)), key=lambda i: self._doc_ids[i])
+        doc_rank = np.empty(len(doc_order), dtype=np.int64)
+        doc_rank[doc_order] = np.arange(len(doc_order))
+        raters = sorted(self._rater_index)
+        rater_rank = _rank_codes(self._rater_index, raters)
+        labels = sorted(self._label_index)
+        label_rank = _rank_codes(self._label_index, labels)
+
+        ann_doc = doc_rank[np.asarray(self._ann_doc, dtype=np.int64)]
+        ann_rater = rater_rank[np.asarray(self._ann_rater, dtype=np.int64)]
+        ann_len = np.asarray(self._ann_len, dtype=np.int64)
+        ann_order = np.lexsort((ann_rater, ann_doc))
+        old_ptr = np.concatenate([[0], np.cumsum(ann_len)])
+        # gather spans annotation by annotation in the new order (within one, already sorted
+        # by (start, end, label string); re-sort by label code below)
+        lens = ann_len[ann_order]
+        span_idx = _ranges(old_ptr[ann_order], lens)
+        starts = np.asarray(self._starts, dtype=np.int64)[span_idx]
+        ends = np.asarray(self._ends, dtype=np.int64)[span_idx]
+        labs = label_rank[np.asarray(self._labels, dtype=np.int64)][span_idx] if len(span_idx) else np.zeros(0, np.int64)
+        ann_of_span = np.repeat(np.arange(len(lens)), lens)
+        span_order = np.lexsort((labs, ends, starts, ann_of_span))
+        exclusions = self.exclusions
+        n_docs_with_ann = len(np.unique(ann_doc))
+        never = len(self._doc_ids) - n_docs_with_ann
+        if never:
+            exclusions.documents["no submitted annotation"] += never
+        return Corpus(
+            doc_ids=[self._doc_ids[i] for i in doc_order],
+            texts=[self._texts[i] for i in doc_order],
+            doc_tokens=[self._tokens[i] for i in doc_order],
+            raters=raters,
+            labels=labels,
+            ann_doc=ann_doc[ann_order],
+            ann_rater=ann_rater[ann_order],
+            ann_ptr=np.concatenate([[0], np.cumsum(lens)]).astype(np.int64),
+            span_start=starts[span_order],
+            span_end=ends[span_order],
+            span_label=labs[span_order],
+            exclusions=exclusions,
+            n_documents_read=len(self._doc_ids),
+            n_annotations_read=self.n_annotations_read,
+            n_spans_read=self.n_spans_read,
+        )
+
+
+def _rank_codes(index: dict[str, int], ordered: list[str]) -> np.ndarray:
+    """Map first-seen codes to ranks in ``ordered``."""
+    rank = np.empty(len(index), dtype=np.int64)
+    for new, name in enumerate(ordered):
+        rank[index[name]] = new
+    return rank
+
+
+def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """Concatenate ``arange(s, s + n)`` for every (s, n), without a Python loop."""
+    lengths = np.asarray(lengths, dtype=np.int64)
+    total = int(lengths.sum())
+    if total == 0:
+        return np.zeros(0, dtype=np.int64)
+    offsets = np.repeat(np.asarray(starts, dtype=np.int64) - np.concatenate([[0], np.cumsum(lengths)[:-1]]), lengths)
+    return offsets + np.arange(total, dtype=np.int64)

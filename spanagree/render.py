@@ -1,0 +1,108 @@
+"""The report dict as readable tables: plain text for the terminal, or Markdown."""
+from __future__ import annotations
+
+from typing import Any
+
+#: How many pairs and documents the tables show (the JSON output has them all).
+MAX_PAIRS = 20
+MAX_DOCUMENTS = 10
+
+Table = tuple[str, list[str], list[list[Any]]]
+
+
+def tables(report: dict) -> list[Table]:
+    """The sections of a score report, each as ``(title, header, rows)``."""
+    rule = report["rule"]
+    options = ", ".join(f"{k}={v}" for k, v in rule.items())
+    docs = report["documents"]
+    overall = report["overall"]
+    summary = [
+        ["rule", options],
+        ["raters", len(report["raters"])],
+        ["documents scored / read", f"{docs['scored']} / {docs['read']}"],
+        ["rater pairs", overall["pairs"]],
+        ["pairwise mean PSA", _num(overall["pairwise_mean_psa"])],
+        ["pooled PSA", _num(overall["pooled_psa"])],
+        ["macro PSA (mean over labels)", _num(report["macro"]["pairwise_mean_psa"])],
+        ["a / b / c", f"{_num(overall['a'], 2)} / {_num(overall['b'], 2)} / {_num(overall['c'], 2)}"],
+    ]
+    if overall["pairs_undefined"]:
+        summary.append(["pairs with PSA undefined (no spans)", overall["pairs_undefined"]])
+    out: list[Table] = [("Agreement", ["", ""], summary)]
+
+    pairs = sorted(report["pairs"], key=lambda p: (-p["documents"], p["raters"]))
+    rows = [
+        [f"{p['raters'][0]} ~ {p['raters'][1]}", p["documents"], _num(p["psa"]), _num(p["a"], 2), _num(p["b"], 2),
+         _num(p["c"], 2), *p["outcomes"].values()]
+        for p in pairs[:MAX_PAIRS]
+    ]
+    title = "Per pair" + (f" (the {MAX_PAIRS} with most documents of {len(pairs)})" if len(pairs) > MAX_PAIRS else "")
+    outcome_names = list(report["overall"]["outcomes"])
+    out.append((title, ["pair", "docs", "PSA", "a", "b", "c", *outcome_names], rows))
+
+    rows = [
+        [name, _num(v["pairwise_mean_psa"]), _num(v["pooled_psa"]), _num(v["a"], 2), _num(v["b"], 2), _num(v["c"], 2)]
+        for name, v in report["labels"].items()
+    ]
+    out.append(("Per label (labels strict)", ["label", "pairwise mean PSA", "pooled PSA", "a", "b", "c"], rows))
+
+    if "reference" in report:
+        ref = report["reference"]
+        rows = [
+            [name, _num(v["precision"]), _num(v["recall"]), _num(v["f"])] for name, v in ref["raters"].items()
+        ]
+        out.append((f"Against reference {ref['rater']!r}", ["rater", "precision", "recall", f"F{ref['beta']:g}"], rows))
+
+    worst = sorted(
+        (d for d in report["per_document"] if d["pairwise_mean_psa"] is not None),
+        key=lambda d: (d["pairwise_mean_psa"], d["doc_id"]),
+    )[:MAX_DOCUMENTS]
+    rows = [[d["doc_id"], d["raters"], _num(d["pairwise_mean_psa"]), _num(d["a"], 2), _num(d["b"], 2), _num(d["c"], 2)]
+            for d in worst]
+    out.append((f"Lowest-agreement documents (up to {MAX_DOCUMENTS})", ["document", "raters", "PSA", "a", "b", "c"], rows))
+
+    rows = [
+        [kind, reason, n]
+        for kind in ("documents", "annotations", "spans")
+        for reason, n in report[kind]["excluded"].items()
+    ]
+    rows += [["spans", f"note: {reason}", n] for reason, n in report["spans"].get("notes", {}).items()]
+    out.append(("Excluded, and why", ["what", "reason", "count"], rows or [["-", "nothing was excluded", 0]]))
+    return out
+
+
+def as_text(report: dict) -> str:
+    """Plain-text tables for a terminal (wasabi)."""
+    from wasabi import table
+
+    parts = []
+    for title, header, rows in tables(report):
+        parts.append(f"\n{title}\n{'=' * len(title)}")
+        parts.append(table(rows, header=header if any(header) else None, divider=any(header)))
+    return "\n".join(parts)
+
+
+def as_markdown(report: dict) -> str:
+    """GitHub-flavoured Markdown tables."""
+    parts = []
+    for title, header, rows in tables(report):
+        parts.append(f"### {title}\n")
+        head = header if any(header) else ["", ""]
+        parts.append("| " + " | ".join(map(str, head)) + " |")
+        parts.append("|" + "|".join("---" for _ in head) + "|")
+        parts.extend("| " + " | ".join(_cell(v) for v in row) + " |" for row in rows)
+        parts.append("")
+    return "\n".join(parts)
+
+
+def _cell(value: Any) -> str:
+    return str(value).replace("|", "\\|")
+
+
+def _num(value: float | None, digits: int = 3) -> str:
+    """A probability to ``digits`` places; a count without decimals when it is whole."""
+    if value is None:
+        return "undefined"
+    if digits != 3 and float(value).is_integer():
+        return str(int(value))
+    return f"{value:.{digits}f}"
