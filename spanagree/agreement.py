@@ -111,14 +111,20 @@ class AgreementReport:
 
     def to_dict(self) -> dict[str, Any]:
         """Everything, as plain JSON types (floats, None for undefined)."""
+        return self._build(max_pairs=None, max_documents=None)
+
+    def summary(self, max_pairs: int = 20, max_documents: int = 10) -> dict[str, Any]:
+        """:meth:`to_dict` with only the ``max_pairs`` pairs that share most documents and the
+        ``max_documents`` documents of lowest agreement (for tables; the totals are unchanged)."""
+        return self._build(max_pairs=max_pairs, max_documents=max_documents)
+
+    def _build(self, max_pairs: int | None, max_documents: int | None) -> dict[str, Any]:
         corpus, counts = self.corpus, self.counts
         units = counts.units
         pair_abc = self.pair_abc()
         pair_psa = psa_array(pair_abc[:, 0], pair_abc[:, 1], pair_abc[:, 2])
         pair_label = self.pair_label_abc()
         pair_label_psa = psa_array(pair_label[..., 0], pair_label[..., 1], pair_label[..., 2])
-        pair_docs = np.bincount(units.pair, minlength=len(units.pairs))
-        pair_outcomes = _sum_rows(units.pair, counts.outcomes, len(units.pairs)).astype(np.int64)
         total = counts.abc.sum(axis=0)
 
         labels = {}
@@ -133,29 +139,8 @@ class AgreementReport:
                 "c": float(label_total[2]),
                 "pairs_undefined": int(np.isnan(column).sum()),
             }
-        pairs = []
-        for p, (ra, rb) in enumerate(units.pairs.tolist()):
-            pairs.append(
-                {
-                    "raters": [corpus.raters[ra], corpus.raters[rb]],
-                    "documents": int(pair_docs[p]),
-                    "a": float(pair_abc[p, 0]),
-                    "b": float(pair_abc[p, 1]),
-                    "c": float(pair_abc[p, 2]),
-                    "psa": _float(pair_psa[p]),
-                    "labels": {
-                        name: {
-                            "a": float(pair_label[p, k, 0]),
-                            "b": float(pair_label[p, k, 1]),
-                            "c": float(pair_label[p, k, 2]),
-                            "psa": _float(pair_label_psa[p, k]),
-                        }
-                        for k, name in enumerate(corpus.labels)
-                        if pair_label[p, k].any()
-                    },
-                    "outcomes": dict(zip(OUTCOMES, pair_outcomes[p].tolist())),
-                }
-            )
+        pair_docs = np.bincount(units.pair, minlength=len(units.pairs))
+        shown = np.lexsort((np.arange(len(pair_docs)), -pair_docs))[:max_pairs] if max_pairs else None
         result = {
             "documents": self._documents_section(),
             "annotations": {
@@ -181,13 +166,46 @@ class AgreementReport:
                 "pairwise_mean_psa": _mean_none([v["pairwise_mean_psa"] for v in labels.values()]),
                 "pooled_psa": _mean_none([v["pooled_psa"] for v in labels.values()]),
             },
-            "pairs": pairs,
+            "pairs": self._pairs(pair_abc, pair_psa, pair_label, pair_label_psa, pair_docs, shown),
             "labels": labels,
-            "per_document": self._per_document(),
+            "per_document": self._per_document(max_documents),
         }
         if self.reference is not None:
             result["reference"] = self._against_reference(pair_abc)
         return result
+
+    def _pairs(self, pair_abc, pair_psa, pair_label, pair_label_psa, pair_docs, shown) -> list[dict]:
+        """One dict per rater pair (those in ``shown``, or all), in pair order."""
+        corpus, units = self.corpus, self.counts.units
+        shown = np.arange(len(units.pairs)) if shown is None else np.asarray(shown)
+        outcomes = np.stack(
+            [np.bincount(units.pair, weights=col, minlength=len(units.pairs)) for col in self.counts.outcomes.T], axis=1
+        )[shown].astype(np.int64)
+        label_rows: list[dict] = [{} for _ in range(len(shown))]
+        sub_label, sub_psa = pair_label[shown], pair_label_psa[shown]
+        present_p, present_k = np.nonzero(sub_label.any(axis=-1))
+        for p, k, (a, b, c), value in zip(
+            present_p.tolist(), present_k.tolist(), sub_label[present_p, present_k].tolist(),
+            _floats(sub_psa[present_p, present_k]),
+        ):
+            label_rows[p][corpus.labels[k]] = {"a": a, "b": b, "c": c, "psa": value}
+        names = corpus.raters
+        return [
+            {
+                "raters": [names[ra], names[rb]],
+                "documents": docs,
+                "a": a,
+                "b": b,
+                "c": c,
+                "psa": value,
+                "labels": label_row,
+                "outcomes": dict(zip(OUTCOMES, outcome_row)),
+            }
+            for (ra, rb), docs, (a, b, c), value, label_row, outcome_row in zip(
+                units.pairs[shown].tolist(), pair_docs[shown].tolist(), pair_abc[shown].tolist(),
+                _floats(pair_psa[shown]), label_rows, outcomes.tolist(),
+            )
+        ]
 
     def _documents_section(self) -> dict:
         corpus, units = self.corpus, self.counts.units
@@ -218,7 +236,8 @@ class AgreementReport:
             section["notes"] = dict(sorted(self.counts.notes.items()))
         return section
 
-    def _per_document(self) -> list[dict]:
+    def _per_document(self, limit: int | None = None) -> list[dict]:
+        """Per-document counts and PSA (all documents in id order, or the ``limit`` lowest)."""
         units = self.counts.units
         n_docs = self.corpus.n_documents
         abc = _sum_rows(units.doc, self.counts.abc, n_docs)
@@ -228,21 +247,31 @@ class AgreementReport:
         mean_n = np.bincount(units.doc[defined], minlength=n_docs)
         n_pairs = np.bincount(units.doc, minlength=n_docs)
         raters = np.bincount(self.corpus.ann_doc, minlength=n_docs)
-        rows = []
-        for d in np.flatnonzero(n_pairs).tolist():
-            rows.append(
-                {
-                    "doc_id": self.corpus.doc_ids[d],
-                    "raters": int(raters[d]),
-                    "pairs": int(n_pairs[d]),
-                    "a": float(abc[d, 0]),
-                    "b": float(abc[d, 1]),
-                    "c": float(abc[d, 2]),
-                    "pooled_psa": psa(*abc[d].tolist()),
-                    "pairwise_mean_psa": float(mean_sum[d] / mean_n[d]) if mean_n[d] else None,
-                }
+        scored = np.flatnonzero(n_pairs)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean_values = mean_sum[scored] / mean_n[scored]
+        if limit is not None:
+            lowest = np.argsort(np.where(np.isnan(mean_values), np.inf, mean_values), kind="stable")[:limit]
+            lowest = lowest[~np.isnan(mean_values[lowest])]
+            scored, mean_values = scored[lowest], mean_values[lowest]
+        means = _floats(mean_values)
+        pooled = _floats(psa_array(*abc[scored].T))
+        doc_ids = self.corpus.doc_ids
+        return [
+            {
+                "doc_id": doc_ids[d],
+                "raters": n_raters,
+                "pairs": n,
+                "a": a,
+                "b": b,
+                "c": c,
+                "pooled_psa": pooled_value,
+                "pairwise_mean_psa": mean,
+            }
+            for d, n_raters, n, (a, b, c), pooled_value, mean in zip(
+                scored.tolist(), raters[scored].tolist(), n_pairs[scored].tolist(), abc[scored].tolist(), pooled, means
             )
-        return rows
+        ]
 
     def _against_reference(self, pair_abc: np.ndarray) -> dict:
         raters = self.corpus.raters
@@ -311,9 +340,9 @@ def score(
 
 def _sum_rows(index: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
     """Sum rows of ``values`` into ``n`` bins by ``index`` (any trailing shape)."""
-    out = np.zeros((n, *values.shape[1:]), dtype=np.float64)
-    np.add.at(out, index, values)
-    return out
+    flat = values.reshape(len(values), -1)
+    out = np.stack([np.bincount(index, weights=col, minlength=n) for col in flat.T], axis=1)
+    return out.reshape((n, *values.shape[1:]))
 
 
 def _mean(values: np.ndarray) -> float | None:
@@ -326,5 +355,6 @@ def _mean_none(values: list[float | None]) -> float | None:
     return sum(defined) / len(defined) if defined else None
 
 
-def _float(value: float) -> float | None:
-    return None if np.isnan(value) else float(value)
+def _floats(values: np.ndarray) -> list[float | None]:
+    """An array as a list of floats, with None where it is NaN (undefined)."""
+    return [None if v != v else v for v in np.asarray(values, dtype=np.float64).tolist()]

@@ -44,6 +44,7 @@ class AlignmentRule:
     ===============  ================================  =========================================
     ``exact``        same start and same end           1
     ``overlap``      share >= ``min_overlap`` units    1
+                     (or all of the shorter span)
     ``partial``      overlap                           1 if exact, else ``partial_credit``
     ``proportional`` overlap                           overlap / union (Jaccard) or Dice
     ===============  ================================  =========================================
@@ -81,7 +82,11 @@ class AlignmentRule:
         if self.rule == "exact":
             return same.astype(np.float64)
         if self.rule == "overlap":
-            return (overlap >= self.min_overlap).astype(np.float64)
+            # a span shorter than min_overlap still matches when wholly shared (else identical
+            # short spans would count as a disagreement)
+            shorter = np.minimum(a_end - a_start, b_end - b_start)
+            needed = np.minimum(self.min_overlap, shorter)
+            return ((overlap >= needed) & (overlap > 0)).astype(np.float64)
         positive = overlap > 0
         if self.rule == "partial":
             return np.where(same, 1.0, np.where(positive, float(self.partial_credit), 0.0))

@@ -73,13 +73,13 @@ def score_command(
     out_file: Optional[Path] = typer.Option(None, "-o", "--out", help="Write the output to this file"),
 ) -> None:
     """Align every pair of raters and report positive specific agreement."""
-    from . import agreement
+    from . import agreement, render
     from .io import read
 
     try:
         options = {"answers": tuple(a.strip() for a in answers.split(","))} if answers else {}
         corpus = read(paths, format=format, progress=_progress(), **options)
-        report = agreement.score(
+        result = agreement.score(
             corpus,
             rule=rule.value,
             labels=labels.value,
@@ -89,7 +89,8 @@ def score_command(
             proportional=proportional.value,
             reference=reference,
             beta=beta,
-        ).to_dict()
+        )
+        report = result.to_dict() if output is Output.json else result.summary(render.MAX_PAIRS, render.MAX_DOCUMENTS)
     except SpanagreeError as err:
         _fail(err)
     _emit(report, output, out_file)

@@ -5,12 +5,10 @@ the value, and says what was expected, so that a user can fix the file without r
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 
-@dataclass(frozen=True)
-class Location:
+class Location(NamedTuple):
     """Where a record came from: a file and a 1-based line number (either may be unknown)."""
 
     file: str | None = None

@@ -160,14 +160,13 @@ class CorpusBuilder:
         self._text_source: list[tuple[str, Location]] = []
         self._tokens: list[np.ndarray | None] = []
         self._rater_index: dict[str, int] = {}
-        self._label_index: dict[str, int] = {}
-        self._ann_seen: dict[tuple[int, int], tuple[tuple[SpanTuple, ...], Location]] = {}
+        self._ann_seen: dict[tuple[int, int], tuple[int, int, Location]] = {}
         self._ann_doc: list[int] = []
         self._ann_rater: list[int] = []
         self._ann_len: list[int] = []
         self._starts: list[int] = []
         self._ends: list[int] = []
-        self._labels: list[int] = []
+        self._labels: list[str] = []
         self.exclusions = Exclusions()
         self.n_annotations_read = 0
         self.n_spans_read = 0
@@ -233,32 +232,38 @@ class CorpusBuilder:
         if tokens is not None and self._tokens[doc] is None:
             self._tokens[doc] = tokens
         rater_code = self._rater_index.setdefault(rater, len(self._rater_index))
-        unique = sorted(set(spans))
+        unique = sorted(set(spans)) if len(spans) > 1 else list(spans)
         if len(unique) < len(spans):
             self.exclusions.spans["duplicate span of the same rater (kept once)"] += len(spans) - len(unique)
         ann_key = (doc, rater_code)
         previous = self._ann_seen.get(ann_key)
         if previous is not None:
-            if previous[0] != tuple(unique):
-                raise InputError(
-                    f"rater {rater!r} has two different annotations of this document "
-                    f"(the other at {previous[1]}); keep one line per document and rater",
-                    where=where,
-                    doc_id=doc_id,
-                    field="spans",
-                )
-            self.exclusions.annotations["repeated identical annotation line (kept once)"] += 1
-            self.exclusions.spans["span on a repeated annotation line"] += len(spans)
+            self._repeated(previous, unique, len(spans), rater, doc_id, where)
             return
-        self._ann_seen[ann_key] = (tuple(unique), where)
+        self._ann_seen[ann_key] = (len(self._starts), len(unique), where)
         self._ann_doc.append(doc)
         self._ann_rater.append(rater_code)
         self._ann_len.append(len(unique))
-        labels = self._label_index
-        for start, end, label in unique:
-            self._starts.append(start)
-            self._ends.append(end)
-            self._labels.append(labels.setdefault(label, len(labels)))
+        if unique:
+            starts, ends, labels = zip(*unique)
+            self._starts.extend(starts)
+            self._ends.extend(ends)
+            self._labels.extend(labels)
+
+    def _repeated(self, previous, unique, n_read, rater, doc_id, where) -> None:
+        """A second line for the same (document, rater): kept once if identical, else an error."""
+        first, n, first_where = previous
+        before = list(zip(self._starts[first : first + n], self._ends[first : first + n], self._labels[first : first + n]))
+        if before != unique:
+            raise InputError(
+                f"rater {rater!r} has two different annotations of this document "
+                f"(the other at {first_where}); keep one line per document and rater",
+                where=where,
+                doc_id=doc_id,
+                field="spans",
+            )
+        self.exclusions.annotations["repeated identical annotation line (kept once)"] += 1
+        self.exclusions.spans["on a repeated annotation line"] += n_read
 
     def build(self) -> Corpus:
         """Sort documents, raters, labels and spans canonically and return the Corpus."""
@@ -267,8 +272,8 @@ class CorpusBuilder:
         doc_rank[doc_order] = np.arange(len(doc_order))
         raters = sorted(self._rater_index)
         rater_rank = _rank_codes(self._rater_index, raters)
-        labels = sorted(self._label_index)
-        label_rank = _rank_codes(self._label_index, labels)
+        labels, label_codes = np.unique(np.array(self._labels, dtype=str), return_inverse=True)
+        labels = labels.tolist()
 
         ann_doc = doc_rank[np.asarray(self._ann_doc, dtype=np.int64)]
         ann_rater = rater_rank[np.asarray(self._ann_rater, dtype=np.int64)]
@@ -281,7 +286,7 @@ class CorpusBuilder:
         span_idx = _ranges(old_ptr[ann_order], lens)
         starts = np.asarray(self._starts, dtype=np.int64)[span_idx]
         ends = np.asarray(self._ends, dtype=np.int64)[span_idx]
-        labs = label_rank[np.asarray(self._labels, dtype=np.int64)][span_idx] if len(span_idx) else np.zeros(0, np.int64)
+        labs = label_codes.astype(np.int64)[span_idx]
         ann_of_span = np.repeat(np.arange(len(lens)), lens)
         span_order = np.lexsort((labs, ends, starts, ann_of_span))
         exclusions = self.exclusions

@@ -30,13 +30,14 @@ def tables(report: dict) -> list[Table]:
         summary.append(["pairs with PSA undefined (no spans)", overall["pairs_undefined"]])
     out: list[Table] = [("Agreement", ["", ""], summary)]
 
-    pairs = sorted(report["pairs"], key=lambda p: (-p["documents"], p["raters"]))
+    pairs = sorted(report["pairs"], key=lambda p: -p["documents"])
+    n_pairs = report["overall"]["pairs"]
     rows = [
         [f"{p['raters'][0]} ~ {p['raters'][1]}", p["documents"], _num(p["psa"]), _num(p["a"], 2), _num(p["b"], 2),
          _num(p["c"], 2), *p["outcomes"].values()]
         for p in pairs[:MAX_PAIRS]
     ]
-    title = "Per pair" + (f" (the {MAX_PAIRS} with most documents of {len(pairs)})" if len(pairs) > MAX_PAIRS else "")
+    title = "Per pair" + (f" (the {MAX_PAIRS} sharing most documents, of {n_pairs})" if n_pairs > MAX_PAIRS else "")
     outcome_names = list(report["overall"]["outcomes"])
     out.append((title, ["pair", "docs", "PSA", "a", "b", "c", *outcome_names], rows))
 
@@ -55,7 +56,7 @@ def tables(report: dict) -> list[Table]:
 
     worst = sorted(
         (d for d in report["per_document"] if d["pairwise_mean_psa"] is not None),
-        key=lambda d: (d["pairwise_mean_psa"], d["doc_id"]),
+        key=lambda d: d["pairwise_mean_psa"],
     )[:MAX_DOCUMENTS]
     rows = [[d["doc_id"], d["raters"], _num(d["pairwise_mean_psa"]), _num(d["a"], 2), _num(d["b"], 2), _num(d["c"], 2)]
             for d in worst]

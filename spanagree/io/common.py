@@ -10,6 +10,11 @@ import numpy as np
 from ..errors import InputError, Location, describe
 from ..model import SpanTuple
 
+try:  # orjson parses JSON lines several times faster than the standard library
+    from orjson import loads as _loads
+except ImportError:  # pragma: no cover - orjson is a dependency; the fallback keeps the reader working
+    _loads = json.loads
+
 
 def json_lines(path: Path, tick: Callable[[int], None] | None = None) -> Iterator[tuple[Location, dict]]:
     """Yield ``(location, object)`` for every non-blank line of a JSONL file.
@@ -36,34 +41,53 @@ def json_lines(path: Path, tick: Callable[[int], None] | None = None) -> Iterato
                 if number % 4096 == 0:
                     tick(pending)
                     pending = 0
-            if not raw.strip():
-                continue
-            where = Location(name, number)
             try:
-                obj = json.loads(raw)
-            except UnicodeDecodeError as err:
+                obj = _loads(raw)
+            except ValueError:  # JSONDecodeError, or UnicodeDecodeError from the json fallback
+                if not raw.strip():
+                    continue
+                obj = _parse_slowly(raw, Location(name, number))
+            if type(obj) is not dict:
                 raise InputError(
-                    f"not valid UTF-8 (byte {raw[err.start:err.start + 1]!r} at byte {err.start} of the line); "
-                    "expected UTF-8 encoded JSON",
-                    where=where,
-                ) from None
-            except json.JSONDecodeError as err:
-                raise InputError(
-                    f"not valid JSON ({err.msg} at column {err.colno}); expected one JSON object per line",
-                    where=where,
-                ) from None
-            except RecursionError:
-                raise InputError("JSON nested too deeply; expected one flat JSON object per line", where=where) from None
-            if not isinstance(obj, dict):
-                raise InputError(
-                    f"expected a JSON object per line, got a JSON {type(obj).__name__}", where=where
+                    f"expected a JSON object per line, got a JSON {_json_type(obj)}", where=Location(name, number)
                 )
             seen_data = True
-            yield where, obj
+            yield Location(name, number), obj
     if tick is not None:
         tick(pending)
     if not seen_data:
         raise InputError("the file is empty; expected one JSON object per line", where=Location(name))
+
+
+def _parse_slowly(raw: bytes, where: Location) -> Any:
+    """Parse a line the fast parser refused, to say exactly why (or to accept a leading BOM)."""
+    try:
+        line = raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise InputError(
+            f"not valid UTF-8 (byte {raw[err.start:err.start + 1]!r} at byte {err.start} of the line); "
+            "expected UTF-8 encoded JSON",
+            where=where,
+        ) from None
+    if where.line == 1 and line.startswith("\ufeff"):
+        line = line[1:]
+        if not line.strip():
+            return {}
+    try:
+        return json.loads(line)
+    except json.JSONDecodeError as err:
+        raise InputError(
+            f"not valid JSON ({err.msg} at column {err.colno}); expected one JSON object per line", where=where
+        ) from None
+    except RecursionError:
+        raise InputError("JSON nested too deeply; expected one JSON object per line", where=where) from None
+    except ValueError as err:  # e.g. an integer too large for the fast parser
+        raise InputError(f"not valid JSON ({err}); expected one JSON object per line", where=where) from None
+
+
+def _json_type(value: Any) -> str:
+    names = {list: "array", str: "string", int: "number", float: "number", bool: "boolean", type(None): "null"}
+    return names.get(type(value), type(value).__name__)
 
 
 def require(obj: dict, key: str, kind: type | tuple[type, ...], where: Location, doc_id: Any = None) -> Any:
@@ -88,38 +112,52 @@ def doc_id_of(obj: dict, key: str, where: Location) -> str:
 
 def parse_spans(raw: Any, text_len: int, where: Location, doc_id: str, field: str = "spans") -> list[SpanTuple]:
     """Validate a list of ``{"start": int, "end": int, "label": str}`` against the text length."""
-    if not isinstance(raw, list):
+    if type(raw) is not list:
         raise InputError(f"expected a list of spans, got {describe(raw)}", where=where, doc_id=doc_id, field=field)
     spans = []
-    for i, span in enumerate(raw):
-        if not isinstance(span, dict):
-            raise InputError(
-                f"expected a span object {{start, end, label}}, got {describe(span)}",
-                where=where, doc_id=doc_id, field=f"{field}[{i}]",
-            )
-        start, end, label = span.get("start"), span.get("end"), span.get("label")
-        for name, value in (("start", start), ("end", end)):
-            if type(value) is not int:
-                problem = "missing" if name not in span else f"got {describe(value)}"
-                raise InputError(
-                    f"{problem}; expected an integer character offset",
-                    where=where, doc_id=doc_id, field=f"{field}[{i}].{name}",
-                )
-        if not isinstance(label, str) or not label.strip():
-            problem = "missing" if "label" not in span else f"got {describe(label)}"
-            raise InputError(
-                f"{problem}; expected a non-empty string label",
-                where=where, doc_id=doc_id, field=f"{field}[{i}].label",
-            )
-        if not 0 <= start < end <= text_len:
-            bad = "start" if start < 0 else "end"
-            raise InputError(
-                f"offsets [{start}, {end}) out of range; expected 0 <= start < end <= {text_len} "
-                "(the text's length)",
-                where=where, doc_id=doc_id, field=f"{field}[{i}].{bad}",
-            )
-        spans.append((start, end, label))
+    append = spans.append
+    for span in raw:
+        # fast path for well-formed spans; anything else gets a precise error below
+        if type(span) is dict:
+            start, end, label = span.get("start"), span.get("end"), span.get("label")
+            if (
+                type(start) is int
+                and type(end) is int
+                and type(label) is str
+                and 0 <= start < end <= text_len
+                and label
+                and not label.isspace()
+            ):
+                append((start, end, label))
+                continue
+        _span_error(span, len(spans), text_len, where, doc_id, field)
     return spans
+
+
+def _span_error(span: Any, i: int, text_len: int, where: Location, doc_id: str, field: str) -> None:
+    """Raise the InputError that says what is wrong with one span."""
+    if not isinstance(span, dict):
+        raise InputError(
+            f"expected a span object {{start, end, label}}, got {describe(span)}",
+            where=where, doc_id=doc_id, field=f"{field}[{i}]",
+        )
+    start, end, label = span.get("start"), span.get("end"), span.get("label")
+    for name, value in (("start", start), ("end", end)):
+        if type(value) is not int:
+            problem = "missing" if name not in span else f"got {describe(value)}"
+            raise InputError(
+                f"{problem}; expected an integer character offset",
+                where=where, doc_id=doc_id, field=f"{field}[{i}].{name}",
+            )
+    if not isinstance(label, str) or not label.strip():
+        problem = "missing" if "label" not in span else f"got {describe(label)}"
+        raise InputError(
+            f"{problem}; expected a non-empty string label", where=where, doc_id=doc_id, field=f"{field}[{i}].label"
+        )
+    raise InputError(
+        f"offsets [{start}, {end}) out of range; expected 0 <= start < end <= {text_len} (the text's length)",
+        where=where, doc_id=doc_id, field=f"{field}[{i}].{'start' if start < 0 else 'end'}",
+    )
 
 
 def parse_tokens(raw: Any, text_len: int, where: Location, doc_id: str, field: str = "tokens") -> np.ndarray:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..errors import InputError
 from ..model import CorpusBuilder
 from .common import doc_id_of, json_lines, parse_spans, parse_tokens, require
 
@@ -19,10 +20,17 @@ def read_spanagree(path: Path, builder: CorpusBuilder) -> None:
     """Read one spanagree JSONL file into ``builder``."""
     stem = path.stem
     for where, obj in json_lines(path, builder.tick):
-        doc_id = doc_id_of(obj, "doc_id", where)
-        text = require(obj, "text", str, where, doc_id)
-        rater = require(obj, "annotator", str, where, doc_id) if "annotator" in obj else stem
-        spans = parse_spans(require(obj, "spans", list, where, doc_id), len(text), where, doc_id)
+        doc_id, text, rater, raw_spans = obj.get("doc_id"), obj.get("text"), obj.get("annotator", stem), obj.get("spans")
+        if not (type(doc_id) is str and doc_id and type(text) is str and type(rater) is str and rater):
+            # slow path: the precise error for whichever field is wrong
+            doc_id = doc_id_of(obj, "doc_id", where)
+            text = require(obj, "text", str, where, doc_id)
+            rater = require(obj, "annotator", str, where, doc_id) if "annotator" in obj else stem
+            if not rater:
+                raise InputError("empty; expected a rater name", where=where, doc_id=doc_id, field="annotator")
+        if raw_spans is None:
+            require(obj, "spans", list, where, doc_id)
+        spans = parse_spans(raw_spans, len(text), where, doc_id)
         tokens = obj.get("tokens")
         if tokens is not None:
             tokens = parse_tokens(tokens, len(text), where, doc_id)

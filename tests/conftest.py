@@ -1,0 +1,52 @@
+"""Shared fixtures: paths to the example corpus and the real corpora (skipped when absent)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "corpora" / "news_ner.jsonl"
+REAL = ROOT.parent / "shared" / "corpora-real"
+
+
+@pytest.fixture
+def example_path() -> Path:
+    return EXAMPLE
+
+
+@pytest.fixture
+def real_dir() -> Path:
+    if not (REAL / "potts.jsonl").exists():
+        pytest.skip("the real corpora (../shared/corpora-real) are not beside this checkout")
+    return REAL
+
+
+@pytest.fixture
+def write_jsonl(tmp_path):
+    """Write records (dicts, or raw strings/bytes for broken lines) as a JSONL file."""
+
+    def write(records, name: str = "data.jsonl") -> Path:
+        path = tmp_path / name
+        with open(path, "wb") as f:
+            for record in records:
+                if isinstance(record, bytes):
+                    f.write(record + b"\n")
+                elif isinstance(record, str):
+                    f.write(record.encode("utf-8") + b"\n")
+                else:
+                    f.write(json.dumps(record).encode("utf-8") + b"\n")
+        return path
+
+    return write
+
+
+def line(doc_id: str, annotator: str, spans, text: str = "Alice met Bob in Paris on Monday.") -> dict:
+    """One spanagree JSONL record; spans as (start, end, label) tuples."""
+    return {
+        "doc_id": doc_id,
+        "text": text,
+        "annotator": annotator,
+        "spans": [{"start": s, "end": e, "label": lab} for s, e, lab in spans],
+    }
