@@ -178,9 +178,7 @@ class AgreementReport:
         """One dict per rater pair (those in ``shown``, or all), in pair order."""
         corpus, units = self.corpus, self.counts.units
         shown = np.arange(len(units.pairs)) if shown is None else np.asarray(shown)
-        outcomes = np.stack(
-            [np.bincount(units.pair, weights=col, minlength=len(units.pairs)) for col in self.counts.outcomes.T], axis=1
-        )[shown].astype(np.int64)
+        outcomes = _sum_rows(units.pair, self.counts.outcomes, len(units.pairs))[shown].astype(np.int64)
         label_rows: list[dict] = [{} for _ in range(len(shown))]
         sub_label, sub_psa = pair_label[shown], pair_label_psa[shown]
         present_p, present_k = np.nonzero(sub_label.any(axis=-1))
@@ -341,7 +339,9 @@ def score(
 def _sum_rows(index: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
     """Sum rows of ``values`` into ``n`` bins by ``index`` (any trailing shape)."""
     flat = values.reshape(len(values), -1)
-    out = np.stack([np.bincount(index, weights=col, minlength=n) for col in flat.T], axis=1)
+    out = np.zeros((n, flat.shape[1]))
+    for j, col in enumerate(flat.T):
+        out[:, j] = np.bincount(index, weights=col, minlength=n)
     return out.reshape((n, *values.shape[1:]))
 
 

@@ -40,13 +40,3 @@ def write_jsonl(tmp_path):
         return path
 
     return write
-
-
-def line(doc_id: str, annotator: str, spans, text: str = "Alice met Bob in Paris on Monday.") -> dict:
-    """One spanagree JSONL record; spans as (start, end, label) tuples."""
-    return {
-        "doc_id": doc_id,
-        "text": text,
-        "annotator": annotator,
-        "spans": [{"start": s, "end": e, "label": lab} for s, e, lab in spans],
-    }
