@@ -1,0 +1,74 @@
+"""The command line: output formats, exit codes, and messages on stderr."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from typer.testing import CliRunner
+
+from spanagree.cli import app
+from records import line
+
+runner = CliRunner()
+
+
+def run(*args):
+    return runner.invoke(app, [str(a) for a in args])
+
+
+def test_score_table_json_markdown(example_path, tmp_path):
+    table = run("score", example_path, "--rule", "overlap")
+    assert table.exit_code == 0, table.output
+    assert "pairwise mean PSA" in table.output and "Excluded, and why" in table.output
+    result = run("score", example_path, "--rule", "overlap", "--output", "json")
+    report = json.loads(result.stdout)
+    assert set(report) >= {"documents", "raters", "rule", "overall", "pairs", "labels"}
+    assert report["rule"]["rule"] == "overlap" and report["rule"]["unit"] == "char"
+    assert set(report["overall"]) >= {"pairwise_mean_psa", "pooled_psa", "a", "b", "c"}
+    assert all(set(p) >= {"raters", "documents", "a", "b", "c", "psa"} for p in report["pairs"])
+    markdown = run("score", example_path, "--output", "markdown", "-o", tmp_path / "out.md")
+    assert markdown.exit_code == 0
+    assert (tmp_path / "out.md").read_text().startswith("### Agreement")
+
+
+def test_cli_numbers_equal_the_api(example_path):
+    import spanagree
+
+    for rule in ("exact", "partial"):
+        result = run("score", example_path, "--rule", rule, "--output", "json")
+        api = spanagree.score(spanagree.read(example_path), rule=rule).to_dict()
+        assert json.loads(result.stdout) == json.loads(json.dumps(api))
+
+
+def test_reference_option(example_path):
+    result = run("score", example_path, "--reference", "news_ner-alice", "--output", "json")
+    ref = json.loads(result.stdout)["reference"]
+    assert set(ref["raters"]) == {"news_ner-bob", "news_ner-carol"}
+    assert run("score", example_path, "--reference", "nobody").exit_code == 2
+
+
+def test_bad_input_exits_2_naming_file_and_line(write_jsonl):
+    path = write_jsonl([line("d", "x", [(0, 5, "PER")]), '{"doc_id": "d", "text": '])
+    result = run("score", path)
+    assert result.exit_code == 2
+    assert f"{path}:2: not valid JSON" in result.stderr
+
+
+@pytest.mark.parametrize("args", [["score"], ["score", "x.jsonl", "--rule", "fuzzy"], ["nonsense"]])
+def test_usage_errors_exit_2(args):
+    assert run(*args).exit_code == 2
+
+
+def test_console_script_runs_in_a_fresh_process(example_path):
+    proc = subprocess.run(
+        [sys.executable, "-m", "spanagree.cli", "score", str(example_path), "--output", "json"],
+        capture_output=True, text=True, check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["overall"]["pairs"] == 3
+    # scoring JSONL does not pay spaCy's import time
+    probe = "import sys, spanagree; spanagree.score(spanagree.read(sys.argv[1])); print('spacy' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", probe, str(example_path)], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
