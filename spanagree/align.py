@@ -210,9 +210,14 @@ def match(ia: np.ndarray, ib: np.ndarray, credit: np.ndarray, n_a: int, n_b: int
         comp = _components(ia[rest], ib[rest], n_a)
         order = np.argsort(comp, kind="stable")
         rest, comp = rest[order], comp[order]
-        cuts = np.flatnonzero(np.diff(comp)) + 1
-        chosen = [edges[_solve_component(ia[edges], ib[edges], credit[edges])] for edges in np.split(rest, cuts)]
-        keep.extend(chosen)
+        bounds = [0, *(np.flatnonzero(np.diff(comp)) + 1).tolist(), len(rest)]
+        unit_credit = bool(np.all(credit[rest] == 1.0))
+        rows, cols, weights = ia[rest].tolist(), ib[rest].tolist(), credit[rest].tolist()
+        chosen = []
+        for lo, hi in zip(bounds[:-1], bounds[1:]):
+            picked = _solve_component(rows[lo:hi], cols[lo:hi], weights[lo:hi], unit_credit)
+            chosen.extend(lo + k for k in picked)
+        keep.append(rest[np.array(chosen, dtype=np.int64)])
     take = np.sort(np.concatenate(keep))
     return Matching(ia[take], ib[take], credit[take])
 
@@ -321,21 +326,62 @@ def _components(ia: np.ndarray, ib: np.ndarray, n_a: int) -> np.ndarray:
         label = new
 
 
-def _solve_component(ia: np.ndarray, ib: np.ndarray, credit: np.ndarray) -> np.ndarray:
+def _solve_component(ia: list[int], ib: list[int], credit: list[float], unit_credit: bool) -> list[int]:
     """Positions (into the given edges) of an optimal matching of one component.
 
     Maximises total credit; ties go to more matched pairs, then to matching earlier spans first.
+    When every credit is 1 this is a maximum-cardinality matching (augmenting paths); otherwise
+    dynamic programming over the smaller side, or the Hungarian algorithm when both are large.
     """
-    rows, r = np.unique(ia, return_inverse=True)
-    cols, c = np.unique(ib, return_inverse=True)
-    transpose = len(cols) > len(rows)
-    if transpose:
+    rows = {a: k for k, a in enumerate(sorted(set(ia)))}
+    cols = {b: k for k, b in enumerate(sorted(set(ib)))}
+    r = [rows[a] for a in ia]
+    c = [cols[b] for b in ib]
+    if len(cols) > len(rows):
         rows, cols, r, c = cols, rows, c, r
+    if unit_credit:
+        return _augmenting_matching(r, c, len(rows))
     if len(cols) <= DP_MAX_SIDE:
-        chosen = _dp_matching(r.tolist(), c.tolist(), credit.tolist(), len(rows))
-    else:
-        chosen = _hungarian_matching(r, c, credit, len(rows), len(cols))
-    return np.array(sorted(chosen), dtype=np.int64)
+        return _dp_matching(r, c, credit, len(rows))
+    return _hungarian_matching(np.array(r), np.array(c), np.array(credit), len(rows), len(cols))
+
+
+def _augmenting_matching(r: list[int], c: list[int], n_rows: int) -> list[int]:
+    """Maximum-cardinality matching by augmenting paths (Kuhn 1955), rows and columns in order.
+
+    Iterative depth-first search, so a large component cannot exhaust the recursion limit.
+    """
+    by_row: list[list[tuple[int, int]]] = [[] for _ in range(n_rows)]
+    for e, (ri, ci) in enumerate(zip(r, c)):
+        by_row[ri].append((ci, e))
+    col_match: dict[int, tuple[int, int]] = {}  # column -> (row, edge)
+    row_match: dict[int, int] = {}  # row -> column
+    for root in range(n_rows):
+        reached_by: dict[int, tuple[int, int]] = {}  # column -> (row, edge) that reached it
+        stack = [(root, iter(by_row[root]))]
+        free_col = None
+        while stack and free_col is None:
+            row, options = stack[-1]
+            for col, e in options:
+                if col in reached_by:
+                    continue
+                reached_by[col] = (row, e)
+                if col not in col_match:
+                    free_col = col
+                else:
+                    partner = col_match[col][0]
+                    stack.append((partner, iter(by_row[partner])))
+                break
+            else:
+                stack.pop()
+        col = free_col
+        while col is not None:  # flip the path back to the root
+            row, e = reached_by[col]
+            previous = row_match.get(row)
+            col_match[col] = (row, e)
+            row_match[row] = col
+            col = previous
+    return sorted(e for _, e in col_match.values())
 
 
 def _dp_matching(r: list[int], c: list[int], w: list[float], n_rows: int) -> list[int]:

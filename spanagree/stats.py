@@ -26,8 +26,8 @@ Undefined results (no items, a single category, expected agreement 1, nothing pa
 value and what is allowed.
 
 All computations are vectorized: ratings are coded once to integer category codes and every count
-is an ``np.bincount`` over codes. Memory grows with the number of ratings, never with
-items × categories².
+is an ``np.unique`` or ``np.bincount`` over codes. Memory grows with the number of ratings, never
+with items × categories².
 """
 
 from __future__ import annotations
@@ -90,6 +90,7 @@ SKIP_SINGLE = "one rating (chance term only)"
 
 # An agreement-scale chance term within this distance of its maximum is treated as equal to it.
 _AGREEMENT_TOL = 1e-12
+_EMPTY_TABLE = "the table is empty (no items)"
 
 Distance = Union[Literal["nominal", "ordinal", "interval", "ratio"], ArrayLike]
 Weights = Union[Literal["linear", "quadratic"], ArrayLike]
@@ -115,6 +116,10 @@ class AgreementParts:
     * disagreement-based coefficients (``basis="disagreement"``: Krippendorff's α, weighted κ):
       ``observed`` is Do, ``expected`` is De and ``maximum`` is 0, so the formula is
       ``1 - Do/De``.
+
+    κ-type values are computed, up to rounding, as ``1 - Do/De`` with Do = 1 - Ao and
+    De = 1 - Ae summed directly from the counts: this keeps full precision when Ao and Ae are
+    both close to 1 (a 2×2 table with a huge d), where ``(Ao - Ae)/(1 - Ae)`` would not.
 
     Attributes
     ----------
@@ -220,22 +225,37 @@ def _finish(
     n_categories: int,
     skipped: Mapping[str, int] | None = None,
     undefined: str | None = None,
+    disagreement: tuple[float, float] | None = None,
 ) -> AgreementParts:
-    """Chance-correct ``observed`` and package the result; nan + warning when undefined."""
-    if undefined is None:
-        if basis == "disagreement":
-            if expected <= 0:
-                undefined = "expected disagreement De is 0 (the values show no variation)"
-        elif abs(maximum - expected) <= _AGREEMENT_TOL:
-            undefined = (
-                f"expected agreement Ae = {expected:.6g} equals the maximum {maximum:.6g} "
-                "(e.g. every rating is in one category), so the coefficient is 0/0"
-            )
-    if undefined is None:
-        value = float((observed - expected) / (maximum - expected))
-    else:
+    """Chance-correct ``observed`` and package the result; nan + warning when undefined.
+
+    ``disagreement=(Do, De)``, with Do = 1 - Ao and De = 1 - Ae each computed directly as a sum
+    of non-negative terms, gives the value as ``1 - Do/De``. That is algebraically
+    ``(Ao - Ae)/(1 - Ae)`` but free of the cancellation in ``Ao - Ae`` and ``1 - Ae`` when both
+    are close to 1 (e.g. a 2×2 table with d in the millions), and De is exactly 0 in the
+    degenerate cases.
+    """
+    if basis == "disagreement":
+        disagreement = (observed, expected)
+    if undefined is None and disagreement is not None and disagreement[1] <= 0:
+        undefined = (
+            "expected disagreement De = 1 - Ae is 0 (e.g. every rating is in one category), "
+            "so the coefficient is 0/0"
+            if basis == "agreement"
+            else "expected disagreement De is 0 (the values show no variation)"
+        )
+    if undefined is None and disagreement is None and abs(maximum - expected) <= _AGREEMENT_TOL:
+        undefined = (
+            f"expected agreement Ae = {expected:.6g} equals the maximum {maximum:.6g} "
+            "(e.g. every rating is in one category), so the coefficient is 0/0"
+        )
+    if undefined is not None:
         value = math.nan
         _warn_undefined(f"{coefficient} is undefined: {undefined}; returning nan")
+    elif disagreement is not None:
+        value = float(1.0 - disagreement[0] / disagreement[1])
+    else:
+        value = float((observed - expected) / (maximum - expected))
     return AgreementParts(
         coefficient=coefficient,
         value=value,
@@ -274,13 +294,25 @@ def _as_table(table: ArrayLike) -> np.ndarray:
 
 
 def _table_coefficient(name: str, table: ArrayLike, chance) -> AgreementParts:
-    """Ao from the diagonal, Ae from ``chance(t, n)``, then ``(Ao - Ae)/(1 - Ae)``."""
+    """Ao from the diagonal; ``chance(t, n)`` gives (Ae, De = 1 - Ae); or Ao alone if None."""
     t = _as_table(table)
     n = float(t.sum())
-    common = dict(n_items=n, n_raters=2, n_categories=t.shape[0])
+    k = t.shape[0]
+    common = dict(n_items=n, n_raters=2, n_categories=k)
     if n == 0:
-        return _finish(name, math.nan, math.nan, undefined="the table is empty (no items)", **common)
-    return _finish(name, float(np.trace(t)) / n, float(chance(t, n)), **common)
+        return _finish(name, math.nan, math.nan, undefined=_EMPTY_TABLE, **common)
+    observed = float(np.trace(t)) / n
+    if chance is None:
+        return _finish(name, observed, 0.0, **common)
+    expected, expected_disagreement = chance(t, n)
+    observed_disagreement = float(t[~np.eye(k, dtype=bool)].sum()) / n
+    return _finish(
+        name,
+        observed,
+        float(expected),
+        disagreement=(observed_disagreement, float(expected_disagreement)),
+        **common,
+    )
 
 
 # --- coding ratings ---------------------------------------------------------------------------
@@ -293,7 +325,9 @@ def _as_array(values: ArrayLike) -> np.ndarray:
     try:
         return np.array(values, dtype=object)
     except ValueError as exc:  # inhomogeneous nesting
-        raise ValueError(f"ratings must be a rectangular array; got {reprlib.repr(values)}") from exc
+        raise ValueError(
+            f"ratings must be a rectangular array; got {reprlib.repr(values)}"
+        ) from exc
 
 
 def _as_ratings(ratings: ArrayLike, name: str = "ratings") -> np.ndarray:
@@ -356,6 +390,8 @@ def _unique(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _as_categories(categories: ArrayLike) -> np.ndarray:
     """Validate user-given categories: 1-D, no missing values, no duplicates."""
+    if isinstance(categories, (str, bytes)):
+        raise ValueError(f"categories must be a sequence of labels; got the string {categories!r}")
     arr = categories if isinstance(categories, np.ndarray) else _object_array(list(categories))
     if arr.ndim != 1:
         raise ValueError(f"categories must be 1-D; got shape {arr.shape}")
@@ -423,16 +459,17 @@ def _complete_undefined(n: int, m: int) -> str | None:
     return None
 
 
-def _fleiss_observed(codes: np.ndarray, k: int) -> float:
-    """Ao = Σ_i Σ_c n_ic (n_ic - 1) / (n m (m - 1)) on complete items."""
+def _fleiss_observed(codes: np.ndarray, k: int) -> tuple[float, float]:
+    """On complete items: Ao = Σ_i Σ_c n_ic (n_ic - 1) / (n m (m - 1)) and Do = 1 - Ao."""
     n, m = codes.shape
     _, _, count = _cells(codes, k)
-    return float((count * (count - 1)).sum() / (n * m * (m - 1)))
+    pairs = n * m * (m - 1)
+    return float((count * (count - 1)).sum() / pairs), float((count * (m - count)).sum() / pairs)
 
 
 def _rater_marginals(codes: np.ndarray, k: int) -> np.ndarray:
     """(m, k) array: n_rc, the number of items rater r put in category c."""
-    n, m = codes.shape
+    m = codes.shape[1]
     rater = np.broadcast_to(np.arange(m), codes.shape)
     present = codes >= 0
     return np.bincount(rater[present] * k + codes[present], minlength=m * k).reshape(m, k)
@@ -447,6 +484,18 @@ def _pairwise_chance(marginals: np.ndarray, n: int) -> np.ndarray:
     m = marginals.shape[0]
     p = marginals / n
     return (p.sum(axis=0) ** 2 - (p**2).sum(axis=0)) / (m * (m - 1))
+
+
+def _pairwise_disagreement(marginals: np.ndarray, n: int) -> float:
+    """1 - Σ_c of :func:`_pairwise_chance`, as a sum of non-negative terms.
+
+    ``(1 / (m (m - 1))) Σ_{p≠p'} Σ_c (n_pc / n)(1 - n_p'c / n)``; it equals 1 - A_e because
+    every rater's shares sum to 1 on complete items.
+    """
+    m = marginals.shape[0]
+    p, not_p = marginals / n, (n - marginals) / n  # n - n_pc is exact for integer counts
+    ordered_pairs = p.sum(axis=0) * not_p.sum(axis=0) - (p * not_p).sum(axis=0)
+    return float(ordered_pairs.sum() / (m * (m - 1)))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -545,7 +594,7 @@ def percent_agreement_parts(table: ArrayLike) -> AgreementParts:
     >>> percent_agreement_parts([[2, 2], [1, 5]]).observed
     0.7
     """
-    return _table_coefficient("percent_agreement", table, lambda t, n: 0.0)
+    return _table_coefficient("percent_agreement", table, None)
 
 
 def percent_agreement(table: ArrayLike) -> float:
@@ -584,7 +633,9 @@ def bennett_s_parts(table: ArrayLike) -> AgreementParts:
     >>> bennett_s_parts([[2, 2], [1, 5]]).expected
     0.5
     """
-    return _table_coefficient("bennett_s", table, lambda t, n: 1.0 / t.shape[0])
+    return _table_coefficient(
+        "bennett_s", table, lambda t, n: (1.0 / t.shape[0], (t.shape[0] - 1) / t.shape[0])
+    )
 
 
 def bennett_s(table: ArrayLike) -> float:
@@ -629,9 +680,9 @@ def scott_pi_parts(table: ArrayLike) -> AgreementParts:
     0.545
     """
 
-    def chance(t: np.ndarray, n: float) -> float:
-        pooled = (t.sum(axis=0) + t.sum(axis=1)) / (2 * n)
-        return float((pooled**2).sum())
+    def chance(t: np.ndarray, n: float) -> tuple[float, float]:
+        pooled = t.sum(axis=0) + t.sum(axis=1)  # n_1c + n_2c
+        return (pooled**2).sum() / (2 * n) ** 2, (pooled * (2 * n - pooled)).sum() / (2 * n) ** 2
 
     return _table_coefficient("scott_pi", table, chance)
 
@@ -679,9 +730,11 @@ def cohen_kappa_parts(table: ArrayLike) -> AgreementParts:
     >>> parts.observed, round(parts.expected, 3), parts.n_items
     (0.7, 0.54, 10.0)
     """
-    return _table_coefficient(
-        "cohen_kappa", table, lambda t, n: t.sum(axis=1) @ t.sum(axis=0) / n**2
-    )
+    def chance(t: np.ndarray, n: float) -> tuple[float, float]:
+        rows, columns = t.sum(axis=1), t.sum(axis=0)
+        return rows @ columns / n**2, rows @ (n - columns) / n**2
+
+    return _table_coefficient("cohen_kappa", table, chance)
 
 
 def cohen_kappa(table: ArrayLike) -> float:
@@ -774,7 +827,7 @@ def weighted_kappa_parts(table: ArrayLike, *, weights: Weights = "linear") -> Ag
     common = dict(maximum=0.0, basis="disagreement", n_items=n, n_raters=2, n_categories=k)
     if n == 0:
         return _finish(
-            "weighted_kappa", math.nan, math.nan, undefined="the table is empty (no items)", **common
+            "weighted_kappa", math.nan, math.nan, undefined=_EMPTY_TABLE, **common
         )
     p = t / n
     observed = float((w * p).sum())
@@ -837,7 +890,9 @@ def _specific_agreement(
     if t.shape != (2, 2):
         raise ValueError(f"{name} needs a 2×2 table; got shape {t.shape}")
     if positive not in (0, 1) or isinstance(positive, bool):
-        raise ValueError(f"positive={positive!r} must be 0 or 1 (the index of the present category)")
+        raise ValueError(
+            f"positive={positive!r} must be 0 or 1 (the index of the present category)"
+        )
     if positive == 1:
         t = t[::-1, ::-1]
     (a, b), (c, d) = t.tolist()
@@ -971,9 +1026,18 @@ def fleiss_kappa_parts(
     undefined = _complete_undefined(n, m)
     if undefined:
         return _finish("fleiss_kappa", math.nan, math.nan, undefined=undefined, **common)
-    shares = np.bincount(codes.ravel(), minlength=k) / (n * m)
+    observed, observed_disagreement = _fleiss_observed(codes, k)
+    totals = np.bincount(codes.ravel(), minlength=k)  # n_c
+    ratings_count = n * m
     return _finish(
-        "fleiss_kappa", _fleiss_observed(codes, k), float((shares**2).sum()), **common
+        "fleiss_kappa",
+        observed,
+        float((totals**2).sum() / ratings_count**2),
+        disagreement=(
+            observed_disagreement,
+            float((totals * (ratings_count - totals)).sum() / ratings_count**2),
+        ),
+        **common,
     )
 
 
@@ -1035,8 +1099,15 @@ def _fixed_rater_kappa(
     undefined = _complete_undefined(n, m)
     if undefined:
         return _finish(name, math.nan, math.nan, undefined=undefined, **common)
-    expected = float(_pairwise_chance(_rater_marginals(codes, k), n).sum())
-    return _finish(name, _fleiss_observed(codes, k), expected, **common)
+    marginals = _rater_marginals(codes, k)
+    observed, observed_disagreement = _fleiss_observed(codes, k)
+    return _finish(
+        name,
+        observed,
+        float(_pairwise_chance(marginals, n).sum()),
+        disagreement=(observed_disagreement, _pairwise_disagreement(marginals, n)),
+        **common,
+    )
 
 
 def davies_fleiss_kappa_parts(
@@ -1275,9 +1346,17 @@ def gwet_ac1_parts(ratings: ArrayLike, *, categories: ArrayLike | None = None) -
     r = per_item[item].astype(float)
     shares = np.bincount(code, weights=count / r, minlength=k) / n_rated
     two = r >= 2
-    observed = float((count * (count - 1) / np.where(two, r * (r - 1), 1.0))[two].sum() / n)
+    pairs = np.where(two, r * (r - 1), 1.0)
+    observed = float((count * (count - 1) / pairs)[two].sum() / n)
+    observed_disagreement = float((count * (r - count) / pairs)[two].sum() / n)
     expected = float((shares * (1 - shares)).sum() / (k - 1))
-    return _finish("gwet_ac1", observed, expected, **common)
+    return _finish(
+        "gwet_ac1",
+        observed,
+        expected,
+        disagreement=(observed_disagreement, 1.0 - expected),
+        **common,
+    )
 
 
 def gwet_ac1(ratings: ArrayLike, *, categories: ArrayLike | None = None) -> float:
