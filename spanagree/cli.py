@@ -4,12 +4,12 @@ Exit codes: 0 ok, 1 a gate failed, 2 bad input or usage (the message names file:
 """
 from __future__ import annotations
 
-import json
 import sys
 from enum import Enum
 from pathlib import Path
 from typing import List, Optional
 
+import orjson
 import typer
 
 from .errors import SpanagreeError
@@ -100,7 +100,7 @@ def _emit(report: dict, output: Output, out_file: Path | None) -> None:
     from . import render
 
     if output is Output.json:
-        text = json.dumps(report, indent=2, ensure_ascii=False)
+        text = orjson.dumps(report, option=orjson.OPT_INDENT_2).decode("utf-8")
     elif output is Output.markdown:
         text = render.as_markdown(report)
     else:

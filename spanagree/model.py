@@ -228,7 +228,9 @@ class CorpusBuilder:
         """Add one rater's validated spans for one document."""
         self.n_annotations_read += 1
         self.n_spans_read += len(spans)
-        doc = self.document(key, doc_id, text, where, rater)
+        doc = self._doc_index.get(key)
+        if doc is None or self._texts[doc] != text:  # new document, or a text to check and report
+            doc = self.document(key, doc_id, text, where, rater)
         if tokens is not None and self._tokens[doc] is None:
             self._tokens[doc] = tokens
         rater_code = self._rater_index.setdefault(rater, len(self._rater_index))
@@ -272,8 +274,12 @@ class CorpusBuilder:
         doc_rank[doc_order] = np.arange(len(doc_order))
         raters = sorted(self._rater_index)
         rater_rank = _rank_codes(self._rater_index, raters)
-        labels, label_codes = np.unique(np.array(self._labels, dtype=str), return_inverse=True)
-        labels = labels.tolist()
+        label_index: dict[str, int] = {}
+        first_seen = np.fromiter(
+            (label_index.setdefault(label, len(label_index)) for label in self._labels), np.int64, len(self._labels)
+        )
+        labels = sorted(label_index)
+        label_codes = _rank_codes(label_index, labels)[first_seen]
 
         ann_doc = doc_rank[np.asarray(self._ann_doc, dtype=np.int64)]
         ann_rater = rater_rank[np.asarray(self._ann_rater, dtype=np.int64)]
@@ -290,7 +296,7 @@ class CorpusBuilder:
         ann_of_span = np.repeat(np.arange(len(lens)), lens)
         span_order = np.lexsort((labs, ends, starts, ann_of_span))
         exclusions = self.exclusions
-        n_docs_with_ann = len(np.unique(ann_doc))
+        n_docs_with_ann = int(np.count_nonzero(np.bincount(ann_doc, minlength=len(self._doc_ids))))
         never = len(self._doc_ids) - n_docs_with_ann
         if never:
             exclusions.documents["no submitted annotation"] += never
