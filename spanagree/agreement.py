@@ -145,7 +145,7 @@ class AgreementReport:
             "documents": self._documents_section(),
             "annotations": {
                 "read": corpus.n_annotations_read,
-                "scored": int(len(np.unique(np.concatenate([units.ann_a, units.ann_b])))),
+                "scored": int(self._annotations_in_units().sum()),
                 "excluded": dict(sorted(corpus.exclusions.annotations.items())),
             },
             "spans": self._spans_section(),
@@ -207,19 +207,24 @@ class AgreementReport:
 
     def _documents_section(self) -> dict:
         corpus, units = self.corpus, self.counts.units
-        scored = len(np.unique(units.doc))
-        submitted = np.unique(corpus.ann_doc)
+        scored = _count_distinct(units.doc, corpus.n_documents)
         excluded = dict(corpus.exclusions.documents)
-        alone = len(submitted) - scored
+        alone = _count_distinct(corpus.ann_doc, corpus.n_documents) - scored
         if alone:
             excluded["fewer than two raters submitted it"] = alone
         return {"read": corpus.n_documents_read, "scored": scored, "excluded": dict(sorted(excluded.items()))}
 
+    def _annotations_in_units(self) -> np.ndarray:
+        """Boolean mask over annotations: True where the annotation is part of some pair."""
+        units = self.counts.units
+        mask = np.zeros(self.corpus.n_annotations, dtype=bool)
+        mask[units.ann_a] = True
+        mask[units.ann_b] = True
+        return mask
+
     def _spans_section(self) -> dict:
         corpus, units = self.corpus, self.counts.units
-        in_units = np.zeros(corpus.n_annotations, dtype=bool)
-        in_units[units.ann_a] = True
-        in_units[units.ann_b] = True
+        in_units = self._annotations_in_units()
         lengths = np.diff(corpus.ann_ptr)
         excluded = dict(corpus.exclusions.spans)
         alone = int(lengths[~in_units].sum())
@@ -343,6 +348,11 @@ def _sum_rows(index: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
     for j, col in enumerate(flat.T):
         out[:, j] = np.bincount(index, weights=col, minlength=n)
     return out.reshape((n, *values.shape[1:]))
+
+
+def _count_distinct(codes: np.ndarray, n: int) -> int:
+    """How many distinct values in ``codes`` (integers in ``range(n)``)."""
+    return int(np.count_nonzero(np.bincount(codes, minlength=n)))
 
 
 def _mean(values: np.ndarray) -> float | None:
