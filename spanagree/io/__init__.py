@@ -1,54 +1,96 @@
-"""Readers: one module per format, a registry by format name, and auto-detection.
+"""Readers (and writers): one module per format, discovered by name, with auto-detection.
 
 ``read(paths, format="auto")`` streams every file into one :class:`~spanagree.model.Corpus`.
-Auto-detection looks at the first record of each file; ``format=`` forces a reader.
+
+Every module in this package that defines ``FORMAT = Format(...)`` is a format; nothing else
+needs registering. Detection asks, in ``order``, first the formats that recognise a file without
+parsing it as JSON lines (by suffix, a directory layout, or a peek at the content), then parses
+the first record and asks the JSON-lines formats; so a broken first line of a JSONL file is
+reported as exactly that. ``format=`` forces a reader.
 """
 from __future__ import annotations
 
 import gc
+import importlib
 import inspect
+import pkgutil
+from dataclasses import dataclass
+from functools import lru_cache
 from itertools import islice
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
 from ..errors import InputError, Location, UsageError
 from ..model import Corpus, CorpusBuilder
-from . import jsonl, prodigy
 from .common import json_lines
 
-#: format name -> (reader, recogniser of a file's first record)
-READERS: dict[str, tuple[Callable[..., None], Callable[[dict], bool]]] = {
-    prodigy.FORMAT: (prodigy.read_prodigy, prodigy.looks_like),
-    jsonl.FORMAT: (jsonl.read_spanagree, jsonl.looks_like),
-}
+
+@dataclass(frozen=True)
+class Format:
+    """A file format: its reader, how to recognise it, and optionally a writer.
+
+    ``read(path, builder, **options)`` adds a file's (or directory's) annotations to a
+    :class:`~spanagree.model.CorpusBuilder`; reader options are its keyword arguments.
+    ``sniff(path, first)`` says whether a path is in this format: JSON-lines formats
+    (``jsonl=True``) get the file's first record as ``first``; the others get ``None`` and must
+    decide from the path (suffix, directory layout, a peek at the content).
+    ``write(corpus, path, **options)``, where present, writes a corpus in this format.
+    """
+
+    name: str
+    read: Callable[..., None]
+    sniff: Callable[[Path, dict | None], bool]
+    jsonl: bool = True
+    order: int = 100
+    write: Callable[..., None] | None = None
+    description: str = ""
+
+
+@lru_cache(maxsize=None)
+def formats() -> dict[str, Format]:
+    """Every format defined in this package, by name, in detection order."""
+    found = []
+    for module in pkgutil.iter_modules(__path__):
+        if module.name in {"common"}:
+            continue
+        fmt = getattr(importlib.import_module(f"{__name__}.{module.name}"), "FORMAT", None)
+        if isinstance(fmt, Format):
+            found.append(fmt)
+    return {f.name: f for f in sorted(found, key=lambda f: (f.order, f.name))}
 
 
 def detect_format(path: Path) -> str:
-    """The format of a file, from its first record (errors in that record are raised as read)."""
+    """The format of a path (errors in a JSONL file's first record are raised as read)."""
+    candidates = formats().values()
+    for fmt in candidates:
+        if not fmt.jsonl and fmt.sniff(path, None):
+            return fmt.name
+    if path.is_dir():
+        raise InputError(
+            "a directory in no known layout (no *.jsonl files, and not a format's directory); "
+            f"formats: {', '.join(formats())}",
+            where=Location(str(path)),
+        )
     first = next(islice(json_lines(path), 1))[1]
-    for name, (_, looks_like) in READERS.items():
-        if looks_like(first):
-            return name
+    for fmt in candidates:
+        if fmt.jsonl and fmt.sniff(path, first):
+            return fmt.name
     raise InputError(
         f"cannot tell the format from the first record (keys: {', '.join(sorted(first)) or 'none'}); "
-        f"expected one of: {', '.join(READERS)}; name it with --format",
+        f"expected one of: {', '.join(formats())}; name it with --format",
         where=Location(str(path), 1),
     )
 
 
 def expand_paths(paths: str | Path | Iterable[str | Path]) -> list[Path]:
-    """Files to read: the paths given, with a directory standing for its ``*.jsonl`` files."""
+    """Paths to read: those given, with a directory of ``*.jsonl`` files standing for its files
+    (other directories are passed on whole, for the formats that read directories)."""
     if isinstance(paths, (str, Path)):
         paths = [paths]
     files: list[Path] = []
     for p in map(Path, paths):
-        if p.is_dir():
-            inside = sorted(p.glob("*.jsonl"))
-            if not inside:
-                raise InputError("a directory with no *.jsonl files in it", where=Location(str(p)))
-            files.extend(inside)
-        else:
-            files.append(p)
+        inside = sorted(p.glob("*.jsonl")) if p.is_dir() else []
+        files.extend(inside or [p])
     if not files:
         raise UsageError("no input files given")
     return files
@@ -66,12 +108,12 @@ def read(
     Parameters
     ----------
     paths : a path or a list of paths (a directory stands for its ``*.jsonl`` files).
-    format : ``"auto"`` (default) or one of :data:`READERS`.
+    format : ``"auto"`` (default) or one of :func:`formats`.
     progress : optional ``callback(bytes_done, bytes_total)`` for a progress display.
     **options : reader options, e.g. ``answers=("accept",)`` for Prodigy.
     """
-    if format != "auto" and format not in READERS:
-        raise UsageError(f"unknown format {format!r}; expected 'auto' or one of: {', '.join(READERS)}")
+    if format != "auto" and format not in formats():
+        raise UsageError(f"unknown format {format!r}; expected 'auto' or one of: {', '.join(formats())}")
     # Reading allocates a dict per line and frees it at once; the cyclic collector would walk
     # every live object again and again for nothing (a third of the reading time), so it pauses.
     paused = gc.isenabled()
@@ -90,7 +132,7 @@ def _read(paths, format: str, progress, options: dict) -> Corpus:
     used_options: set[str] = set()
     for path in files:
         name = detect_format(path) if format == "auto" else format
-        reader = READERS[name][0]
+        reader = formats()[name].read
         accepted = set(inspect.signature(reader).parameters) - {"path", "builder"}
         reader(path, builder, **{k: v for k, v in options.items() if k in accepted})
         used_options |= accepted

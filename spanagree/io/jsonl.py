@@ -11,9 +11,9 @@ from pathlib import Path
 
 from ..errors import InputError
 from ..model import CorpusBuilder
+from . import Format
 from .common import doc_id_of, json_lines, parse_spans, parse_tokens, require
 
-FORMAT = "spanagree"
 
 
 def read_spanagree(path: Path, builder: CorpusBuilder) -> None:
@@ -37,6 +37,17 @@ def read_spanagree(path: Path, builder: CorpusBuilder) -> None:
         builder.add(doc_id, doc_id, text, rater, spans, where, tokens)
 
 
-def looks_like(first: dict) -> bool:
+def looks_like(path: Path, first: dict | None) -> bool:
     """True when the first record of a file has the spanagree keys."""
-    return "doc_id" in first or ("spans" in first and "answer" not in first and "_input_hash" not in first)
+    return first is not None and (
+        "doc_id" in first or ("spans" in first and "answer" not in first and "_input_hash" not in first)
+    )
+
+
+FORMAT = Format(
+    name="spanagree",
+    read=read_spanagree,
+    sniff=looks_like,
+    order=200,
+    description="spanagree JSONL: one line per (document, rater)",
+)

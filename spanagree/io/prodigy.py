@@ -15,9 +15,9 @@ from typing import Iterable
 
 from ..errors import InputError, describe
 from ..model import CorpusBuilder
+from . import Format
 from .common import json_lines, parse_spans, parse_tokens, require
 
-FORMAT = "prodigy"
 ANSWERS = ("accept", "reject", "ignore")
 
 
@@ -59,9 +59,11 @@ def read_prodigy(path: Path, builder: CorpusBuilder, *, answers: Iterable[str] =
         builder.add(key, doc_id, text, rater, spans, where, tokens)
 
 
-def looks_like(first: dict) -> bool:
+def looks_like(path: Path, first: dict | None) -> bool:
     """True when the first record of a file has Prodigy's keys."""
-    return any(k in first for k in ("_input_hash", "_task_hash", "_annotator_id", "_session_id", "answer"))
+    return first is not None and any(
+        k in first for k in ("_input_hash", "_task_hash", "_annotator_id", "_session_id", "answer")
+    )
 
 
 def _rater(obj: dict, stem: str, where, doc_id: str) -> str:
@@ -89,3 +91,12 @@ def _check_token_indices(raw_spans: list, tokens, where, doc_id: str) -> None:
                     f"({'inclusive, ' if column == 1 else ''}{n} tokens)",
                     where=where, doc_id=doc_id, field=f"spans[{i}].{key}",
                 )
+
+
+FORMAT = Format(
+    name="prodigy",
+    read=read_prodigy,
+    sniff=looks_like,
+    order=150,
+    description="Prodigy JSONL from 'prodigy db-out'",
+)
