@@ -78,6 +78,7 @@ class AgreementReport:
     counts: Counts
     reference: str | None = None
     beta: float = 1.0
+    chance: dict | None = None
 
     # --- per pair -----------------------------------------------------------------------------
 
@@ -172,6 +173,8 @@ class AgreementReport:
         }
         if self.reference is not None:
             result["reference"] = self._against_reference(pair_abc)
+        if self.chance is not None:
+            result["chance_corrected"] = self.chance
         return result
 
     def _pairs(self, pair_abc, pair_psa, pair_label, pair_label_psa, pair_docs, shown) -> list[dict]:
@@ -311,6 +314,9 @@ def score(
     proportional: str = "jaccard",
     reference: str | None = None,
     beta: float = 1.0,
+    candidates: str | Path | None = None,
+    language: str = "en",
+    strict_candidates: bool = False,
     search: str = "sweep",
 ) -> AgreementReport:
     """Align every pair of raters on every document they share and count agreement.
@@ -325,6 +331,12 @@ def score(
     min_overlap, partial_credit, proportional : options of the overlap, partial and
         proportional rules.
     reference : a rater to score every other rater against (precision, recall, F-beta).
+    candidates : ``"tokens"``, ``"documents"`` or a path to a JSONL of candidate spans: makes
+        ``d`` defined and adds the chance-corrected coefficients (κ, π, S, α, ...) under
+        ``"chance_corrected"`` (SPEC §4-5; see :mod:`spanagree.candidates`).
+    language : the blank spaCy tokenizer's language for ``candidates="tokens"`` when the input
+        has no tokens.
+    strict_candidates : make spans that match no candidate an error instead of extra items.
     """
     if not isinstance(corpus, Corpus):
         from .io import read
@@ -338,12 +350,23 @@ def score(
         )
     if reference is not None and reference not in corpus.raters:
         raise UsageError(f"reference rater {reference!r} not found; raters: {', '.join(corpus.raters)}")
-    return AgreementReport(corpus, count(corpus, rule, unit=unit, search=search), reference=reference, beta=beta)
+    chance = None
+    if candidates is not None:
+        from .candidates import build_items
+        from .chance import chance_corrected
+
+        items = build_items(
+            corpus, candidates, rule, unit=unit, language=language, strict_candidates=strict_candidates
+        )
+        chance = chance_corrected(items, corpus.raters, reference=reference)
+    return AgreementReport(
+        corpus, count(corpus, rule, unit=unit, search=search), reference=reference, beta=beta, chance=chance
+    )
 
 
 def _sum_rows(index: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
     """Sum rows of ``values`` into ``n`` bins by ``index`` (any trailing shape)."""
-    flat = values.reshape(len(values), -1)
+    flat = values.reshape(len(values), int(np.prod(values.shape[1:])))
     out = np.zeros((n, flat.shape[1]))
     for j, col in enumerate(flat.T):
         out[:, j] = np.bincount(index, weights=col, minlength=n)

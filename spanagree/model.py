@@ -56,6 +56,9 @@ class Corpus:
         ``ann_ptr[i]:ann_ptr[i + 1]``.
     span_start, span_end, span_label : int arrays of shape (n_spans,).
     exclusions : what was read and left out, with reasons.
+    doc_label_names : sorted document labels (text classification), if any.
+    dl_doc, dl_rater, dl_label, dl_value : one row per judged (document, rater, label);
+        value 1 when the rater gave the label, 0 when the rater judged it absent.
     n_documents_read, n_annotations_read, n_spans_read : what the readers saw.
     """
 
@@ -71,6 +74,11 @@ class Corpus:
     span_end: np.ndarray
     span_label: np.ndarray
     exclusions: Exclusions = field(default_factory=Exclusions)
+    doc_label_names: list[str] = field(default_factory=list)
+    dl_doc: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    dl_rater: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    dl_label: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    dl_value: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int8))
     n_documents_read: int = 0
     n_annotations_read: int = 0
     n_spans_read: int = 0
@@ -167,6 +175,8 @@ class CorpusBuilder:
         self._starts: list[int] = []
         self._ends: list[int] = []
         self._labels: list[str] = []
+        self._doc_labels: dict[tuple[int, int], dict[str, int]] = {}
+        self._judged_all: set[tuple[int, int]] = set()
         self.exclusions = Exclusions()
         self.n_annotations_read = 0
         self.n_spans_read = 0
@@ -267,6 +277,53 @@ class CorpusBuilder:
         self.exclusions.annotations["repeated identical annotation line (kept once)"] += 1
         self.exclusions.spans["on a repeated annotation line"] += n_read
 
+    def _doc_label_rows(self, doc_rank: np.ndarray, rater_rank: np.ndarray) -> tuple[list[str], np.ndarray]:
+        """Document labels as sorted rows (doc, rater, label, value), labels sorted by name.
+
+        A rater who chose among all labels judged every label seen in the corpus: the ones not
+        given are explicit zeros."""
+        names = sorted({label for values in self._doc_labels.values() for label in values})
+        code = {name: i for i, name in enumerate(names)}
+        rows = []
+        for (doc, rater), values in self._doc_labels.items():
+            full = dict.fromkeys(names, 0) if (doc, rater) in self._judged_all else {}
+            full.update(values)
+            rows.extend((doc_rank[doc], rater_rank[rater], code[label], value) for label, value in full.items())
+        return names, np.array(sorted(rows), dtype=np.int64).reshape(-1, 4)
+
+    def add_labels(
+        self,
+        key: Hashable,
+        doc_id: str,
+        text: str,
+        rater: str,
+        labels: Sequence[str],
+        where: Location,
+        judged: Sequence[str] | None = None,
+    ) -> None:
+        """Add one rater's document labels (text classification).
+
+        ``labels`` are the labels the rater gave; ``judged`` the labels the rater decided on
+        (given or not), or None when the rater chose among all labels (a label list, a choice
+        task). Answers for the same document and rater merge (Prodigy asks one label per task);
+        a label judged both ways is an error.
+        """
+        doc = self._doc_index.get(key)
+        if doc is None or self._texts[doc] != text:
+            doc = self.document(key, doc_id, text, where, rater)
+        cell = (doc, self._rater_index.setdefault(rater, len(self._rater_index)))
+        values = self._doc_labels.setdefault(cell, {})
+        decided = {label: 0 for label in (judged or ())}
+        decided.update((label, 1) for label in labels)
+        for label, value in decided.items():
+            if values.setdefault(label, value) != value:
+                raise InputError(
+                    f"rater {rater!r} both gave and rejected label {label!r} for this document",
+                    where=where, doc_id=doc_id, field="label",
+                )
+        if judged is None:
+            self._judged_all.add(cell)
+
     def build(self) -> Corpus:
         """Sort documents, raters, labels and spans canonically and return the Corpus."""
         doc_order = sorted(range(len(self._doc_ids)), key=lambda i: self._doc_ids[i])
@@ -296,10 +353,12 @@ class CorpusBuilder:
         ann_of_span = np.repeat(np.arange(len(lens)), lens)
         span_order = np.lexsort((labs, ends, starts, ann_of_span))
         exclusions = self.exclusions
-        n_docs_with_ann = int(np.count_nonzero(np.bincount(ann_doc, minlength=len(self._doc_ids))))
-        never = len(self._doc_ids) - n_docs_with_ann
+        with_data = np.bincount(ann_doc, minlength=len(self._doc_ids)) > 0
+        with_data[doc_rank[[doc for doc, _ in self._doc_labels]]] = True
+        never = len(self._doc_ids) - int(with_data.sum())
         if never:
             exclusions.documents["no submitted annotation"] += never
+        doc_label_names, dl = self._doc_label_rows(doc_rank, rater_rank)
         return Corpus(
             doc_ids=[self._doc_ids[i] for i in doc_order],
             texts=[self._texts[i] for i in doc_order],
@@ -313,6 +372,11 @@ class CorpusBuilder:
             span_end=ends[span_order],
             span_label=labs[span_order],
             exclusions=exclusions,
+            doc_label_names=doc_label_names,
+            dl_doc=dl[:, 0],
+            dl_rater=dl[:, 1],
+            dl_label=dl[:, 2],
+            dl_value=dl[:, 3].astype(np.int8),
             n_documents_read=len(self._doc_ids),
             n_annotations_read=self.n_annotations_read,
             n_spans_read=self.n_spans_read,

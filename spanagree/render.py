@@ -62,6 +62,9 @@ def tables(report: dict) -> list[Table]:
             for d in worst]
     out.append((f"Lowest-agreement documents (up to {MAX_DOCUMENTS})", ["document", "raters", "PSA", "a", "b", "c"], rows))
 
+    if "chance_corrected" in report:
+        out.extend(_chance_tables(report["chance_corrected"]))
+
     rows = [
         [kind, reason, n]
         for kind in ("documents", "annotations", "spans")
@@ -72,6 +75,41 @@ def tables(report: dict) -> list[Table]:
     return out
 
 
+def _chance_tables(chance: dict) -> list[Table]:
+    """Headline chance-corrected coefficients next to PSA (candidates configured)."""
+    items = chance["items"]
+    pooled = chance["pooled"]
+    rows = [
+        ["candidates", chance["source"]],
+        ["items (candidates + extra)", f"{items['total']} ({items['candidates']} + {items['extra']})"],
+        ["pooled marked/NONE table a / b / c / d", f"{pooled['a']} / {pooled['b']} / {pooled['c']} / {pooled['d']}"],
+        ["Cohen's κ, pooled (marked vs NONE)", _num(pooled["cohen_kappa"]["value"])],
+        ["PSA on the same table (κ's limit as d grows)", _num(pooled["positive_agreement"])],
+    ]
+    names = {
+        "krippendorff_alpha": "Krippendorff's α (nominal, all raters)",
+        "fleiss_kappa": "Fleiss' κ (all raters)",
+        "davies_fleiss_kappa": "Davies–Fleiss κ (all raters)",
+        "gwet_ac1": "Gwet's AC1 (all raters)",
+        "s_against_group": "Shah's S, reference against the others",
+    }
+    for key, name in names.items():
+        if key in chance["all_raters"]:
+            value = chance["all_raters"][key]
+            rows.append([name, _num(value["value"]) if value["value"] is not None else f"undefined: {value['undefined']}"])
+    rows += [[f"note: {reason}", n] for reason, n in items["notes"].items()]
+    out: list[Table] = [("Chance-corrected (candidates)", ["", ""], rows)]
+    pair_rows = [
+        [f"{p['raters'][0]} ~ {p['raters'][1]}", p["items"], p["marked"]["d"],
+         _num(p["coefficients"]["percent_agreement"]["value"]), _num(p["coefficients"]["cohen_kappa"]["value"]),
+         _num(p["coefficients"]["scott_pi"]["value"]), _num(p["marked"]["cohen_kappa"]["value"]),
+         _num(p["marked"]["positive_agreement"])]
+        for p in chance["pairs"][:MAX_PAIRS]
+    ]
+    out.append(("Chance-corrected per pair", ["pair", "items", "d", "Ao", "κ", "π", "κ marked", "PSA marked"], pair_rows))
+    return out
+
+
 def as_text(report: dict) -> str:
     """Plain-text tables for a terminal (wasabi)."""
     from wasabi import table
@@ -79,7 +117,7 @@ def as_text(report: dict) -> str:
     parts = []
     for title, header, rows in tables(report):
         parts.append(f"\n{title}\n{'=' * len(title)}")
-        parts.append(table(rows, header=header if any(header) else None, divider=any(header)))
+        parts.append(table(rows, header=header if any(header) else None, divider=any(header), max_col=80))
     return "\n".join(parts)
 
 

@@ -503,9 +503,19 @@ def _pairwise_disagreement(marginals: np.ndarray, n: int) -> float:
 # ----------------------------------------------------------------------------------------------
 
 
-def code_ratings(
-    ratings: ArrayLike, categories: ArrayLike | None = None
-) -> tuple[np.ndarray, np.ndarray]:
+class CodedRatings(NamedTuple):
+    """An items × raters matrix already coded: ``codes[i, r]`` indexes ``categories``, -1 missing.
+
+    Every ``ratings`` argument accepts one, and it is used as is (no re-coding): compute it once
+    with :func:`code_ratings`, or build it from integer codes, to run several coefficients on
+    a large matrix.
+    """
+
+    codes: np.ndarray
+    categories: np.ndarray
+
+
+def code_ratings(ratings: ArrayLike, categories: ArrayLike | None = None) -> CodedRatings:
     """Code an items × raters matrix of labels as integer category codes.
 
     Parameters
@@ -540,7 +550,9 @@ def code_ratings(
     >>> code_ratings([[1, 2]], categories=[3, 2, 1])[0]
     array([[2, 1]])
     """
-    return _code_values(_as_ratings(ratings), categories)
+    if isinstance(ratings, CodedRatings):
+        return ratings
+    return CodedRatings(*_code_values(_as_ratings(ratings), categories))
 
 
 def ratings_to_table(ratings: ArrayLike, categories: ArrayLike | None = None) -> RatingsTable:

@@ -158,8 +158,8 @@ def test_prodigy_bad_answer(write_jsonl):
 def test_format_option(write_jsonl):
     path = write_jsonl(GOOD)
     assert spanagree.read(path, format="spanagree").n_annotations == 4
-    with pytest.raises(UsageError, match="unknown format 'brat'"):
-        spanagree.read(path, format="brat")
+    with pytest.raises(UsageError, match="unknown format 'smoke-signals'"):
+        spanagree.read(path, format="smoke-signals")
     with pytest.raises(InputError, match="field 'answer'"):
         spanagree.read(path, format="prodigy")
     with pytest.raises(UsageError, match="unknown reader option"):

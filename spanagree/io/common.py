@@ -160,6 +160,15 @@ def _span_error(span: Any, i: int, text_len: int, where: Location, doc_id: str, 
     )
 
 
+def parse_labels(raw: Any, where: Location, doc_id: str, field: str = "labels") -> list[str]:
+    """Validate a list of non-empty string document labels (duplicates kept once)."""
+    if type(raw) is not list or not all(isinstance(x, str) and x.strip() for x in raw):
+        raise InputError(
+            f"expected a list of non-empty string labels, got {describe(raw)}", where=where, doc_id=doc_id, field=field
+        )
+    return list(dict.fromkeys(raw))
+
+
 def parse_tokens(raw: Any, text_len: int, where: Location, doc_id: str, field: str = "tokens") -> np.ndarray:
     """Validate ``[{"start": int, "end": int, ...}, ...]`` and return an (n, 2) offset array."""
     if not isinstance(raw, list):

@@ -3,7 +3,9 @@
 ``{"doc_id": str, "text": str, "annotator": str, "spans": [{"start": int, "end": int, "label": str}]}``
 
 ``annotator`` may be left out when each file holds one rater: the rater is then the file's stem.
-Optional ``"tokens": [{"start": int, "end": int}, ...]`` enables the token unit.
+Optional ``"tokens": [{"start": int, "end": int}, ...]`` enables the token unit. Optional
+``"labels": [str, ...]`` gives the rater's document labels (text classification; the rater chose
+among all labels); a line with ``labels`` and no ``spans`` carries document labels only.
 """
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from pathlib import Path
 from ..errors import InputError
 from ..model import CorpusBuilder
 from . import Format
-from .common import doc_id_of, json_lines, parse_spans, parse_tokens, require
+from .common import doc_id_of, json_lines, parse_labels, parse_spans, parse_tokens, require
 
 
 
@@ -28,7 +30,12 @@ def read_spanagree(path: Path, builder: CorpusBuilder) -> None:
             rater = require(obj, "annotator", str, where, doc_id) if "annotator" in obj else stem
             if not rater:
                 raise InputError("empty; expected a rater name", where=where, doc_id=doc_id, field="annotator")
-        if raw_spans is None:
+        labels = obj.get("labels")
+        if labels is not None:
+            builder.add_labels(doc_id, doc_id, text, rater, parse_labels(labels, where, doc_id), where)
+            if raw_spans is None:
+                continue  # a document-label line: no span annotation
+        elif raw_spans is None:
             require(obj, "spans", list, where, doc_id)
         spans = parse_spans(raw_spans, len(text), where, doc_id)
         tokens = obj.get("tokens")

@@ -5,7 +5,9 @@
 - ``answer``: ``accept`` counts; ``reject`` and ``ignore`` mean the rater did not submit the
   document and are excluded and counted (``answers=`` chooses which answers count);
 - ``tokens`` and the spans' ``token_start``/``token_end`` (inclusive, Prodigy's convention) are
-  checked against the character offsets and give the token unit.
+  checked against the character offsets and give the token unit;
+- text classification (no ``spans``): a choice task's ``accept`` list gives the document labels;
+  a binary task's ``label`` is given with ``accept`` and judged absent with ``reject``.
 """
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ from typing import Iterable
 from ..errors import InputError, describe
 from ..model import CorpusBuilder
 from . import Format
-from .common import json_lines, parse_spans, parse_tokens, require
+from .common import json_lines, parse_labels, parse_spans, parse_tokens, require
 
 ANSWERS = ("accept", "reject", "ignore")
 
@@ -42,6 +44,9 @@ def read_prodigy(path: Path, builder: CorpusBuilder, *, answers: Iterable[str] =
             raise InputError(
                 f"got {answer!r}; expected one of {', '.join(ANSWERS)}", where=where, doc_id=doc_id, field="answer"
             )
+        if "spans" not in obj and ("options" in obj or "label" in obj):
+            _add_doc_labels(obj, builder, key, doc_id, text, rater, answer, where)
+            continue
         if answer not in counted:
             spans = obj.get("spans")
             n_spans = len(spans) if isinstance(spans, list) else 0
@@ -57,6 +62,25 @@ def read_prodigy(path: Path, builder: CorpusBuilder, *, answers: Iterable[str] =
             tokens = parse_tokens(obj["tokens"], len(text), where, doc_id)
             _check_token_indices(obj["spans"] if spans else [], tokens, where, doc_id)
         builder.add(key, doc_id, text, rater, spans, where, tokens)
+
+
+def _add_doc_labels(obj: dict, builder: CorpusBuilder, key, doc_id: str, text: str, rater: str, answer: str, where) -> None:
+    """A text-classification task: a choice task (``options`` + the ``accept`` list) or a
+    binary task (``label`` + ``answer``, where ``reject`` says the label does not apply)."""
+    if answer == "ignore":
+        builder.skip(key, doc_id, text, where, rater, "Prodigy answer 'ignore'")
+        return
+    builder.n_annotations_read += 1
+    if "options" in obj:
+        if answer != "accept":
+            builder.exclusions.annotations[f"Prodigy choice answer {answer!r}"] += 1
+            return
+        chosen = [str(x) for x in obj.get("accept") or []]
+        builder.add_labels(key, doc_id, text, rater, parse_labels(chosen, where, doc_id, "accept"), where)
+        return
+    label = require(obj, "label", str, where, doc_id)
+    given = [label] if answer == "accept" else []
+    builder.add_labels(key, doc_id, text, rater, given, where, judged=[label])
 
 
 def looks_like(path: Path, first: dict | None) -> bool:
