@@ -312,12 +312,12 @@ def render(synth: dict[str, Any], real: list[dict[str, Any]], skipped: list[str]
     return "\n".join(out) + "\n"
 
 
-def write_results(body: str, path: Path) -> None:
-    """Write or replace the section SECTION of ``path``, leaving the other sections alone."""
+def write_results(body: str, path: Path, section_title: str = SECTION) -> None:
+    """Write or replace one section of ``path`` (default SECTION), leaving the others alone."""
     text = path.read_text(encoding="utf-8") if path.exists() else "# Benchmark results\n"
     lines = text.splitlines(keepends=True)
-    start = next((i for i, x in enumerate(lines) if x.rstrip() == SECTION), None)
-    section = f"{SECTION}\n\n{body}"
+    start = next((i for i, x in enumerate(lines) if x.rstrip() == section_title), None)
+    section = f"{section_title}\n\n{body}"
     if start is None:
         new = text.rstrip("\n") + "\n\n" + section
     else:
