@@ -13,7 +13,8 @@ and macro over labels, per document, and each rater against a reference rater.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+import copy
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -79,6 +80,9 @@ class AgreementReport:
     reference: str | None = None
     beta: float = 1.0
     chance: dict | None = None
+    items: Any = None  # the candidates' ItemMatrix, when candidates were configured
+    interval_options: Any = None  # IntervalOptions, when intervals were asked for
+    _intervals: dict | None = field(default=None, repr=False)
 
     # --- per pair -----------------------------------------------------------------------------
 
@@ -174,8 +178,23 @@ class AgreementReport:
         if self.reference is not None:
             result["reference"] = self._against_reference(pair_abc)
         if self.chance is not None:
-            result["chance_corrected"] = self.chance
+            result["chance_corrected"] = copy.deepcopy(self.chance)
+        if self.interval_options is not None:
+            from .intervals import attach
+
+            attach(result, self.intervals(), self)
         return result
+
+    def intervals(self) -> dict[str, Any]:
+        """Bootstrap intervals and jackknife standard errors of every headline statistic
+        (computed once; see :mod:`spanagree.intervals`)."""
+        if self.interval_options is None:
+            raise UsageError("no intervals were asked for: pass bootstrap=N to score()")
+        if self._intervals is None:
+            from .intervals import interval_section
+
+            self._intervals = interval_section(self, self.interval_options)
+        return self._intervals
 
     def _pairs(self, pair_abc, pair_psa, pair_label, pair_label_psa, pair_docs, shown) -> list[dict]:
         """One dict per rater pair (those in ``shown``, or all), in pair order."""
@@ -317,6 +336,9 @@ def score(
     candidates: str | Path | None = None,
     language: str = "en",
     strict_candidates: bool = False,
+    bootstrap: int | None = None,
+    ci: float = 0.95,
+    seed: int = 0,
     search: str = "sweep",
 ) -> AgreementReport:
     """Align every pair of raters on every document they share and count agreement.
@@ -337,6 +359,9 @@ def score(
     language : the blank spaCy tokenizer's language for ``candidates="tokens"`` when the input
         has no tokens.
     strict_candidates : make spans that match no candidate an error instead of extra items.
+    bootstrap, ci, seed : with ``bootstrap=N``, every headline statistic gets a percentile
+        interval at level ``ci`` from N bootstrap replicates over documents (seeded) and a
+        jackknife standard error (SPEC §6; see :mod:`spanagree.intervals`).
     """
     if not isinstance(corpus, Corpus):
         from .io import read
@@ -359,8 +384,16 @@ def score(
             corpus, candidates, rule, unit=unit, language=language, strict_candidates=strict_candidates
         )
         chance = chance_corrected(items, corpus.raters, reference=reference)
+    else:
+        items = None
+    interval_options = None
+    if bootstrap is not None:
+        from .intervals import IntervalOptions
+
+        interval_options = IntervalOptions(level=ci, replicates=bootstrap, seed=seed)
     return AgreementReport(
-        corpus, count(corpus, rule, unit=unit, search=search), reference=reference, beta=beta, chance=chance
+        corpus, count(corpus, rule, unit=unit, search=search), reference=reference, beta=beta, chance=chance,
+        items=items, interval_options=interval_options,
     )
 
 

@@ -21,19 +21,22 @@ def tables(report: dict) -> list[Table]:
         ["raters", len(report["raters"])],
         ["documents scored / read", f"{docs['scored']} / {docs['read']}"],
         ["rater pairs", overall["pairs"]],
-        ["pairwise mean PSA", _num(overall["pairwise_mean_psa"])],
-        ["pooled PSA", _num(overall["pooled_psa"])],
-        ["macro PSA (mean over labels)", _num(report["macro"]["pairwise_mean_psa"])],
+        ["pairwise mean PSA", _num(overall["pairwise_mean_psa"]) + _ci(overall, "pairwise_mean_psa")],
+        ["pooled PSA", _num(overall["pooled_psa"]) + _ci(overall, "pooled_psa")],
+        ["macro PSA (mean over labels)", _num(report["macro"]["pairwise_mean_psa"]) + _ci(report["macro"], "pairwise_mean_psa")],
         ["a / b / c", f"{_num(overall['a'], 2)} / {_num(overall['b'], 2)} / {_num(overall['c'], 2)}"],
     ]
     if overall["pairs_undefined"]:
         summary.append(["pairs with PSA undefined (no spans)", overall["pairs_undefined"]])
+    if "intervals" in report:
+        iv = report["intervals"]
+        summary.append(["intervals", f"{iv['level']:.0%} percentile bootstrap over documents, {iv['replicates']} replicates, seed {iv['seed']}"])
     out: list[Table] = [("Agreement", ["", ""], summary)]
 
     pairs = sorted(report["pairs"], key=lambda p: -p["documents"])
     n_pairs = report["overall"]["pairs"]
     rows = [
-        [f"{p['raters'][0]} ~ {p['raters'][1]}", p["documents"], _num(p["psa"]), _num(p["a"], 2), _num(p["b"], 2),
+        [f"{p['raters'][0]} ~ {p['raters'][1]}", p["documents"], _num(p["psa"]) + _ci(p, "psa"), _num(p["a"], 2), _num(p["b"], 2),
          _num(p["c"], 2), *p["outcomes"].values()]
         for p in pairs[:MAX_PAIRS]
     ]
@@ -42,7 +45,8 @@ def tables(report: dict) -> list[Table]:
     out.append((title, ["pair", "docs", "PSA", "a", "b", "c", *outcome_names], rows))
 
     rows = [
-        [name, _num(v["pairwise_mean_psa"]), _num(v["pooled_psa"]), _num(v["a"], 2), _num(v["b"], 2), _num(v["c"], 2)]
+        [name, _num(v["pairwise_mean_psa"]) + _ci(v, "pairwise_mean_psa"), _num(v["pooled_psa"]), _num(v["a"], 2),
+         _num(v["b"], 2), _num(v["c"], 2)]
         for name, v in report["labels"].items()
     ]
     out.append(("Per label (labels strict)", ["label", "pairwise mean PSA", "pooled PSA", "a", "b", "c"], rows))
@@ -136,6 +140,14 @@ def as_markdown(report: dict) -> str:
 
 def _cell(value: Any) -> str:
     return str(value).replace("|", "\\|")
+
+
+def _ci(holder: dict, name: str) -> str:
+    """`` [low, high]`` when the statistic has an interval, else nothing."""
+    interval = holder.get(f"{name}_interval")
+    if not interval or interval["low"] is None:
+        return ""
+    return f" [{interval['low']:.3f}, {interval['high']:.3f}]"
 
 
 def _num(value: float | None, digits: int = 3) -> str:

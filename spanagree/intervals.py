@@ -1,0 +1,355 @@
+"""Uncertainty of the headline statistics: bootstrap and jackknife over documents (SPEC §6).
+
+Spans inside one document are not independent, so documents are the unit of resampling. Every
+statistic spanagree reports is a function of sums of per-document counts (a, b, c per rater pair
+and label; with candidates, the k×k table of each pair and Krippendorff's coincidence matrix), so
+one replicate is one weighted sum of the per-document rows: ``W @ D`` with ``W`` the
+(replicates × documents) resampling counts and ``D`` the (documents × columns) counts. Nothing
+is re-aligned.
+
+- **Bootstrap** (default 1,000 replicates, seeded: the same input and seed give the same
+  interval): each replicate draws the documents with replacement; the interval is the
+  percentile interval of the replicate values (Efron & Tibshirani 1993, ch. 13).
+- **Jackknife** standard error: leave one document out, ``se = sqrt((n−1)/n · Σ (θ₋ᵢ − θ̄)²)``
+  (Efron & Tibshirani 1993, ch. 11).
+- **Analytic** standard error of PSA (delta method, multinomial counts; SPEC §3):
+  ``se = 2·sqrt(a·(b + c)·(a + b + c)) / (2a + b + c)²``.
+
+Replicates where a statistic is undefined (e.g. no spans at all in the resample) are left out
+of its interval and counted.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+from .agreement import AgreementReport, psa_array
+
+#: Replicates per block of the weight matrix (bounds memory: block × documents floats).
+BLOCK = 250
+#: The documents × columns count matrix is built when it has at most this many cells.
+DENSE_CELLS = 20_000_000
+#: Documents above which the jackknife (one replicate per document) is not run.
+JACKKNIFE_MAX = 20_000
+
+
+@dataclass(frozen=True)
+class IntervalOptions:
+    """``level`` (e.g. 0.95), ``replicates`` (bootstrap draws) and ``seed``."""
+
+    level: float = 0.95
+    replicates: int = 1000
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        from .errors import UsageError
+
+        if not 0 < self.level < 1:
+            raise UsageError(f"the interval level must be between 0 and 1, got {self.level!r}")
+        if type(self.replicates) is not int or self.replicates < 2:
+            raise UsageError(f"bootstrap replicates must be a whole number >= 2, got {self.replicates!r}")
+
+
+def analytic_psa_se(a: float, b: float, c: float) -> float | None:
+    """Delta-method standard error of PSA: ``2·sqrt(a(b + c)(a + b + c)) / (2a + b + c)²``.
+
+    >>> round(analytic_psa_se(227, 31, 50), 4)
+    0.0144
+    >>> analytic_psa_se(0, 0, 0) is None
+    True
+    """
+    denominator = (2 * a + b + c) ** 2
+    return None if denominator == 0 else 2 * float(np.sqrt(a * (b + c) * (a + b + c))) / denominator
+
+
+class DocumentCounts:
+    """Per-document counts, and every statistic as a function of their weighted sums.
+
+    Each source is one additive array of the report with a document per row (a unit, i.e. a
+    document and rater pair, or an item). A replicate's sums are ``W @ D`` with D the documents ×
+    columns matrix when that fits in memory (one BLAS product per block of replicates); with
+    many rater pairs (crowd corpora) D would be huge and mostly zeros, so the sums are formed
+    per source instead, by segment sums over its rows.
+    """
+
+    def __init__(self, report: AgreementReport) -> None:
+        self.report = report
+        corpus, counts = report.corpus, report.counts
+        units = counts.units
+        n_pairs, n_labels = len(units.pairs), len(corpus.labels)
+        # (name, document of each row, flat column of each value, values, shape of the sums)
+        self.sources = [
+            ("pair_abc", units.doc, units.pair[:, None] * 3 + np.arange(3), counts.abc, (n_pairs, 3)),
+            (
+                "pair_label_abc",
+                units.doc,
+                (units.pair[:, None, None] * n_labels + np.arange(n_labels)[:, None]) * 3 + np.arange(3),
+                counts.abc_label,
+                (n_pairs, n_labels, 3),
+            ),
+        ]
+        self.chance = getattr(report, "items", None) is not None
+        if self.chance:
+            self.sources += _chance_sources(report)
+        self.docs = np.unique(np.concatenate([src[1] for src in self.sources]))
+        self.row_of = np.full(corpus.n_documents, -1, dtype=np.int64)
+        self.row_of[self.docs] = np.arange(len(self.docs))
+        width = sum(int(np.prod(src[4])) for src in self.sources)
+        self.matrix = self._dense() if len(self.docs) * width <= DENSE_CELLS else None
+
+    @property
+    def n_documents(self) -> int:
+        return len(self.docs)
+
+    def _dense(self) -> np.ndarray:
+        offsets, offset = [], 0
+        for src in self.sources:
+            offsets.append(offset)
+            offset += int(np.prod(src[4]))
+        matrix = np.zeros((len(self.docs), offset))
+        for (name, doc, column, values, shape), start in zip(self.sources, offsets):
+            rows = np.broadcast_to(self.row_of[doc].reshape((-1,) + (1,) * (column.ndim - 1)), column.shape)
+            np.add.at(matrix, (rows.reshape(-1), start + column.reshape(-1)), np.broadcast_to(values, column.shape).reshape(-1))
+        return matrix
+
+    def sums(self, weights: np.ndarray) -> dict[str, np.ndarray]:
+        """Weighted sums of every source: ``weights`` is (replicates × documents)."""
+        if self.matrix is not None:
+            return self._split(weights @ self.matrix)
+        out = {}
+        for name, doc, column, values, shape in self.sources:
+            flat_column = column.reshape(len(doc), -1)
+            flat_values = np.broadcast_to(values, column.shape).reshape(len(doc), -1)
+            size = int(np.prod(shape))
+            row_weights = weights[:, self.row_of[doc]]  # (replicates, rows)
+            total = np.zeros((len(weights), size))
+            for j in range(flat_column.shape[1]):
+                order = np.argsort(flat_column[:, j], kind="stable")
+                cols = flat_column[order, j]
+                starts = np.flatnonzero(np.r_[True, cols[1:] != cols[:-1]])
+                total[:, cols[starts]] += np.add.reduceat(row_weights[:, order] * flat_values[order, j], starts, axis=1)
+            out[name] = total.reshape((len(weights), *shape))
+        return out
+
+    def point(self) -> dict[str, np.ndarray]:
+        return self.sums(np.ones((1, self.n_documents)))
+
+    def leave_one_out(self) -> dict[str, np.ndarray] | None:
+        """The sums without each document in turn (the jackknife replicates); None when the
+        count matrix is not built (the jackknife is then skipped, and said so)."""
+        if self.matrix is None:
+            return None
+        return self._split(self.matrix.sum(axis=0) - self.matrix)
+
+    def _split(self, flat: np.ndarray) -> dict[str, np.ndarray]:
+        """Flat column sums (replicates × columns) back into one array per source."""
+        out, start = {}, 0
+        for name, _, _, _, shape in self.sources:
+            size = int(np.prod(shape))
+            out[name] = flat[:, start : start + size].reshape((len(flat), *shape))
+            start += size
+        return out
+
+    def statistics(self, parts: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """Every statistic with an interval, one value per replicate (NaN = undefined)."""
+        labels = self.report.corpus.labels
+        pair = parts["pair_abc"]
+        pair_psa = psa_array(pair[..., 0], pair[..., 1], pair[..., 2])
+        total = pair.sum(axis=1)
+        out = {
+            "overall.pairwise_mean_psa": _nanmean(pair_psa, axis=1),
+            "overall.pooled_psa": psa_array(total[:, 0], total[:, 1], total[:, 2]),
+        }
+        label = parts["pair_label_abc"]
+        label_psa = psa_array(label[..., 0], label[..., 1], label[..., 2])  # (R, P, L)
+        label_total = label.sum(axis=1)
+        label_mean = _nanmean(label_psa, axis=1)
+        label_pooled = psa_array(label_total[..., 0], label_total[..., 1], label_total[..., 2])
+        out["macro.pairwise_mean_psa"] = _nanmean(label_mean, axis=1)
+        out["macro.pooled_psa"] = _nanmean(label_pooled, axis=1)
+        for k, name in enumerate(labels):
+            out[f"labels.{name}.pairwise_mean_psa"] = label_mean[:, k]
+            out[f"labels.{name}.pooled_psa"] = label_pooled[:, k]
+        for p in range(pair_psa.shape[1]):
+            out[f"pairs.{p}.psa"] = pair_psa[:, p]
+        if self.chance:
+            out.update(_chance_statistics(parts))
+        return out
+
+
+def bootstrap(report: AgreementReport, options: IntervalOptions = IntervalOptions()) -> dict[str, dict[str, Any]]:
+    """Percentile bootstrap intervals and jackknife standard errors for every statistic.
+
+    Returns ``{statistic path: {"value", "low", "high", "se", ...}}`` where the path names the
+    statistic in the report (``"overall.pairwise_mean_psa"``, ``"pairs.0.psa"``, ...).
+    """
+    counts = DocumentCounts(report)
+    n = counts.n_documents
+    point = counts.statistics(counts.point())
+    rng = np.random.default_rng(options.seed)
+    replicate_values: dict[str, list[np.ndarray]] = {name: [] for name in point}
+    done = 0
+    while done < options.replicates:
+        block = min(BLOCK, options.replicates - done)
+        draws = rng.integers(0, n, size=(block, n)) + (np.arange(block) * n)[:, None]
+        weights = np.bincount(draws.reshape(-1), minlength=block * n).reshape(block, n).astype(np.float64)
+        for name, values in counts.statistics(counts.sums(weights)).items():
+            replicate_values[name].append(values)
+        done += block
+    left_out = counts.leave_one_out() if 1 < n <= JACKKNIFE_MAX else None
+    jackknife = counts.statistics(left_out) if left_out is not None else None
+    alpha = (1 - options.level) / 2
+    out = {}
+    for name, value in point.items():
+        values = np.concatenate(replicate_values[name])
+        defined = values[~np.isnan(values)]
+        entry: dict[str, Any] = {
+            "value": _float(value[0]),
+            "low": float(np.quantile(defined, alpha)) if len(defined) else None,
+            "high": float(np.quantile(defined, 1 - alpha)) if len(defined) else None,
+            "se": _jackknife_se(jackknife[name]) if jackknife is not None else None,
+            "bootstrap_se": float(defined.std(ddof=1)) if len(defined) > 1 else None,
+        }
+        undefined = len(values) - len(defined)
+        if undefined:
+            entry["undefined_replicates"] = int(undefined)
+        out[name] = entry
+    return out
+
+
+def interval_section(report: AgreementReport, options: IntervalOptions) -> dict[str, Any]:
+    """The intervals in the shape of the report: ``{"method": ..., "statistics": {...}}``."""
+    return {
+        "method": "percentile bootstrap over documents; se: jackknife over documents",
+        "level": options.level,
+        "replicates": options.replicates,
+        "seed": options.seed,
+        "statistics": bootstrap(report, options),
+    }
+
+
+def attach(result: dict[str, Any], intervals: dict[str, Any], report: AgreementReport) -> None:
+    """Put each statistic's interval object beside it in the report dict (``<name>_interval``),
+    with the analytic PSA standard error where it applies."""
+    stats = intervals["statistics"]
+    corpus, units = report.corpus, report.counts.units
+    pair_names = {p: [corpus.raters[a], corpus.raters[b]] for p, (a, b) in enumerate(units.pairs.tolist())}
+    for path, entry in stats.items():
+        parts = path.split(".")
+        if parts[0] == "pairs":
+            names = pair_names[int(parts[1])]
+            target = next((row for row in result["pairs"] if row["raters"] == names), None)
+            if target is None:  # a summary shows only some pairs
+                continue
+            entry = {**entry, "analytic_se": analytic_psa_se(target["a"], target["b"], target["c"])}
+            target["psa_interval"] = entry
+            continue
+        if parts[0] == "chance":
+            _attach_chance(result.get("chance_corrected"), parts[1:], entry)
+            continue
+        holder = result
+        for key in parts[:-1]:
+            holder = holder[key]
+        if path == "overall.pooled_psa":
+            entry = {**entry, "analytic_se": analytic_psa_se(holder["a"], holder["b"], holder["c"])}
+        holder[f"{parts[-1]}_interval"] = entry
+    result["intervals"] = {k: v for k, v in intervals.items() if k != "statistics"}
+
+
+# --- chance-corrected statistics ---------------------------------------------------------------
+
+
+def _chance_sources(report: AgreementReport) -> list:
+    """Per-item contributions to the pair tables and to the coincidence matrix, by document."""
+    from .chance import _pair_rows
+
+    items = report.items
+    k = len(items.categories)
+    pairs, pair_index, first, second = _pair_rows(items, len(report.corpus.raters))
+    doc = items.item_doc[items.rating_item[first]]
+    ci, cj = items.rating_code[first], items.rating_code[second]
+    per_item = np.bincount(items.rating_item, minlength=items.n_items)
+    weight = 1.0 / (per_item[items.rating_item[first]] - 1)
+    return [
+        ("chance_tables", doc, pair_index * k * k + ci * k + cj, np.ones(len(doc)), (len(pairs), k, k)),
+        ("coincidence", np.concatenate([doc, doc]), np.concatenate([ci * k + cj, cj * k + ci]),
+         np.concatenate([weight, weight]), (k, k)),
+    ]
+
+
+def _chance_statistics(parts: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    tables = parts["chance_tables"]  # (R, P, k, k)
+    out = {}
+    kappa = _cohen_kappa(tables)
+    for p in range(tables.shape[1]):
+        out[f"chance.pairs.{p}.cohen_kappa"] = kappa[:, p]
+    marked = np.stack(
+        [tables[:, :, 1:, 1:].sum(axis=(1, 2, 3)), tables[:, :, 1:, 0].sum(axis=(1, 2)),
+         tables[:, :, 0, 1:].sum(axis=(1, 2)), tables[:, :, 0, 0].sum(axis=1)], axis=1,
+    )
+    two_by_two = np.stack([marked[:, :2], marked[:, 2:]], axis=1)
+    out["chance.pooled.cohen_kappa"] = _cohen_kappa(two_by_two)
+    out["chance.pooled.positive_agreement"] = psa_array(marked[:, 0], marked[:, 1], marked[:, 2])
+    out["chance.all_raters.krippendorff_alpha"] = _nominal_alpha(parts["coincidence"])
+    return out
+
+
+def _cohen_kappa(tables: np.ndarray) -> np.ndarray:
+    """Cohen's κ of every (…, k, k) table, computed as 1 − Do/De (Cohen 1960)."""
+    n = tables.sum(axis=(-1, -2))
+    rows, cols = tables.sum(axis=-1), tables.sum(axis=-2)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        observed_disagreement = (n - np.trace(tables, axis1=-2, axis2=-1)) / n
+        expected_disagreement = 1 - (rows * cols).sum(axis=-1) / (n * n)
+        return np.where(expected_disagreement > 0, 1 - observed_disagreement / expected_disagreement, np.nan)
+
+
+def _nominal_alpha(o: np.ndarray) -> np.ndarray:
+    """Krippendorff's α (nominal) of every (…, k, k) coincidence matrix:
+    α = 1 − (n − 1)(n − Σ_c o_cc) / (n² − Σ_c n_c²) (Krippendorff 2011)."""
+    n_c = o.sum(axis=-1)
+    n = n_c.sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        expected = n * n - (n_c * n_c).sum(axis=-1)
+        return np.where(expected > 0, 1 - (n - 1) * (n - np.trace(o, axis1=-2, axis2=-1)) / expected, np.nan)
+
+
+def _attach_chance(chance: dict | None, parts: list[str], entry: dict) -> None:
+    if chance is None:
+        return
+    if parts[0] == "pairs":
+        if int(parts[1]) < len(chance["pairs"]):
+            chance["pairs"][int(parts[1])]["coefficients"]["cohen_kappa"]["interval"] = entry
+    elif parts[0] == "pooled":
+        holder = chance["pooled"]
+        if parts[1] == "cohen_kappa":
+            holder["cohen_kappa"]["interval"] = entry
+        else:
+            holder[f"{parts[1]}_interval"] = entry
+    elif parts[0] == "all_raters":
+        chance["all_raters"][parts[1]]["interval"] = entry
+
+
+# --- helpers ------------------------------------------------------------------------------------
+
+
+def _nanmean(values: np.ndarray, axis: int) -> np.ndarray:
+    defined = ~np.isnan(values)
+    count = defined.sum(axis=axis)
+    total = np.where(defined, values, 0.0).sum(axis=axis)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(count > 0, total / np.maximum(count, 1), np.nan)
+
+
+def _jackknife_se(values: np.ndarray) -> float | None:
+    defined = values[~np.isnan(values)]
+    n = len(defined)
+    if n < 2:
+        return None
+    return float(np.sqrt((n - 1) / n * ((defined - defined.mean()) ** 2).sum()))
+
+
+def _float(value: float) -> float | None:
+    return None if np.isnan(value) else float(value)

@@ -1,0 +1,76 @@
+"""Bootstrap and jackknife intervals over documents (SPEC §6)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import spanagree
+from spanagree import intervals
+from spanagree.intervals import DocumentCounts, IntervalOptions, analytic_psa_se
+
+
+@pytest.fixture(scope="module")
+def report(example_path=None):
+    from conftest import EXAMPLE
+
+    return spanagree.score(spanagree.read(EXAMPLE), rule="overlap", candidates="tokens", bootstrap=300, seed=1)
+
+
+def test_same_seed_same_interval_other_seed_other_interval(report):
+    first = intervals.bootstrap(report, IntervalOptions(replicates=300, seed=1))
+    again = intervals.bootstrap(report, IntervalOptions(replicates=300, seed=1))
+    other = intervals.bootstrap(report, IntervalOptions(replicates=300, seed=2))
+    assert first == again
+    assert first["overall.pairwise_mean_psa"]["low"] != other["overall.pairwise_mean_psa"]["low"]
+
+
+def test_intervals_contain_the_point_estimate_and_match_the_report(report):
+    result = report.to_dict()
+    for holder, name in [(result["overall"], "pairwise_mean_psa"), (result["overall"], "pooled_psa"),
+                         (result["macro"], "pairwise_mean_psa"), *[(v, "pairwise_mean_psa") for v in result["labels"].values()],
+                         *[(p, "psa") for p in result["pairs"]]]:
+        interval = holder[f"{name}_interval"]
+        assert interval["value"] == pytest.approx(holder[name], abs=1e-12)
+        assert interval["low"] <= holder[name] <= interval["high"]
+        assert interval["se"] > 0
+    chance = result["chance_corrected"]
+    alpha = chance["all_raters"]["krippendorff_alpha"]
+    assert alpha["interval"]["value"] == pytest.approx(alpha["value"], abs=1e-9)
+    for pair in chance["pairs"]:
+        kappa = pair["coefficients"]["cohen_kappa"]
+        assert kappa["interval"]["value"] == pytest.approx(kappa["value"], abs=1e-9)
+        assert kappa["interval"]["low"] <= kappa["value"] <= kappa["interval"]["high"]
+    assert result["intervals"] == {"method": "percentile bootstrap over documents; se: jackknife over documents",
+                                   "level": 0.95, "replicates": 300, "seed": 1}
+
+
+def test_without_bootstrap_the_report_is_unchanged(example_path):
+    plain = spanagree.score(spanagree.read(example_path)).to_dict()
+    assert "intervals" not in plain and "pairwise_mean_psa_interval" not in plain["overall"]
+
+
+def test_dense_and_segment_sum_paths_agree(report, monkeypatch):
+    dense = DocumentCounts(report)
+    monkeypatch.setattr(intervals, "DENSE_CELLS", 0)
+    sparse = DocumentCounts(report)
+    assert dense.matrix is not None and sparse.matrix is None
+    weights = np.random.default_rng(0).integers(0, 3, size=(7, dense.n_documents)).astype(float)
+    for name, values in dense.sums(weights).items():
+        np.testing.assert_allclose(sparse.sums(weights)[name], values, atol=1e-9)
+
+
+def test_jackknife_matches_leaving_each_document_out(report):
+    counts = DocumentCounts(report)
+    loo = counts.statistics(counts.leave_one_out())["overall.pooled_psa"]
+    for row in (0, 5, counts.n_documents - 1):
+        weights = np.ones((1, counts.n_documents))
+        weights[0, row] = 0
+        assert loo[row] == pytest.approx(counts.statistics(counts.sums(weights))["overall.pooled_psa"][0])
+
+
+def test_analytic_se_and_options():
+    assert analytic_psa_se(227, 31, 50) == pytest.approx(2 * np.sqrt(227 * 81 * 308) / 535**2)
+    with pytest.raises(spanagree.UsageError):
+        IntervalOptions(level=1.5)
+    with pytest.raises(spanagree.UsageError):
+        IntervalOptions(replicates=1)
