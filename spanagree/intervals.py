@@ -56,7 +56,7 @@ def analytic_psa_se(a: float, b: float, c: float) -> float | None:
     """Delta-method standard error of PSA: ``2·sqrt(a(b + c)(a + b + c)) / (2a + b + c)²``.
 
     >>> round(analytic_psa_se(227, 31, 50), 4)
-    0.0144
+    0.0166
     >>> analytic_psa_se(0, 0, 0) is None
     True
     """
