@@ -35,6 +35,9 @@ class Format:
     (``jsonl=True``) get the file's first record as ``first``; the others get ``None`` and must
     decide from the path (suffix, directory layout, a peek at the content).
     ``write(corpus, path, **options)``, where present, writes a corpus in this format.
+    ``read_many(paths, builder, **options)``, where present, is called once with every path of
+    this format instead of ``read`` once per path, for formats whose files only make sense
+    together (documents paired across files by position, judgments pooled per topic).
     """
 
     name: str
@@ -44,6 +47,7 @@ class Format:
     order: int = 100
     write: Callable[..., None] | None = None
     description: str = ""
+    read_many: Callable[..., None] | None = None
 
 
 @lru_cache(maxsize=None)
@@ -130,13 +134,23 @@ def _read(paths, format: str, progress, options: dict) -> Corpus:
     total = sum(p.stat().st_size for p in files if p.is_file()) if progress else 0
     builder = CorpusBuilder(progress, total)
     used_options: set[str] = set()
+    together: dict[str, list[Path]] = {}  # formats that read all their files at once
     for path in files:
         name = detect_format(path) if format == "auto" else format
-        reader = formats()[name].read
-        accepted = set(inspect.signature(reader).parameters) - {"path", "builder"}
-        reader(path, builder, **{k: v for k, v in options.items() if k in accepted})
-        used_options |= accepted
+        if formats()[name].read_many is not None:
+            together.setdefault(name, []).append(path)
+            continue
+        used_options |= _call(formats()[name].read, path, builder, options)
+    for name, group in together.items():
+        used_options |= _call(formats()[name].read_many, group, builder, options)
     unknown = set(options) - used_options
     if unknown:
         raise UsageError(f"unknown reader option(s) {', '.join(sorted(unknown))} for the formats read")
     return builder.build()
+
+
+def _call(reader: Callable[..., None], source, builder: CorpusBuilder, options: dict) -> set[str]:
+    """Call a reader with the options it accepts; return the names it accepts."""
+    accepted = set(inspect.signature(reader).parameters) - {"path", "paths", "builder"}
+    reader(source, builder, **{k: v for k, v in options.items() if k in accepted})
+    return accepted

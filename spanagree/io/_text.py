@@ -1,0 +1,71 @@
+"""Plain-text input shared by the non-JSON readers: exact UTF-8 text, numbered lines, a peek."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterator
+
+from ..errors import InputError, Location
+
+
+def open_binary(path: Path):
+    """Open a file for reading bytes, or raise an InputError that names it."""
+    name = str(path)
+    try:
+        return open(path, "rb")
+    except FileNotFoundError:
+        raise InputError("no such file", where=Location(name)) from None
+    except IsADirectoryError:
+        raise InputError("is a directory; expected a file", where=Location(name)) from None
+    except OSError as err:
+        raise InputError(f"cannot be read ({err.strerror})", where=Location(name)) from None
+
+
+def read_text(path: Path) -> str:
+    """The whole file as UTF-8, newlines untouched (``\\r\\n`` stays two characters), so that
+    character offsets into it are exact. A leading byte-order mark is kept: it is a character
+    the annotation tool counted too."""
+    with open_binary(path) as handle:
+        raw = handle.read()
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = raw.count(b"\n", 0, err.start) + 1
+        raise InputError(
+            f"not valid UTF-8 (byte {raw[err.start:err.start + 1]!r}); expected UTF-8 text",
+            where=Location(str(path), line),
+        ) from None
+
+
+def text_lines(path: Path) -> Iterator[tuple[Location, str]]:
+    """Yield ``(location, line)`` for every line, without its line break (``\\n`` or ``\\r\\n``).
+
+    A byte-order mark at the start of the file is dropped; invalid UTF-8 is an InputError that
+    names the line.
+    """
+    name = str(path)
+    with open_binary(path) as handle:
+        for number, raw in enumerate(handle, 1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as err:
+                raise InputError(
+                    f"not valid UTF-8 (byte {raw[err.start:err.start + 1]!r} at byte {err.start} of the line); "
+                    "expected UTF-8 text",
+                    where=Location(name, number),
+                ) from None
+            if number == 1 and line.startswith("\ufeff"):
+                line = line[1:]
+            yield Location(name, number), line.rstrip("\r\n")
+
+
+def peek(path: Path, size: int = 8192) -> str | None:
+    """The first ``size`` bytes of a regular file as text (undecodable bytes replaced), or None
+    when the path is not a readable file. Used by format detection only."""
+    try:
+        if not path.is_file():
+            return None
+        with open(path, "rb") as handle:
+            head = handle.read(size)
+    except OSError:
+        return None
+    return head.decode("utf-8", errors="replace").lstrip("\ufeff")

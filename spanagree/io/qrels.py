@@ -1,0 +1,140 @@
+"""TREC relevance judgments (qrels) from several assessors, one file each.
+
+Each line is ``topic iteration docno relevance``, white-space separated; the iteration column is
+ignored. The rater is the file's stem.
+
+Relevance judgments are the information-retrieval case of Hripcsak & Rothschild (2005): the
+documents an assessor judged relevant are the positives, and the documents nobody judged relevant
+give no ``d``. To score them with the span machinery unchanged, every topic becomes one spanagree
+document:
+
+- its text lists the docnos that any assessor judged for the topic, sorted, one per line (each
+  docno is also a token, so ``unit="token"`` counts the same);
+- each assessor's relevant docnos (``relevance >= relevant_at``, default 1, so graded judgments
+  can be cut at any grade) are spans over their docno, label ``relevant``;
+- an assessor who judged nothing for a topic did not submit it, and is left out of that topic's
+  pairs; an assessor who judged the topic but not some docno in the pool reads as having found
+  that docno not relevant.
+
+So, per topic and pair of assessors, ``a`` is the number of docnos both judged relevant, ``b`` and
+``c`` those only one did, and the report's per-document PSA is the per-topic agreement (the
+overlap measure of relevance-assessment studies). The report's headline is the mean over pairs
+of PSA on counts summed over topics.
+
+All files are read together, since a topic's text pools every assessor's judgments.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from ..errors import InputError, Location, UsageError, describe
+from ..model import CorpusBuilder
+from . import Format
+from ._text import peek, text_lines
+
+LABEL = "relevant"
+
+
+def read_qrels(path: Path, builder: CorpusBuilder, *, relevant_at: int = 1) -> None:
+    """Read one qrels file into ``builder`` (see :func:`read_qrels_files`)."""
+    read_qrels_files([path], builder, relevant_at=relevant_at)
+
+
+def read_qrels_files(paths: Sequence[Path], builder: CorpusBuilder, *, relevant_at: int = 1) -> None:
+    """Read qrels files, one per assessor, pooling each topic's judged docnos."""
+    if type(relevant_at) is not int:
+        raise UsageError(f"relevant_at must be an integer relevance grade; got {relevant_at!r}")
+    # topic -> rater -> docno -> relevance; and where each rater's judgments of a topic begin
+    judged: dict[str, dict[str, dict[str, int]]] = {}
+    first_line: dict[tuple[str, str], Location] = {}
+    raters: dict[str, Path] = {}
+    for path in paths:
+        rater = path.stem
+        if rater in raters:
+            raise UsageError(
+                f"{raters[rater]} and {path} have the same stem, so the same assessor name {rater!r}; rename one"
+            )
+        raters[rater] = path
+        _read_file(path, rater, builder, judged, first_line)
+    for topic in sorted(judged):
+        pool = sorted({docno for judgments in judged[topic].values() for docno in judgments})
+        text = "\n".join(pool)
+        offsets = np.empty((len(pool), 2), dtype=np.int64)
+        at: dict[str, tuple[int, int]] = {}
+        position = 0
+        for i, docno in enumerate(pool):
+            offsets[i] = at[docno] = position, position + len(docno)
+            position += len(docno) + 1
+        for rater, judgments in judged[topic].items():
+            spans = [(*at[docno], LABEL) for docno, grade in judgments.items() if grade >= relevant_at]
+            builder.add(topic, topic, text, rater, spans, first_line[topic, rater], offsets)
+
+
+def _read_file(path: Path, rater: str, builder: CorpusBuilder, judged: dict, first_line: dict) -> None:
+    lines_at: dict[tuple[str, str], int] = {}
+    n = 0
+    for where, line in text_lines(path):
+        builder.tick(len(line) + 1)
+        parts = line.split()
+        if not parts:
+            continue
+        if len(parts) != 4:
+            raise InputError(
+                f"got {len(parts)} column(s) in {describe(line)}; expected 4: topic iteration docno relevance",
+                where=where, field="columns",
+            )
+        topic, _iteration, docno, grade = parts
+        try:
+            relevance = int(grade)
+        except ValueError:
+            raise InputError(
+                f"got {grade!r}; expected an integer relevance grade (column 4)",
+                where=where, doc_id=topic, field="relevance",
+            ) from None
+        n += 1
+        judgments = judged.setdefault(topic, {}).setdefault(rater, {})
+        first_line.setdefault((topic, rater), where)
+        if docno in judgments:
+            if judgments[docno] != relevance:
+                raise InputError(
+                    f"docno {docno!r} judged {relevance} here and {judgments[docno]} at line "
+                    f"{lines_at[topic, docno]}; expected one judgment per topic and docno",
+                    where=where, doc_id=topic, field="docno",
+                )
+            builder.exclusions.spans["repeated identical qrels judgment (kept once)"] += 1
+            continue
+        judgments[docno] = relevance
+        lines_at[topic, docno] = where.line
+    if not n:
+        raise InputError(
+            "the file is empty; expected lines 'topic iteration docno relevance'", where=Location(str(path))
+        )
+
+
+def looks_like(path: Path, first: dict | None) -> bool:
+    """A ``.qrels`` suffix, or a file whose first lines all have 4 columns, the last an integer."""
+    suffix = path.suffix.lower()
+    if suffix == ".qrels":
+        return True
+    if suffix in (".jsonl", ".json", ".ann"):
+        return False
+    head = peek(path)
+    if not head:
+        return False
+    lines = [line.split() for line in (head.splitlines()[:-1] or head.splitlines())[:50]]
+    lines = [parts for parts in lines if parts]
+    return bool(lines) and all(len(p) == 4 and p[3].lstrip("-").isdigit() for p in lines)
+
+
+FORMAT = Format(
+    name="qrels",
+    read=read_qrels,
+    read_many=read_qrels_files,
+    sniff=looks_like,
+    jsonl=False,
+    order=55,
+    description="TREC qrels, one file per assessor: relevant docnos per topic",
+)
