@@ -96,6 +96,39 @@ def score_command(
     _emit(report, output, out_file)
 
 
+@app.command("convert")
+def convert_command(
+    paths: List[Path] = typer.Argument(..., help="Annotation files or directories, in any format spanagree reads", show_default=False),
+    out: Path = typer.Option(..., "-o", "--out", help="The file to write", show_default=False),
+    to: Optional[str] = typer.Option(None, "--to", help="Output format: spanagree, prodigy (or any with a writer); default from OUT's suffix"),
+    format: str = typer.Option("auto", "--format", "-f", help="Input format (default: detected per file)"),
+    answers: Optional[str] = typer.Option(None, "--answers", help="prodigy: answers that count, comma-separated (default accept)"),
+    scheme: Optional[str] = typer.Option(None, "--scheme", help="conll: IOB1, IOB2, IOE1, IOE2, IOBES, BILOU (default auto)"),
+    repair: Optional[str] = typer.Option(None, "--repair", help="conll: ill-formed tag sequences: begin, drop or error (default begin)"),
+    columns: Optional[str] = typer.Option(None, "--columns", help="conll: one file, the last N columns are these raters' tags, e.g. ann1,ann2"),
+    relevant_at: Optional[int] = typer.Option(None, "--relevant-at", help="qrels: lowest relevance grade that counts as relevant (default 1)"),
+) -> None:
+    """Convert annotations to spanagree JSONL, Prodigy JSONL or another format with a writer."""
+    from .convert import convert
+
+    given = {"scheme": scheme, "repair": repair, "columns": columns, "relevant_at": relevant_at}
+    options = {k: v for k, v in given.items() if v is not None}
+    if answers:
+        options["answers"] = tuple(a.strip() for a in answers.split(","))
+    try:
+        result = convert(paths, out, to=to, format=format, **options)
+    except SpanagreeError as err:
+        _fail(err)
+    written = result["written"]
+    typer.echo(
+        f"wrote {written['annotations']} annotations ({written['spans']} spans, {written['documents']} documents, "
+        f"{len(result['raters'])} raters) to {result['out']} as {result['format']}"
+    )
+    for kind, reasons in result["excluded"].items():
+        for reason, n in reasons.items():
+            typer.echo(f"  on reading, {kind}: {reason}: {n}")
+
+
 def _emit(report: dict, output: Output, out_file: Path | None) -> None:
     from . import render
 

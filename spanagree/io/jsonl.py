@@ -44,6 +44,35 @@ def read_spanagree(path: Path, builder: CorpusBuilder) -> None:
         builder.add(doc_id, doc_id, text, rater, spans, where, tokens)
 
 
+def write_spanagree(corpus, path: Path) -> dict:
+    """Write a corpus as spanagree JSONL, one line per (document, rater), in corpus order.
+
+    Each line keeps the document id, text, rater and spans, and the token offsets where the
+    corpus has them. Returns what was written: ``{"documents", "annotations", "spans"}``.
+    """
+    import orjson
+
+    lengths = (corpus.ann_ptr[1:] - corpus.ann_ptr[:-1]).tolist()
+    starts, ends, labels = corpus.span_start.tolist(), corpus.span_end.tolist(), corpus.span_label.tolist()
+    with open(path, "wb") as out:
+        lo = 0
+        for doc, rater, n in zip(corpus.ann_doc.tolist(), corpus.ann_rater.tolist(), lengths):
+            record = {
+                "doc_id": corpus.doc_ids[doc],
+                "text": corpus.texts[doc],
+                "annotator": corpus.raters[rater],
+                "spans": [
+                    {"start": starts[i], "end": ends[i], "label": corpus.labels[labels[i]]} for i in range(lo, lo + n)
+                ],
+            }
+            tokens = corpus.doc_tokens[doc]
+            if tokens is not None:
+                record["tokens"] = [{"start": s, "end": e} for s, e in tokens.tolist()]
+            out.write(orjson.dumps(record) + b"\n")
+            lo += n
+    return {"documents": len(set(corpus.ann_doc.tolist())), "annotations": corpus.n_annotations, "spans": corpus.n_spans}
+
+
 def looks_like(path: Path, first: dict | None) -> bool:
     """True when the first record of a file has the spanagree keys."""
     return first is not None and (
@@ -56,5 +85,6 @@ FORMAT = Format(
     read=read_spanagree,
     sniff=looks_like,
     order=200,
+    write=write_spanagree,
     description="spanagree JSONL: one line per (document, rater)",
 )

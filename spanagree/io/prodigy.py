@@ -83,6 +83,65 @@ def _add_doc_labels(obj: dict, builder: CorpusBuilder, key, doc_id: str, text: s
     builder.add_labels(key, doc_id, text, rater, given, where, judged=[label])
 
 
+def write_prodigy(corpus, path: Path) -> dict:
+    """Write a corpus as Prodigy JSONL (as ``prodigy db-in`` takes it), one accepted task per
+    (document, rater), in corpus order.
+
+    - ``_input_hash``: the document id when it is an integer (as it is for Prodigy input), else
+      a stable 32-bit hash of it; the id itself is kept in ``meta.doc_id``;
+    - ``_annotator_id`` and ``_session_id``: the rater; ``answer``: ``accept``;
+    - ``tokens`` (with ``ws``) where the corpus has them, and then ``token_start``/``token_end``
+      (inclusive) on every span whose boundaries are token boundaries.
+
+    Returns what was written: ``{"documents", "annotations", "spans"}``.
+    """
+    import re
+
+    import numpy as np
+    import orjson
+
+    from ..errors import UsageError
+
+    hashes: dict[int, str] = {}
+    doc_hash = []
+    for doc_id in corpus.doc_ids:
+        if re.fullmatch(r"-?[0-9]+", doc_id):
+            value = int(doc_id)
+        else:
+            value = int.from_bytes(hashlib.sha1(doc_id.encode("utf-8")).digest()[:4], "big", signed=True)
+        if hashes.setdefault(value, doc_id) != doc_id:
+            raise UsageError(
+                f"documents {hashes[value]!r} and {doc_id!r} get the same Prodigy _input_hash {value}; "
+                "give them integer ids or write another format"
+            )
+        doc_hash.append(value)
+    lengths = (corpus.ann_ptr[1:] - corpus.ann_ptr[:-1]).tolist()
+    starts, ends, labels = corpus.span_start.tolist(), corpus.span_end.tolist(), corpus.span_label.tolist()
+    with open(path, "wb") as out:
+        lo = 0
+        for doc, rater, n in zip(corpus.ann_doc.tolist(), corpus.ann_rater.tolist(), lengths):
+            text, tokens, name = corpus.texts[doc], corpus.doc_tokens[doc], corpus.raters[rater]
+            spans = []
+            for i in range(lo, lo + n):
+                span = {"start": starts[i], "end": ends[i], "label": corpus.labels[labels[i]]}
+                if tokens is not None:
+                    first = int(np.searchsorted(tokens[:, 0], starts[i]))
+                    last = int(np.searchsorted(tokens[:, 1], ends[i]))
+                    if first < len(tokens) and last < len(tokens) and tokens[first, 0] == starts[i] and tokens[last, 1] == ends[i]:
+                        span["token_start"], span["token_end"] = first, last
+                spans.append(span)
+            record = {"text": text, "_input_hash": doc_hash[doc], "meta": {"doc_id": corpus.doc_ids[doc]}}
+            if tokens is not None:
+                record["tokens"] = [
+                    {"text": text[s:e], "start": s, "end": e, "id": k, "ws": text[e:e + 1].isspace()}
+                    for k, (s, e) in enumerate(tokens.tolist())
+                ]
+            record.update({"spans": spans, "answer": "accept", "_annotator_id": name, "_session_id": name})
+            out.write(orjson.dumps(record) + b"\n")
+            lo += n
+    return {"documents": len(set(corpus.ann_doc.tolist())), "annotations": corpus.n_annotations, "spans": corpus.n_spans}
+
+
 def looks_like(path: Path, first: dict | None) -> bool:
     """True when the first record of a file has Prodigy's keys."""
     return first is not None and any(
@@ -122,5 +181,6 @@ FORMAT = Format(
     read=read_prodigy,
     sniff=looks_like,
     order=150,
+    write=write_prodigy,
     description="Prodigy JSONL from 'prodigy db-out'",
 )

@@ -1,0 +1,89 @@
+"""Convert annotations between formats: read anything spanagree reads, write any format that has
+a writer (spanagree JSONL, Prodigy JSONL, and every other format that declares ``write``).
+
+What the readers leave out (a Prodigy ``ignore``, a cancelled Label Studio annotation, a brat
+relation, ...) is not written; :func:`convert` returns it with the counts written.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Sequence
+
+from .errors import UsageError
+from .io import formats, read
+
+#: The output format a suffix implies, when ``to`` is not given.
+SUFFIXES = {".jsonl": "spanagree", ".spacy": "docbin"}
+
+
+def writers() -> list[str]:
+    """The names of the formats that can be written."""
+    return [name for name, fmt in formats().items() if fmt.write is not None]
+
+
+def convert(
+    paths: str | Path | Sequence[str | Path],
+    out: str | Path,
+    *,
+    to: str | None = None,
+    format: str = "auto",
+    **options,
+) -> dict:
+    """Read annotation files and write them in another format, keeping rater, document id and text.
+
+    Parameters
+    ----------
+    paths : the input files or directories, as for :func:`spanagree.read`.
+    out : the file to write.
+    to : the output format (one of :func:`writers`); by default from the suffix of ``out``
+        (``.jsonl``: spanagree JSONL, ``.spacy``: DocBin).
+    format : the input format, ``"auto"`` (default) or a format name.
+    **options : reader options (``answers=``, ``scheme=``, ``columns=``, ``relevant_at=``, ...).
+
+    Returns
+    -------
+    dict with ``format`` (written), ``out``, ``written`` (``documents``, ``annotations``,
+    ``spans``), ``raters``, ``read`` (what the readers saw) and ``excluded`` (what they left out,
+    by reason, for ``documents``, ``annotations`` and ``spans``).
+    """
+    out = Path(out)
+    name = _output_format(out, to)
+    corpus = read(paths, format=format, **options)
+    try:
+        written = formats()[name].write(corpus, out)
+    except OSError as err:
+        raise UsageError(f"cannot write {out}: {err.strerror or err}") from None
+    if not isinstance(written, dict):
+        written = {"documents": len(set(corpus.ann_doc.tolist())), "annotations": corpus.n_annotations,
+                   "spans": corpus.n_spans}
+    excluded = corpus.exclusions
+    return {
+        "format": name,
+        "out": str(out),
+        "written": written,
+        "raters": list(corpus.raters),
+        "read": {
+            "documents": corpus.n_documents_read,
+            "annotations": corpus.n_annotations_read,
+            "spans": corpus.n_spans_read,
+        },
+        "excluded": {
+            "documents": dict(sorted(excluded.documents.items())),
+            "annotations": dict(sorted(excluded.annotations.items())),
+            "spans": dict(sorted(excluded.spans.items())),
+        },
+    }
+
+
+def _output_format(out: Path, to: str | None) -> str:
+    available = writers()
+    if to is None:
+        to = SUFFIXES.get(out.suffix.lower())
+        if to is None:
+            raise UsageError(
+                f"cannot tell the output format from {out.name!r}; name it with to= (--to): {', '.join(available)}"
+            )
+    if to not in available:
+        why = "it has no writer" if to in formats() else "no such format"
+        raise UsageError(f"cannot write {to!r} ({why}); formats with a writer: {', '.join(available)}")
+    return to
