@@ -1,0 +1,256 @@
+"""spaCy DocBin files (``.spacy``): a reader for two layouts, and a writer.
+
+Reading, one Doc per document:
+
+- **one DocBin for every rater**: each Doc carries one span group per rater, the group key being
+  the rater's name (``doc.spans["alice"]``, ``doc.spans["bob"]``). A rater whose group is absent
+  from a Doc did not submit that document; an empty group means "nothing here". ``span_keys=``
+  names the groups to read (the others are ignored); ``doc.ents`` is not read in this layout.
+- **one DocBin per rater**: the rater is the file's stem; the spans are ``doc.spans[spans_key]``
+  when ``spans_key=`` is given, else ``doc.ents``.
+
+Without either option, a file whose Docs carry span groups is read in the first layout and one
+without span groups in the second (``doc.ents``). A per-rater file whose spans live in a span
+group (a ``spancat`` output, say) needs ``spans_key=``.
+
+The document id is ``doc.user_data["doc_id"]`` when present, else the Doc's position in the file
+(``doc-0001`` for the first), so that per-rater files written in the same document order pair up;
+a file whose order differs is caught by the text check (every rater must see the same text). The
+tokens of the Doc give the token unit.
+
+Writing (:func:`write_docbin`) makes one Doc per document, one span group per rater who submitted
+it, and ``doc.user_data["doc_id"]``. Documents read with tokens keep them; the others are
+tokenized by a blank spaCy pipeline (``language=``, default ``"en"``), and a span whose boundaries
+fall inside a token is widened to whole tokens and counted. Text between two given tokens other
+than a single space becomes a white-space token, as spaCy's tokenizer does; it then counts in the
+token unit when read back (token lists made by spaCy already have these tokens).
+
+spaCy is imported only when a DocBin is read or written, so that this module, which the format
+registry imports to discover formats, costs nothing otherwise.
+"""
+from __future__ import annotations
+
+import warnings
+from collections import Counter
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+
+from ..errors import InputError, Location, UsageError, describe
+from ..model import Corpus, CorpusBuilder, SpanTuple
+from . import Format
+
+SUFFIX = ".spacy"
+WIDENED = "spans widened to token boundaries"
+NOT_WRITTEN = "spans covering no token (not written)"
+
+
+def read_docbin(
+    path: Path,
+    builder: CorpusBuilder,
+    *,
+    span_keys: str | Sequence[str] | None = None,
+    spans_key: str | None = None,
+) -> None:
+    """Read one DocBin into ``builder`` (see the module docstring for the two layouts)."""
+    from spacy.tokens import DocBin
+    from spacy.vocab import Vocab
+
+    if span_keys is not None and spans_key is not None:
+        raise UsageError("give span_keys (one DocBin, a span group per rater) or spans_key (one DocBin per rater), not both")
+    keys = _key_list(span_keys)
+    where = Location(str(path))
+    docs = _load(path, DocBin, Vocab)
+    if keys is None and spans_key is None:
+        per_rater_groups = any(len(doc.spans) for doc in docs)
+    else:
+        per_rater_groups = keys is not None
+    for position, doc in enumerate(docs, 1):
+        doc_id = doc_id_of(doc, position, where)
+        text = doc.text
+        tokens = doc_tokens(doc)
+        if per_rater_groups:
+            names = keys if keys is not None else sorted(doc.spans)
+            present = [k for k in names if k in doc.spans]
+            if not present:
+                builder.document(doc_id, doc_id, text, where, "")
+                continue
+            for key in present:
+                field = f"spans[{key!r}]"
+                builder.add(doc_id, doc_id, text, key, span_tuples(doc.spans[key], where, doc_id, field, builder), where, tokens)
+        elif spans_key is not None:
+            if spans_key not in doc.spans:
+                builder.skip(doc_id, doc_id, text, where, path.stem, f"no span group {spans_key!r} in the Doc")
+                continue
+            spans = span_tuples(doc.spans[spans_key], where, doc_id, f"spans[{spans_key!r}]", builder)
+            builder.add(doc_id, doc_id, text, path.stem, spans, where, tokens)
+        else:
+            builder.add(doc_id, doc_id, text, path.stem, span_tuples(doc.ents, where, doc_id, "ents", builder), where, tokens)
+    builder.tick(path.stat().st_size)
+
+
+def looks_like(path: Path, first: dict | None) -> bool:
+    """A DocBin is recognised by its ``.spacy`` suffix."""
+    return path.suffix.lower() == SUFFIX and not path.is_dir()
+
+
+def write_docbin(corpus: Corpus, path: str | Path, *, language: str = "en") -> dict[str, Any]:
+    """Write ``corpus`` as one DocBin: a Doc per document, a span group per rater.
+
+    Returns what was written: documents, span groups, spans, and the spans whose boundaries had
+    to be widened to whole tokens (also raised as a warning, never silently).
+    """
+    import spacy
+    from spacy.tokens import DocBin
+
+    nlp = spacy.blank(language)
+    notes: Counter = Counter()
+    bin_ = DocBin(store_user_data=True)
+    labels = corpus.labels
+    n_groups = n_spans = 0
+    first = np.searchsorted(corpus.ann_doc, np.arange(corpus.n_documents + 1))
+    for d in range(corpus.n_documents):
+        doc = make_doc(nlp, corpus.texts[d], corpus.doc_tokens[d])
+        doc.user_data["doc_id"] = corpus.doc_ids[d]
+        for i in range(first[d], first[d + 1]):
+            lo, hi = corpus.ann_ptr[i], corpus.ann_ptr[i + 1]
+            spans = zip(corpus.span_start[lo:hi].tolist(), corpus.span_end[lo:hi].tolist(), corpus.span_label[lo:hi].tolist())
+            group = spacy_spans(doc, ((s, e, labels[k]) for s, e, k in spans), notes)
+            doc.spans[corpus.raters[corpus.ann_rater[i]]] = group
+            n_groups += 1
+            n_spans += len(group)
+        bin_.add(doc)
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    bin_.to_disk(path)
+    _warn_widened(notes, path)
+    return {"documents": corpus.n_documents, "span_groups": n_groups, "spans": n_spans, **dict(sorted(notes.items()))}
+
+
+# --- shared with the spaCy component, scorer and corpus reader -----------------------------------
+
+
+def doc_id_of(doc, position: int, where: Location | None = None) -> str:
+    """``doc.user_data["doc_id"]`` if present (a string or an integer), else ``doc-0001``-style."""
+    value = doc.user_data.get("doc_id") if doc.user_data else None
+    if value is None:
+        return f"doc-{position:04d}"
+    if isinstance(value, bool) or not isinstance(value, (str, int)) or value == "":
+        raise InputError(f"expected a non-empty string or integer, got {describe(value)}", where=where, field='user_data["doc_id"]')
+    return str(value)
+
+
+def doc_tokens(doc) -> np.ndarray:
+    """The Doc's tokens as an (n_tokens, 2) array of character offsets, half-open."""
+    offsets = np.fromiter((x for t in doc for x in (t.idx, t.idx + len(t))), dtype=np.int64, count=2 * len(doc))
+    return offsets.reshape(-1, 2)
+
+
+def span_tuples(spans: Iterable, where: Location, doc_id: str, field: str, builder: CorpusBuilder | None = None) -> list[SpanTuple]:
+    """spaCy Spans as ``(start_char, end_char, label)``; an empty label is an error, and a span with
+    no characters is left out and counted in ``builder``'s exclusions."""
+    out = []
+    for i, span in enumerate(spans):
+        label = span.label_
+        if not label or label.isspace():
+            raise InputError(
+                f"span {i} ({span.start_char}..{span.end_char}, {span.text!r}) has no label; expected a non-empty label",
+                where=where, doc_id=doc_id, field=field,
+            )
+        if span.end_char <= span.start_char:
+            if builder is not None:
+                builder.exclusions.spans["empty spaCy span (no characters)"] += 1
+            continue
+        out.append((span.start_char, span.end_char, label))
+    return out
+
+
+def make_doc(nlp, text: str, tokens: np.ndarray | None = None):
+    """A Doc of ``text``: with the given token offsets when there are any, else ``nlp``'s tokenizer.
+
+    Text between tokens that is not a single space becomes a token of its own (spaCy keeps
+    white space that way), so ``doc.text == text`` always.
+    """
+    if tokens is None:
+        return nlp.make_doc(text)
+    from spacy.tokens import Doc
+
+    words: list[str] = []
+    spaces: list[bool] = []
+    position = 0
+    for start, end in np.asarray(tokens).tolist():
+        if end <= start:
+            continue
+        _gap(text[position:start], words, spaces)
+        words.append(text[start:end])
+        spaces.append(False)
+        position = end
+    _gap(text[position:], words, spaces)
+    return Doc(nlp.vocab, words=words, spaces=spaces)
+
+
+def spacy_spans(doc, spans: Iterable[SpanTuple], notes: Counter) -> list:
+    """``(start, end, label)`` character spans as spaCy Spans of ``doc``.
+
+    A span whose boundaries fall inside a token is widened to whole tokens
+    (``alignment_mode="expand"``) and counted in ``notes``; one that covers no token is left out
+    and counted.
+    """
+    out = []
+    for start, end, label in spans:
+        span = doc.char_span(start, end, label=label)
+        if span is None:
+            span = doc.char_span(start, end, label=label, alignment_mode="expand")
+            if span is None or not len(span):
+                notes[NOT_WRITTEN] += 1
+                continue
+            notes[WIDENED] += 1
+        out.append(span)
+    return out
+
+
+def _gap(gap: str, words: list[str], spaces: list[bool]) -> None:
+    """Text between two tokens: one space goes on the previous token, the rest is a token."""
+    if not gap:
+        return
+    if words and gap[0] == " " and not spaces[-1]:
+        spaces[-1] = True
+        gap = gap[1:]
+    if gap:
+        words.append(gap)
+        spaces.append(False)
+
+
+def _key_list(span_keys: str | Sequence[str] | None) -> list[str] | None:
+    if span_keys is None:
+        return None
+    keys = [k.strip() for k in span_keys.split(",")] if isinstance(span_keys, str) else list(span_keys)
+    if not keys or not all(isinstance(k, str) and k for k in keys):
+        raise UsageError(f"span_keys must name at least one span group, got {describe(span_keys)}")
+    return keys
+
+
+def _load(path: Path, DocBin, Vocab) -> list:
+    try:
+        return list(DocBin().from_disk(path).get_docs(Vocab()))
+    except FileNotFoundError:
+        raise InputError("no such file", where=Location(str(path))) from None
+    except Exception as err:  # msgpack, zlib and spaCy each raise their own kind
+        raise InputError(f"not a readable spaCy DocBin ({err}); expected a file written by DocBin.to_disk", where=Location(str(path))) from None
+
+
+def _warn_widened(notes: Counter, path) -> None:
+    if notes:
+        details = ", ".join(f"{n} {what}" for what, n in sorted(notes.items()))
+        warnings.warn(f"{path}: {details}", UserWarning, stacklevel=3)
+
+
+FORMAT = Format(
+    name="docbin",
+    read=read_docbin,
+    sniff=looks_like,
+    jsonl=False,
+    order=20,
+    write=write_docbin,
+    description="spaCy DocBin (.spacy): a span group per rater, or one file per rater",
+)
