@@ -56,8 +56,13 @@ class InputError(SpanagreeError, ValueError):
         super().__init__(f"{prefix}: {problem}")
 
 
-class UndefinedScoreWarning(UserWarning):
-    """A score whose denominator is zero: reported as undefined (``None``/null), never as 0."""
+class UndefinedAgreementWarning(UserWarning):
+    """A coefficient is undefined for this input and was returned as ``nan``.
+
+    Raised (as a warning) for an empty table, all-missing ratings, a single category
+    (expected agreement 1, so ``(Ao - Ae)/(1 - Ae)`` is 0/0), or fewer than two pairable values.
+    Use ``warnings.simplefilter("error", UndefinedAgreementWarning)`` to make it an exception.
+    """
 
 
 def describe(value: Any, limit: int = 60) -> str:

@@ -41,6 +41,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Mapping, NamedTuple, Union
 
 import numpy as np
+
+from .errors import UndefinedAgreementWarning
 from numpy.typing import ArrayLike
 
 __all__ = [
@@ -94,15 +96,6 @@ _EMPTY_TABLE = "the table is empty (no items)"
 
 Distance = Union[Literal["nominal", "ordinal", "interval", "ratio"], ArrayLike]
 Weights = Union[Literal["linear", "quadratic"], ArrayLike]
-
-
-class UndefinedAgreementWarning(UserWarning):
-    """A coefficient is undefined for this input and was returned as ``nan``.
-
-    Raised (as a warning) for an empty table, all-missing ratings, a single category
-    (expected agreement 1, so ``(Ao - Ae)/(1 - Ae)`` is 0/0), or fewer than two pairable values.
-    Use ``warnings.simplefilter("error", UndefinedAgreementWarning)`` to make it an exception.
-    """
 
 
 @dataclass(frozen=True)
