@@ -43,6 +43,14 @@ def text_lines(path: Path) -> Iterator[tuple[Location, str]]:
     names the line.
     """
     name = str(path)
+    for number, line in numbered_lines(path):
+        yield Location(name, number), line
+
+
+def numbered_lines(path: Path) -> Iterator[tuple[int, str]]:
+    """:func:`text_lines` with bare line numbers, for readers that build a Location only when
+    something is wrong."""
+    name = str(path)
     with open_binary(path) as handle:
         for number, raw in enumerate(handle, 1):
             try:
@@ -55,7 +63,7 @@ def text_lines(path: Path) -> Iterator[tuple[Location, str]]:
                 ) from None
             if number == 1 and line.startswith("\ufeff"):
                 line = line[1:]
-            yield Location(name, number), line.rstrip("\r\n")
+            yield number, line.rstrip("\r\n")
 
 
 def peek(path: Path, size: int = 8192) -> str | None:

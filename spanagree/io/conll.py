@@ -50,7 +50,7 @@ import numpy as np
 from ..errors import InputError, Location, UsageError, describe
 from ..model import CorpusBuilder, SpanTuple
 from . import Format
-from ._text import peek, text_lines
+from ._text import numbered_lines, peek
 
 SCHEMES = ("IOB1", "IOB2", "IOE1", "IOE2", "IOBES", "BILOU")
 REPAIRS = ("begin", "drop", "error")
@@ -157,8 +157,9 @@ class _ConllFile:
         """Check every line, find ``-DOCSTART-`` lines and each column's tag scheme."""
         n = len(self.raters)
         seen = [_SchemeEvidence() for _ in range(n)]
+        known: dict[str, tuple[str | None, str | None]] = {}  # tags already checked
         n_lines = 0
-        for where, line in text_lines(self.path):
+        for number, line in numbered_lines(self.path):
             self.size += len(line) + 1
             parts = line.split()
             if not parts:
@@ -171,32 +172,38 @@ class _ConllFile:
                 for s in seen:
                     s.sentence_end()
                 continue
-            tags = self._tags(parts, where)
-            for column, tag in enumerate(tags):
-                prefix, label = _split_tag(tag, where, self._field(column))
-                if self.scheme != "auto" and prefix is not None and prefix not in ROLES[self.scheme]:
-                    raise InputError(
-                        f"got {tag!r}, which is not a tag of the {self.scheme} scheme "
-                        f"(prefixes {', '.join(ROLES[self.scheme])} and the tag O); "
-                        "name the scheme with scheme= or leave it to auto-detection",
-                        where=where, field=self._field(column),
-                    )
-                seen[column].tag(prefix, label)
+            if len(parts) <= n:
+                self._too_few_columns(parts, Location(self.name, number))
+            for column in range(n):
+                tag = parts[column - n]
+                split = known.get(tag)
+                if split is None:
+                    split = known[tag] = self._check_tag(tag, Location(self.name, number), column)
+                seen[column].tag(*split)
         if not n_lines:
             raise InputError("the file is empty; expected a token and a tag per line", where=Location(self.name))
         for s in seen:
             s.sentence_end()
         self.schemes = [self.scheme if self.scheme != "auto" else s.scheme() for s in seen]
 
-    def _tags(self, parts: list[str], where: Location) -> list[str]:
+    def _too_few_columns(self, parts: list[str], where: Location) -> None:
         n = len(self.raters)
-        if len(parts) < n + 1:
-            expected = "a token and a tag" if n == 1 else f"a token and {n} tag columns ({', '.join(self.raters)})"
+        expected = "a token and a tag" if n == 1 else f"a token and {n} tag columns ({', '.join(self.raters)})"
+        raise InputError(
+            f"got {describe(' '.join(parts))}; expected {expected}, separated by white space",
+            where=where, field="tag" if n == 1 else "columns",
+        )
+
+    def _check_tag(self, tag: str, where: Location, column: int) -> tuple[str | None, str | None]:
+        prefix, label = _split_tag(tag, where, self._field(column))
+        if self.scheme != "auto" and prefix is not None and prefix not in ROLES[self.scheme]:
             raise InputError(
-                f"got {describe(' '.join(parts))}; expected {expected}, separated by white space",
-                where=where, field="tag" if n == 1 else "columns",
+                f"got {tag!r}, which is not a tag of the {self.scheme} scheme "
+                f"(prefixes {', '.join(ROLES[self.scheme])} and the tag O); "
+                "name the scheme with scheme= or leave it to auto-detection",
+                where=where, field=self._field(column),
             )
-        return parts[-n:]
+        return prefix, label
 
     def _field(self, column: int) -> str:
         return f"tag of {self.raters[column]}" if self.columns_mode else "tag"
@@ -218,14 +225,15 @@ class _ConllFile:
                 doc.lines.append(lines)
                 sentence, tags, lines = [], [], []
 
-        for where, line in text_lines(self.path):
+        n = len(self.raters)
+        for number, line in numbered_lines(self.path):
             parts = line.split()
             if parts and parts[0] == DOCSTART:
                 if doc is not None:
                     end_sentence()
                     if doc.sentences:
                         yield doc
-                doc = _Document(where)
+                doc = _Document(Location(self.name, number))
                 continue
             if not parts:
                 if doc is not None:
@@ -235,10 +243,10 @@ class _ConllFile:
                         doc = None
                 continue
             if doc is None:
-                doc = _Document(where)
+                doc = _Document(Location(self.name, number))
             sentence.append(parts[0])
-            tags.append(parts[-len(self.raters):])
-            lines.append(where.line)
+            tags.append(parts[-n:])
+            lines.append(number)
         if doc is not None:
             end_sentence()
             if doc.sentences:
