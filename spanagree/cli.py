@@ -129,6 +129,51 @@ def convert_command(
             typer.echo(f"  on reading, {kind}: {reason}: {n}")
 
 
+@app.command("consensus")
+def consensus_command(
+    paths: List[Path] = typer.Argument(..., help="The raters' annotation files, or directories of them", show_default=False),
+    min_raters: int = typer.Option(..., "--min-raters", "-k", help="Keep a span when at least this many raters have a span aligned to it", show_default=False),
+    out: Path = typer.Option(..., "-o", "--out", help="Where to write the consensus: a .jsonl (spanagree JSONL) or .spacy (DocBin) file", show_default=False),
+    rule: Rule = typer.Option(Rule.exact, "--rule", "-r", help="Which spans align (SPEC §2)"),
+    labels: Labels = typer.Option(Labels.strict, "--labels", help="strict: labels must match; ignore: positions only (label by plurality)"),
+    unit: Unit = typer.Option(Unit.char, "--unit", help="Align and vote in characters or tokens"),
+    min_overlap: int = typer.Option(1, "--min-overlap", help="Overlap rule: units two spans must share"),
+    partial_credit: float = typer.Option(0.5, "--partial-credit", help="Partial rule: credit of an inexact match"),
+    proportional: Proportional = typer.Option(Proportional.jaccard, "--proportional", help="Proportional rule: jaccard or dice"),
+    name: str = typer.Option("consensus", "--name", help="The consensus rater's name in the output"),
+    format: str = typer.Option("auto", "--format", "-f", help="Input format: auto, or a format name"),
+    answers: Optional[str] = typer.Option(None, "--answers", help="Prodigy answers that count, comma-separated (default accept)"),
+    language: str = typer.Option("en", "--language", help=".spacy output: blank spaCy tokenizer for documents without tokens"),
+    report_file: Optional[Path] = typer.Option(None, "--report", help="Also write the full report (ties listed) as JSON to this file"),
+) -> None:
+    """Build a consensus gold set by vote; ties are left out and listed, never broken."""
+    from .consensus import run
+
+    read_options = {"answers": tuple(a.strip() for a in answers.split(","))} if answers else {}
+    try:
+        report = run(
+            paths, out, min_raters=min_raters, format=format, language=language, read_options=read_options,
+            rule=rule.value, labels=labels.value, unit=unit.value, min_overlap=min_overlap,
+            partial_credit=partial_credit, proportional=proportional.value, name=name,
+        )
+    except SpanagreeError as err:
+        _fail(err)
+    clusters, documents = report["clusters"], report["documents"]
+    typer.echo(
+        f"wrote {report['spans']['in_consensus']} consensus spans in {documents['in_consensus']} documents to {out} "
+        f"(clusters: {clusters['kept']} kept, {clusters['below_min_raters']} below {min_raters} raters, "
+        f"{clusters['tied']} tied and left out)",
+        err=True,
+    )
+    for reason, n in documents["excluded"].items():
+        typer.echo(f"  documents left out, {reason}: {n}", err=True)
+    for what, n in report.get("notes", {}).items():
+        typer.echo(f"  {what}: {n}", err=True)
+    if report_file is not None:
+        report_file.write_bytes(orjson.dumps(report, option=orjson.OPT_INDENT_2) + b"\n")
+        typer.echo(f"wrote {report_file}", err=True)
+
+
 def _emit(report: dict, output: Output, out_file: Path | None) -> None:
     from . import render
 

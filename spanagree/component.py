@@ -1,0 +1,435 @@
+"""spaCy pipeline components and a registered scorer.
+
+- ``span_agreement``: reads the raters' span groups of every Doc, sets ``doc._.agreement``
+  (that document's counts and PSA per rater pair and label) and keeps the corpus report across
+  ``nlp.pipe``: ``nlp.get_pipe("span_agreement").report()`` is the dict that
+  ``spanagree score --output json`` prints for the same data; ``reset()`` starts again.
+- ``span_consensus``: writes the raters' consensus (:mod:`spanagree.consensus`) to
+  ``doc.spans["consensus"]``, and to ``doc.ents`` when its spans do not overlap.
+- ``spanagree.agreement_scorer.v1``: scores spaCy ``Example``\\ s, predicted against reference
+  spans, under spanagree's alignment rules (partial and proportional credit included).
+
+All three are advertised through entry points (``spacy_factories``, ``spacy_scorers``), so
+``nlp.add_pipe("span_agreement")`` and ``{"@scorers": "spanagree.agreement_scorer.v1"}`` work
+without importing spanagree. Nothing here re-implements alignment or counting: Docs become a
+:class:`~spanagree.model.Corpus` through the :class:`~spanagree.model.CorpusBuilder`, and
+:func:`spanagree.score` does the rest.
+
+This module imports spaCy; ``import spanagree`` does not import it.
+"""
+from collections import Counter
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple
+
+from spacy.language import Language
+from spacy.tokens import Doc
+
+from .agreement import UNITS, f_beta, psa, score
+from .align import AlignmentRule
+from .errors import Location, UsageError
+from .io.docbin import doc_id_of, doc_tokens, spacy_spans, span_tuples
+from .model import Corpus, CorpusBuilder
+
+SCORER = "spanagree.agreement_scorer.v1"
+REFERENCE, PREDICTED = "reference", "predicted"
+
+
+# --- span_agreement -------------------------------------------------------------------------------
+
+
+@Language.factory(
+    "span_agreement",
+    default_config={
+        "rater_keys": None,
+        "rater_prefix": None,
+        "rule": "exact",
+        "labels": "strict",
+        "unit": "char",
+        "min_overlap": 1,
+        "partial_credit": 0.5,
+        "proportional": "jaccard",
+        "scorer": {"@scorers": SCORER},
+    },
+    assigns=["doc._.agreement"],
+    default_score_weights={
+        "spanagree_ents_f": 1.0,
+        "spanagree_ents_p": 0.0,
+        "spanagree_ents_r": 0.0,
+        "spanagree_ents_psa": 0.0,
+        "spanagree_ents_per_type": None,
+    },
+)
+def make_span_agreement(
+    nlp: Language,
+    name: str,
+    rater_keys: Optional[List[str]],
+    rater_prefix: Optional[str],
+    rule: str,
+    labels: str,
+    unit: str,
+    min_overlap: int,
+    partial_credit: float,
+    proportional: str,
+    scorer: Optional[Callable],
+) -> "SpanAgreement":
+    """Build the ``span_agreement`` component (see :class:`SpanAgreement`)."""
+    return SpanAgreement(
+        nlp,
+        name,
+        rater_keys=rater_keys,
+        rater_prefix=rater_prefix,
+        rule=rule,
+        labels=labels,
+        unit=unit,
+        min_overlap=min_overlap,
+        partial_credit=partial_credit,
+        proportional=proportional,
+        scorer=scorer,
+    )
+
+
+class _RaterGroups:
+    """Which span groups of a Doc are raters, and under which names.
+
+    ``rater_keys``: exactly these keys (a key absent from a Doc: that rater did not submit it);
+    ``rater_prefix``: every key that starts with the prefix, the rater being the rest of the key;
+    neither: every span group of the Doc.
+    """
+
+    def __init__(self, nlp: Language, name: str, rater_keys, rater_prefix, rule, labels, unit, min_overlap, partial_credit, proportional):
+        if rater_keys is not None and rater_prefix is not None:
+            raise UsageError(f"{name}: give rater_keys or rater_prefix, not both")
+        if rater_keys is not None and (isinstance(rater_keys, str) or not all(isinstance(k, str) and k for k in rater_keys)):
+            raise UsageError(f"{name}: rater_keys must be a list of span group keys, got {rater_keys!r}")
+        if unit not in UNITS:
+            raise UsageError(f"{name}: unit must be one of {', '.join(UNITS)}; got {unit!r}")
+        self.name = name
+        self.rater_keys = list(rater_keys) if rater_keys is not None else None
+        self.rater_prefix = rater_prefix
+        self.rule = AlignmentRule(
+            rule=rule, labels=labels, min_overlap=min_overlap, partial_credit=partial_credit, proportional=proportional
+        )
+        self.unit = unit
+        self._n_docs = 0
+
+    def groups(self, doc: Doc) -> List[Tuple[str, str]]:
+        """``(rater, span group key)`` for every rater group in the Doc."""
+        if self.rater_keys is not None:
+            return [(key, key) for key in self.rater_keys if key in doc.spans]
+        prefix = self.rater_prefix or ""
+        return [(key[len(prefix):], key) for key in sorted(doc.spans) if key.startswith(prefix) and len(key) > len(prefix)]
+
+    def record(self, doc: Doc) -> Dict[str, Any]:
+        """One Doc as plain data: id, text, tokens and each rater's ``(start, end, label)`` spans."""
+        self._n_docs += 1
+        doc_id = doc_id_of(doc, self._n_docs)
+        where = Location(f"<{self.name}>")
+        empty = CorpusBuilder()  # counts spans with no characters, left out
+        raters = [(rater, span_tuples(doc.spans[key], where, doc_id, f"spans[{key!r}]", empty)) for rater, key in self.groups(doc)]
+        return {"doc_id": doc_id, "text": doc.text, "tokens": doc_tokens(doc), "raters": raters, "left_out": empty.exclusions.spans}
+
+    def corpus(self, records: Iterable[Dict[str, Any]]) -> Corpus:
+        builder = CorpusBuilder()
+        where = Location(f"<{self.name}>")
+        for rec in records:
+            builder.exclusions.spans.update(rec["left_out"])
+            if not rec["raters"]:
+                builder.document(rec["doc_id"], rec["doc_id"], rec["text"], where, "")
+            for rater, spans in rec["raters"]:
+                builder.add(rec["doc_id"], rec["doc_id"], rec["text"], rater, spans, where, rec["tokens"])
+        return builder.build()
+
+
+class SpanAgreement(_RaterGroups):
+    """Agreement between the raters whose spans are in each Doc's span groups.
+
+    Per Doc, ``doc._.agreement`` is a dict: ``doc_id``, ``raters``, the document's totals
+    (``a``, ``b``, ``c``, ``pooled_psa``, ``pairwise_mean_psa``) and ``pairs``, one entry per rater
+    pair with ``a``, ``b``, ``c``, ``psa`` and per-label counts. PSA is None when undefined (neither
+    rater marked anything). The document id is ``doc.user_data["doc_id"]``, else the Doc's
+    position in the stream (``doc-0001``).
+
+    :meth:`report` scores every Doc seen so far as one corpus: the same dict as
+    ``spanagree score --output json`` on the same data.
+    """
+
+    def __init__(self, nlp: Language, name: str = "span_agreement", *, rater_keys=None, rater_prefix=None, rule="exact",
+                 labels="strict", unit="char", min_overlap=1, partial_credit=0.5, proportional="jaccard",
+                 scorer: Optional[Callable] = None):
+        super().__init__(nlp, name, rater_keys, rater_prefix, rule, labels, unit, min_overlap, partial_credit, proportional)
+        self.scorer = scorer
+        self._records: List[Dict[str, Any]] = []
+        if not Doc.has_extension("agreement"):
+            Doc.set_extension("agreement", default=None)
+
+    def __call__(self, doc: Doc) -> Doc:
+        record = self.record(doc)
+        self._records.append(record)
+        report = score(self.corpus([record]), self.rule, unit=self.unit).to_dict()
+        doc._.agreement = _document_summary(record, report)
+        return doc
+
+    def pipe(self, stream: Iterable[Doc], batch_size: int = 128) -> Iterator[Doc]:
+        for doc in stream:
+            yield self(doc)
+
+    def report(self, *, reference: Optional[str] = None, beta: float = 1.0) -> Dict[str, Any]:
+        """The corpus report over every Doc processed since the last :meth:`reset`."""
+        return score(self.corpus(self._records), self.rule, unit=self.unit, reference=reference, beta=beta).to_dict()
+
+    def reset(self) -> None:
+        """Forget the Docs seen so far (document positions start again at ``doc-0001``)."""
+        self._records = []
+        self._n_docs = 0
+
+    def score(self, examples: Iterable, **kwargs) -> Dict[str, Any]:
+        """Score Examples with the configured scorer (``spanagree.agreement_scorer.v1`` by default)."""
+        if self.scorer is None:
+            return {}
+        return self.scorer(examples, **kwargs)
+
+
+def _document_summary(record: Dict[str, Any], report: Dict[str, Any]) -> Dict[str, Any]:
+    row = report["per_document"][0] if report["per_document"] else {}
+    return {
+        "doc_id": record["doc_id"],
+        "raters": [rater for rater, _ in record["raters"]],
+        "a": row.get("a", 0.0),
+        "b": row.get("b", 0.0),
+        "c": row.get("c", 0.0),
+        "pooled_psa": row.get("pooled_psa"),
+        "pairwise_mean_psa": row.get("pairwise_mean_psa"),
+        "pairs": [{k: v for k, v in pair.items() if k != "documents"} for pair in report["pairs"]],
+    }
+
+
+# --- span_consensus -------------------------------------------------------------------------------
+
+
+@Language.factory(
+    "span_consensus",
+    default_config={
+        "rater_keys": None,
+        "rater_prefix": None,
+        "min_raters": 2,
+        "rule": "exact",
+        "labels": "strict",
+        "unit": "char",
+        "min_overlap": 1,
+        "partial_credit": 0.5,
+        "proportional": "jaccard",
+        "spans_key": "consensus",
+        "set_ents": True,
+    },
+    assigns=["doc.spans", "doc.ents", "doc._.consensus"],
+)
+def make_span_consensus(
+    nlp: Language,
+    name: str,
+    rater_keys: Optional[List[str]],
+    rater_prefix: Optional[str],
+    min_raters: int,
+    rule: str,
+    labels: str,
+    unit: str,
+    min_overlap: int,
+    partial_credit: float,
+    proportional: str,
+    spans_key: str,
+    set_ents: bool,
+) -> "SpanConsensus":
+    """Build the ``span_consensus`` component (see :class:`SpanConsensus`)."""
+    return SpanConsensus(
+        nlp,
+        name,
+        rater_keys=rater_keys,
+        rater_prefix=rater_prefix,
+        min_raters=min_raters,
+        rule=rule,
+        labels=labels,
+        unit=unit,
+        min_overlap=min_overlap,
+        partial_credit=partial_credit,
+        proportional=proportional,
+        spans_key=spans_key,
+        set_ents=set_ents,
+    )
+
+
+class SpanConsensus(_RaterGroups):
+    """The raters' consensus per Doc, by vote (:func:`spanagree.consensus.consensus`).
+
+    Writes ``doc.spans[spans_key]`` (default ``"consensus"``) for every Doc that at least
+    ``min_raters`` raters submitted, and ``doc.ents`` too when ``set_ents`` and the consensus spans
+    do not overlap. ``doc._.consensus`` holds the document's report: spans kept, clusters below
+    ``min_raters``, and the ties, which are left out and listed. :meth:`report` sums them over
+    the Docs seen.
+    """
+
+    def __init__(self, nlp: Language, name: str = "span_consensus", *, rater_keys=None, rater_prefix=None, min_raters=2,
+                 rule="exact", labels="strict", unit="char", min_overlap=1, partial_credit=0.5, proportional="jaccard",
+                 spans_key="consensus", set_ents=True):
+        from .consensus import check_min_raters
+
+        super().__init__(nlp, name, rater_keys, rater_prefix, rule, labels, unit, min_overlap, partial_credit, proportional)
+        self.min_raters = check_min_raters(min_raters)
+        self.spans_key = spans_key
+        self.set_ents = set_ents
+        self._totals: Counter = Counter()
+        self._ties: List[Dict[str, Any]] = []
+        if not Doc.has_extension("consensus"):
+            Doc.set_extension("consensus", default=None)
+
+    def groups(self, doc: Doc) -> List[Tuple[str, str]]:
+        """The rater groups, never this component's own output group."""
+        return [(rater, key) for rater, key in super().groups(doc) if key != self.spans_key]
+
+    def __call__(self, doc: Doc) -> Doc:
+        from .consensus import consensus
+
+        record = self.record(doc)
+        gold, report = consensus(self.corpus([record]), min_raters=self.min_raters, rule=self.rule, unit=self.unit, name=self.spans_key)
+        notes: Counter = Counter()
+        summary = {"doc_id": record["doc_id"], "kept": 0, "clusters": report["clusters"], "ties": report["ties"]}
+        if gold.n_annotations:
+            spans = spacy_spans(doc, gold.spans_of(record["doc_id"], self.spans_key), notes)
+            doc.spans[self.spans_key] = spans
+            summary["kept"] = len(spans)
+            if self.set_ents and not _overlapping(spans):
+                doc.set_ents(spans, default="outside")
+                summary["ents"] = True
+            else:
+                summary["ents"] = False
+        else:
+            summary["excluded"] = report["documents"]["excluded"]
+        summary.update(notes)
+        doc._.consensus = summary
+        self._totals.update({"documents": 1, "kept": summary["kept"], **report["clusters"], **notes})
+        self._ties.extend(report["ties"])
+        return doc
+
+    def pipe(self, stream: Iterable[Doc], batch_size: int = 128) -> Iterator[Doc]:
+        for doc in stream:
+            yield self(doc)
+
+    def report(self) -> Dict[str, Any]:
+        """Totals over the Docs seen since :meth:`reset`, and every tie listed."""
+        return {**dict(self._totals), "ties": list(self._ties)}
+
+    def reset(self) -> None:
+        self._totals = Counter()
+        self._ties = []
+        self._n_docs = 0
+
+
+def _overlapping(spans: List) -> bool:
+    ordered = sorted((s.start, s.end) for s in spans)
+    return any(b[0] < a[1] for a, b in zip(ordered, ordered[1:]))
+
+
+# --- spanagree.agreement_scorer.v1 ----------------------------------------------------------------
+
+
+def make_agreement_scorer(
+    rule: str = "exact",
+    labels: str = "strict",
+    min_overlap: int = 1,
+    partial_credit: float = 0.5,
+    proportional: str = "jaccard",
+    spans_key: Optional[str] = None,
+    attr: Optional[str] = None,
+    unit: str = "char",
+) -> "AgreementScorer":
+    """Make a scorer of predicted against reference spans under a spanagree rule (registered as
+    ``spanagree.agreement_scorer.v1``).
+
+    Parameters
+    ----------
+    rule, labels, min_overlap, partial_credit, proportional : the alignment rule (SPEC §2).
+    spans_key : ``None`` or ``"ents"`` scores ``doc.ents``; any other key ``doc.spans[spans_key]``.
+    attr : the name in the result keys (default: ``ents`` or the spans key).
+    unit : ``"char"`` or ``"token"`` (the reference Doc's tokens).
+
+    Returns
+    -------
+    A callable ``(examples, **kwargs) -> dict`` with the keys ``spanagree_{attr}_p``, ``_r``,
+    ``_f``, ``_psa`` and ``_per_type`` (``{label: {"p", "r", "f"}}``).
+    """
+    return AgreementScorer(
+        AlignmentRule(rule=rule, labels=labels, min_overlap=min_overlap, partial_credit=partial_credit, proportional=proportional),
+        spans_key=spans_key,
+        attr=attr,
+        unit=unit,
+    )
+
+
+class AgreementScorer:
+    """Precision, recall, F and PSA of predicted spans against reference spans (SPEC §3).
+
+    The reference is rater A: ``recall = a / (a + b)``, ``precision = a / (a + c)``, with ``a``
+    the matched credit (fractional under the partial and proportional rules). A score whose
+    denominator is zero is None (undefined), never 0. As spaCy's own scorers do, an Example
+    whose reference has no annotation of this kind (no entity annotation at all, or no span group
+    ``spans_key``) is skipped.
+    """
+
+    def __init__(self, rule: AlignmentRule, *, spans_key: Optional[str] = None, attr: Optional[str] = None, unit: str = "char"):
+        if unit not in UNITS:
+            raise UsageError(f"unit must be one of {', '.join(UNITS)}; got {unit!r}")
+        self.rule = rule
+        self.spans_key = None if spans_key in (None, "ents") else spans_key
+        self.attr = attr or self.spans_key or "ents"
+        self.unit = unit
+
+    def __repr__(self) -> str:
+        return f"AgreementScorer({self.rule!r}, spans_key={self.spans_key!r}, unit={self.unit!r})"
+
+    def _spans(self, doc: Doc):
+        return doc.ents if self.spans_key is None else doc.spans.get(self.spans_key, [])
+
+    def _annotated(self, doc: Doc) -> bool:
+        return doc.has_annotation("ENT_IOB") if self.spans_key is None else self.spans_key in doc.spans
+
+    def __call__(self, examples: Iterable, **kwargs) -> Dict[str, Any]:
+        prefix = f"spanagree_{self.attr}"
+        builder = CorpusBuilder()
+        where = Location("<examples>")
+        for i, eg in enumerate(examples, 1):
+            ref, pred = eg.reference, eg.predicted
+            if not self._annotated(ref):
+                continue
+            doc_id = f"example-{i:06d}"
+            tokens = doc_tokens(ref) if self.unit == "token" else None
+            builder.add(doc_id, doc_id, ref.text, REFERENCE, span_tuples(self._spans(ref), where, doc_id, self.attr, builder), where, tokens)
+            builder.add(doc_id, doc_id, pred.text, PREDICTED, span_tuples(self._spans(pred), where, doc_id, self.attr, builder), where, tokens)
+        result: Dict[str, Any] = {f"{prefix}_{k}": None for k in ("p", "r", "f", "psa")}
+        result[f"{prefix}_per_type"] = None
+        corpus = builder.build()
+        if not corpus.n_annotations:
+            return result
+        report = score(corpus, self.rule, unit=self.unit)
+        flip = corpus.raters.index(REFERENCE) == 1  # side A is the first rater in sorted order
+        a, b, c = _as_reference(report.pair_abc()[0].tolist(), flip)
+        result.update(_prf(prefix, a, b, c))
+        per_type = {}
+        by_label = report.pair_label_abc()[0]
+        for k, label in enumerate(corpus.labels):
+            la, lb, lc = _as_reference(by_label[k].tolist(), flip)
+            prf = _prf("", la, lb, lc)
+            per_type[label] = {"p": prf["_p"], "r": prf["_r"], "f": prf["_f"]}
+        result[f"{prefix}_per_type"] = per_type
+        return result
+
+
+def _as_reference(abc: List[float], flip: bool) -> Tuple[float, float, float]:
+    """``(a, b, c)`` with the reference as side A (b: its unmatched spans)."""
+    a, b, c = abc
+    return (a, c, b) if flip else (a, b, c)
+
+
+def _prf(prefix: str, a: float, b: float, c: float) -> Dict[str, Optional[float]]:
+    return {
+        f"{prefix}_p": None if a + c == 0 else a / (a + c),
+        f"{prefix}_r": None if a + b == 0 else a / (a + b),
+        f"{prefix}_f": f_beta(a, b, c),
+        f"{prefix}_psa": psa(a, b, c),
+    }

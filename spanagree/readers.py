@@ -1,0 +1,141 @@
+"""A spaCy corpus reader over multi-rater data: ``spanagree.RaterCorpus.v1``.
+
+It yields one :class:`spacy.training.Example` per document: the reference Doc carries the
+``reference`` rater's spans; the predicted Doc carries the ``predicted`` rater's spans, or none
+when no predicted rater is named (then a pipeline fills it in, as in ``nlp.evaluate``). Spans go
+to ``doc.ents`` (``spans_key`` None) or to ``doc.spans[spans_key]``. Any format spanagree reads
+will do (JSONL, Prodigy, DocBin, ...).
+
+In a config::
+
+    [corpora.dev]
+    @readers = "spanagree.RaterCorpus.v1"
+    path = "annotations.jsonl"
+    reference = "alice"
+    predicted = "bob"
+
+Documents the reference (or the named predicted) rater did not submit are skipped, and spans
+that do not fall on the Doc's token boundaries are widened to whole tokens; both are counted in
+the reader's ``notes`` and raised as a warning at the end of a pass, never silently.
+"""
+import warnings
+from collections import Counter
+from pathlib import Path
+from typing import Any, Dict, Iterator, List, Optional, Union
+
+from .errors import UsageError
+
+NOT_BY_REFERENCE = "documents the reference rater did not submit (skipped)"
+NOT_BY_PREDICTED = "documents the predicted rater did not submit (skipped)"
+
+
+def make_rater_corpus(
+    path: Union[str, Path],
+    reference: str,
+    predicted: Optional[str] = None,
+    spans_key: Optional[str] = None,
+    format: str = "auto",
+    answers: Optional[List[str]] = None,
+    limit: int = 0,
+) -> "RaterCorpus":
+    """Make the reader (registered as ``spanagree.RaterCorpus.v1``).
+
+    Parameters
+    ----------
+    path : a file or directory of multi-rater annotations.
+    reference : the rater whose spans are the reference.
+    predicted : the rater whose spans are the prediction, or None for unannotated predicted Docs.
+    spans_key : None for ``doc.ents``, else the span group key to use on both Docs.
+    format : the input format (``"auto"`` by default).
+    answers : Prodigy answers that count (default ``["accept"]``).
+    limit : stop after this many Examples (0: all).
+    """
+    return RaterCorpus(path, reference, predicted=predicted, spans_key=spans_key, format=format, answers=answers, limit=limit)
+
+
+class RaterCorpus:
+    """Iterate over Examples built from two raters' annotations (see the module docstring)."""
+
+    def __init__(self, path, reference: str, *, predicted: Optional[str] = None, spans_key: Optional[str] = None,
+                 format: str = "auto", answers: Optional[List[str]] = None, limit: int = 0):
+        if predicted is not None and predicted == reference:
+            raise UsageError(f"reference and predicted are the same rater ({reference!r}); name two raters")
+        self.path = Path(path)
+        self.reference = reference
+        self.predicted = predicted
+        self.spans_key = spans_key
+        self.format = format
+        self.answers = answers
+        self.limit = limit
+        self.notes: Counter = Counter()
+        self._corpus = None
+
+    def corpus(self):
+        """The annotations, read once and kept."""
+        if self._corpus is None:
+            from .io import read
+
+            options: Dict[str, Any] = {"answers": tuple(self.answers)} if self.answers is not None else {}
+            corpus = read(self.path, format=self.format, **options)
+            for role, rater in (("reference", self.reference), ("predicted", self.predicted)):
+                if rater is not None and rater not in corpus.raters:
+                    raise UsageError(f"{role} rater {rater!r} not found in {self.path}; raters: {', '.join(corpus.raters)}")
+            self._corpus = corpus
+        return self._corpus
+
+    def __call__(self, nlp) -> Iterator:
+        from spacy.training import Example
+
+        from .io.docbin import make_doc
+
+        corpus = self.corpus()
+        self.notes = Counter()
+        ref_code = corpus.raters.index(self.reference)
+        pred_code = corpus.raters.index(self.predicted) if self.predicted is not None else None
+        by_doc: Dict[int, Dict[int, int]] = {}
+        for i, (d, r) in enumerate(zip(corpus.ann_doc.tolist(), corpus.ann_rater.tolist())):
+            by_doc.setdefault(d, {})[r] = i
+        n = 0
+        for d in range(corpus.n_documents):
+            anns = by_doc.get(d, {})
+            if ref_code not in anns:
+                self.notes[NOT_BY_REFERENCE] += 1
+                continue
+            if pred_code is not None and pred_code not in anns:
+                self.notes[NOT_BY_PREDICTED] += 1
+                continue
+            text, tokens = corpus.texts[d], corpus.doc_tokens[d]
+            reference = self._annotate(make_doc(nlp, text, tokens), corpus, anns[ref_code], d)
+            predicted = make_doc(nlp, text, tokens)
+            if pred_code is not None:
+                predicted = self._annotate(predicted, corpus, anns[pred_code], d)
+            yield Example(predicted, reference)
+            n += 1
+            if self.limit and n >= self.limit:
+                break
+        if self.notes:
+            details = ", ".join(f"{count} {what}" for what, count in sorted(self.notes.items()))
+            warnings.warn(f"spanagree.RaterCorpus.v1 ({self.path}): {details}", UserWarning, stacklevel=2)
+
+    def _annotate(self, doc, corpus, ann: int, d: int):
+        from .io.docbin import spacy_spans
+
+        lo, hi = corpus.ann_ptr[ann], corpus.ann_ptr[ann + 1]
+        triples = [
+            (s, e, corpus.labels[k])
+            for s, e, k in zip(corpus.span_start[lo:hi].tolist(), corpus.span_end[lo:hi].tolist(), corpus.span_label[lo:hi].tolist())
+        ]
+        spans = spacy_spans(doc, triples, self.notes)
+        if self.spans_key is not None:
+            doc.spans[self.spans_key] = spans
+            return doc
+        ordered = sorted(spans, key=lambda s: (s.start, s.end))
+        for x, y in zip(ordered, ordered[1:]):
+            if y.start < x.end:
+                rater = corpus.raters[corpus.ann_rater[ann]]
+                raise UsageError(
+                    f"document {corpus.doc_ids[d]!r}: rater {rater!r} has overlapping spans "
+                    f"({x.text!r} and {y.text!r}), which doc.ents cannot hold; set spans_key to use a span group"
+                )
+        doc.set_ents(spans, default="outside")
+        return doc
