@@ -534,11 +534,16 @@ def test_doccano_user_field_and_ids(tmp_path):
     path = tmp_path / "all.jsonl"
     records = [{"id": 1, "text": TEXT, "user": 5, "label": [[0, 5, "PER"]]},
                {"id": 1, "text": TEXT, "user": "bo", "label": [[0, 5, "PER"], [17, 22, "LOC"]]},
-               {"text": "No id here.", "annotator": "bo", "entities": []}]
+               {"text": "No id here.", "annotator": "bo", "entities": []},
+               {"id": 2, "text": TEXT, "user": "bo", "labels": [[0, 5, "PER"], {"start_offset": 6, "end_offset": 9,
+                                                                               "label": "V"}],
+                "relations": [{"from_id": 1, "to_id": 2, "type": "r"}]}]
     path.write_text("".join(json.dumps(r) + "\n" for r in records))
     corpus = spanagree.read(path)
     assert corpus.raters == ["5", "bo"]
-    assert corpus.doc_ids[0] == "1" and corpus.doc_ids[1].startswith("text:")
+    assert corpus.doc_ids[:2] == ["1", "2"] and corpus.doc_ids[2].startswith("text:")
+    assert corpus.spans_of("2", "bo") == [(0, 5, "PER"), (6, 9, "V")]
+    assert dict(corpus.exclusions.spans) == {"doccano relation ignored": 1}
 
 
 @pytest.mark.parametrize(
