@@ -56,40 +56,47 @@ def _main() -> None:
     """spanagree: inter-annotator agreement for span markup."""
 
 
-@app.command("score")
+@app.command("score", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def score_command(
-    paths: List[Path] = typer.Argument(..., help="Annotation files (JSONL), or directories of them", show_default=False),
-    format: str = typer.Option("auto", "--format", "-f", help="Input format: auto, spanagree, prodigy"),
-    rule: Rule = typer.Option(Rule.exact, "--rule", "-r", help="Which spans match (SPEC §2)"),
-    labels: Labels = typer.Option(Labels.strict, "--labels", help="strict: labels must match; ignore: positions only"),
-    unit: Unit = typer.Option(Unit.char, "--unit", help="Measure offsets in characters or tokens"),
-    min_overlap: int = typer.Option(1, "--min-overlap", help="overlap rule: units two spans must share"),
-    partial_credit: float = typer.Option(0.5, "--partial-credit", help="partial rule: credit of an inexact match"),
-    proportional: Proportional = typer.Option(Proportional.jaccard, "--proportional", help="proportional rule: jaccard or dice"),
-    reference: Optional[str] = typer.Option(None, "--reference", help="Score every rater against this rater (P, R, F)"),
-    beta: float = typer.Option(1.0, "--beta", help="beta of F-beta against the reference"),
-    answers: Optional[str] = typer.Option(None, "--answers", help="Prodigy answers that count, comma-separated (default accept)"),
-    output: Output = typer.Option(Output.table, "--output", help="table, json or markdown"),
+    ctx: typer.Context,
+    paths: List[Path] = typer.Argument(..., help="Annotation files (JSONL, .spacy, ...), or directories of them; then any --section.key VALUE config overrides", show_default=False),
+    config: Optional[Path] = typer.Option(None, "--config", "-c", help="A .cfg file of settings; flags override it, --section.key VALUE overrides both"),
+    format: str = typer.Option("auto", "--format", "-f", help="Input format: auto, or a format name (config: input.format)"),
+    rule: Rule = typer.Option(Rule.exact, "--rule", "-r", help="Which spans match (SPEC §2) (config: alignment.rule)"),
+    labels: Labels = typer.Option(Labels.strict, "--labels", help="strict: labels must match; ignore: positions only (config: alignment.labels)"),
+    unit: Unit = typer.Option(Unit.char, "--unit", help="Measure offsets in characters or tokens (config: alignment.unit)"),
+    min_overlap: int = typer.Option(1, "--min-overlap", help="Overlap rule: units two spans must share (config: alignment.min_overlap)"),
+    partial_credit: float = typer.Option(0.5, "--partial-credit", help="Partial rule: credit of an inexact match (config: alignment.partial_credit)"),
+    proportional: Proportional = typer.Option(Proportional.jaccard, "--proportional", help="Proportional rule: jaccard or dice (config: alignment.proportional)"),
+    reference: Optional[str] = typer.Option(None, "--reference", help="Score every rater against this rater (P, R, F) (config: report.reference)"),
+    beta: float = typer.Option(1.0, "--beta", help="Beta of F-beta against the reference (config: report.beta)"),
+    answers: Optional[str] = typer.Option(None, "--answers", help="Prodigy answers that count, comma-separated (default accept) (config: input.answers)"),
+    span_keys: Optional[str] = typer.Option(None, "--span-keys", help="DocBin span groups that are raters, comma-separated (config: input.span_keys)"),
+    spans_key: Optional[str] = typer.Option(None, "--spans-key", help="Span group of per-rater DocBins (default doc.ents) (config: input.spans_key)"),
+    candidates: Optional[str] = typer.Option(None, "--candidates", help="Candidate items: tokens, documents or a file of candidate spans (config: candidates.source)"),
+    language: str = typer.Option("en", "--language", help="Language of the blank spaCy tokenizer for candidate tokens (config: candidates.language)"),
+    strict_candidates: bool = typer.Option(False, "--strict-candidates", help="A span matching no candidate is an error (config: candidates.strict_candidates)"),
+    output: Output = typer.Option(Output.table, "--output", help="table, json or markdown (config: report.output)"),
     out_file: Optional[Path] = typer.Option(None, "-o", "--out", help="Write the output to this file"),
 ) -> None:
-    """Align every pair of raters and report positive specific agreement."""
-    from . import agreement, render
-    from .io import read
+    """Align every pair of raters and report positive specific agreement.
+
+    Settings, lowest precedence first: defaults, --config FILE, flags, --section.key VALUE.
+    """
+    from . import config as settings_module, render
+    from .errors import UsageError
 
     try:
-        options = {"answers": tuple(a.strip() for a in answers.split(","))} if answers else {}
-        corpus = read(paths, format=format, progress=_progress(), **options)
-        result = agreement.score(
-            corpus,
-            rule=rule.value,
-            labels=labels.value,
-            unit=unit.value,
-            min_overlap=min_overlap,
-            partial_credit=partial_credit,
-            proportional=proportional.value,
-            reference=reference,
-            beta=beta,
-        )
+        files, extra = settings_module.split_arguments([str(p) for p in paths] + list(ctx.args))
+        if not files:
+            raise UsageError("no input files given")
+        given = {
+            name: value for name, value in ctx.params.items()
+            if name in settings_module.FLAGS and getattr(ctx.get_parameter_source(name), "name", "DEFAULT") != "DEFAULT"
+        }
+        settings = settings_module.load_settings(config, flags=given, overrides=settings_module.parse_overrides(extra))
+        result = settings_module.score_with_settings(files, settings, progress=_progress())
+        output = Output(settings["report"]["output"])
         report = result.to_dict() if output is Output.json else result.summary(render.MAX_PAIRS, render.MAX_DOCUMENTS)
     except SpanagreeError as err:
         _fail(err)
