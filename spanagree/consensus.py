@@ -249,46 +249,18 @@ def _union(parent: np.ndarray, i: int, j: int) -> None:
 # --- output ---------------------------------------------------------------------------------------
 
 
-def records(corpus: Corpus):
-    """The corpus as spanagree JSONL records: one per (document, rater), tokens when known."""
-    labels = corpus.labels
-    for i in range(corpus.n_annotations):
-        d = int(corpus.ann_doc[i])
-        lo, hi = corpus.ann_ptr[i], corpus.ann_ptr[i + 1]
-        record = {
-            "doc_id": corpus.doc_ids[d],
-            "text": corpus.texts[d],
-            "annotator": corpus.raters[corpus.ann_rater[i]],
-            "spans": [
-                {"start": s, "end": e, "label": labels[k]}
-                for s, e, k in zip(corpus.span_start[lo:hi].tolist(), corpus.span_end[lo:hi].tolist(), corpus.span_label[lo:hi].tolist())
-            ],
-        }
-        tokens = corpus.doc_tokens[d]
-        if tokens is not None:
-            record["tokens"] = [{"start": s, "end": e} for s, e in tokens.tolist()]
-        yield record
-
-
 def write(corpus: Corpus, path: str | Path, *, language: str = "en") -> dict[str, Any]:
-    """Write ``corpus`` as spanagree JSONL (``.jsonl``) or a DocBin (``.spacy``), by suffix."""
+    """Write ``corpus`` as spanagree JSONL (``.jsonl``) or a DocBin (``.spacy``), by suffix; what was written."""
+    from .io import formats
+
     path = Path(path)
     suffix = path.suffix.lower()
+    if suffix not in (".jsonl", ".spacy"):
+        raise UsageError(f"cannot tell the output format of {str(path)!r}; name a .jsonl or a .spacy file")
+    path.parent.mkdir(parents=True, exist_ok=True)
     if suffix == ".jsonl":
-        import orjson
-
-        path.parent.mkdir(parents=True, exist_ok=True)
-        n = 0
-        with open(path, "wb") as out:
-            for record in records(corpus):
-                out.write(orjson.dumps(record) + b"\n")
-                n += 1
-        return {"documents": corpus.n_documents, "lines": n, "spans": corpus.n_spans}
-    if suffix == ".spacy":
-        from .io.docbin import write_docbin
-
-        return write_docbin(corpus, path, language=language)
-    raise UsageError(f"cannot tell the output format of {str(path)!r}; name a .jsonl or a .spacy file")
+        return formats()["spanagree"].write(corpus, path)
+    return formats()["docbin"].write(corpus, path, language=language)
 
 
 def run(

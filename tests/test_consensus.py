@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 import spanagree
 from spanagree.cli import app
-from spanagree.consensus import consensus, records
+from spanagree.consensus import consensus, write
 from spanagree.errors import UsageError
 from spanagree.model import CorpusBuilder
 from records import line
@@ -140,10 +140,13 @@ def test_bad_options():
         consensus(corpus, min_raters=2, rule="fuzzy", name="gold")
 
 
-def test_records_are_spanagree_jsonl(write_jsonl, tmp_path):
+def test_written_as_spanagree_jsonl(tmp_path):
     gold, _ = consensus(corpus_of({"d1": {"a": [(0, 9, "X")], "b": [(0, 9, "X")]}}), min_raters=2)
-    (record,) = records(gold)
+    assert write(gold, tmp_path / "gold.jsonl") == {"documents": 1, "annotations": 1, "spans": 1}
+    (record,) = [json.loads(x) for x in (tmp_path / "gold.jsonl").read_text().splitlines()]
     assert record == {"doc_id": "d1", "text": TEXT, "annotator": "consensus", "spans": [{"start": 0, "end": 9, "label": "X"}]}
+    with pytest.raises(UsageError, match=r"\.jsonl or a \.spacy"):
+        write(gold, tmp_path / "gold.txt")
 
 
 # --- the command line ---------------------------------------------------------------------------

@@ -68,6 +68,15 @@ def test_cli_scores_a_docbin_like_the_jsonl(tmp_path, example_path):
     same_numbers(json.loads(from_bin.stdout), json.loads(from_jsonl.stdout))
 
 
+def test_convert_command_writes_a_docbin(tmp_path, example_path):
+    runner = CliRunner()
+    out = tmp_path / "news.spacy"
+    converted = runner.invoke(app, ["convert", str(example_path), "-o", str(out)])
+    assert converted.exit_code == 0, converted.output
+    assert "wrote 141 annotations (461 spans, 50 documents, 3 raters)" in converted.stdout
+    same_numbers(spanagree.score(out).to_dict(), spanagree.score(example_path).to_dict())
+
+
 def test_one_docbin_per_rater_pairs_documents_by_position(tmp_path, nlp):
     texts = ["Alice met Bob in Paris.", "Carol flew to Rome on Monday."]
     alice, bob = [], []

@@ -98,8 +98,9 @@ def looks_like(path: Path, first: dict | None) -> bool:
 def write_docbin(corpus: Corpus, path: str | Path, *, language: str = "en") -> dict[str, Any]:
     """Write ``corpus`` as one DocBin: a Doc per document, a span group per rater.
 
-    Returns what was written: documents, span groups, spans, and the spans whose boundaries had
-    to be widened to whole tokens (also raised as a warning, never silently).
+    Returns what was written: ``documents``, ``annotations`` (span groups), ``spans``, and the
+    spans whose boundaries had to be widened to whole tokens (also raised as a warning, never
+    silently).
     """
     import spacy
     from spacy.tokens import DocBin
@@ -124,7 +125,7 @@ def write_docbin(corpus: Corpus, path: str | Path, *, language: str = "en") -> d
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     bin_.to_disk(path)
     _warn_widened(notes, path)
-    return {"documents": corpus.n_documents, "span_groups": n_groups, "spans": n_spans, **dict(sorted(notes.items()))}
+    return {"documents": corpus.n_documents, "annotations": n_groups, "spans": n_spans, **dict(sorted(notes.items()))}
 
 
 # --- shared with the spaCy component, scorer and corpus reader -----------------------------------
