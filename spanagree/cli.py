@@ -76,6 +76,13 @@ def score_command(
     candidates: Optional[str] = typer.Option(None, "--candidates", help="Candidate items: tokens, documents or a file of candidate spans (config: candidates.source)"),
     language: str = typer.Option("en", "--language", help="Language of the blank spaCy tokenizer for candidate tokens (config: candidates.language)"),
     strict_candidates: bool = typer.Option(False, "--strict-candidates", help="A span matching no candidate is an error (config: candidates.strict_candidates)"),
+    scheme: Optional[str] = typer.Option(None, "--scheme", help="CoNLL tag scheme: IOB1, IOB2, IOE1, IOE2, IOBES, BILOU (default auto) (config: input.scheme)"),
+    repair: Optional[str] = typer.Option(None, "--repair", help="CoNLL ill-formed tag sequences: begin, drop or error (config: input.repair)"),
+    columns: Optional[str] = typer.Option(None, "--columns", help="CoNLL: one file whose last N columns are these raters' tags, e.g. ann1,ann2 (config: input.columns)"),
+    relevant_at: Optional[int] = typer.Option(None, "--relevant-at", help="TREC qrels: lowest grade that counts as relevant (config: input.relevant_at)"),
+    bootstrap: Optional[int] = typer.Option(None, "--bootstrap", help="Intervals: bootstrap replicates over documents, e.g. 1000 (config: intervals.bootstrap)"),
+    ci: float = typer.Option(0.95, "--ci", help="Intervals: level (config: intervals.ci)"),
+    seed: int = typer.Option(0, "--seed", help="Intervals: random seed (config: intervals.seed)"),
     output: Output = typer.Option(Output.table, "--output", help="table, json or markdown (config: report.output)"),
     out_file: Optional[Path] = typer.Option(None, "-o", "--out", help="Write the output to this file"),
 ) -> None:

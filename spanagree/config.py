@@ -27,6 +27,14 @@ The command-line options and the config keys are one vocabulary (``--partial-cre
     language = "en"
     strict_candidates = false
 
+    [intervals]
+    bootstrap = null          # null, or bootstrap replicates over documents (e.g. 1000)
+    ci = 0.95                 # interval level
+    seed = 0
+
+and, in ``[input]``, reader options passed only when set: ``scheme``, ``repair``, ``columns``
+(CoNLL) and ``relevant_at`` (TREC qrels).
+
 Precedence, lowest first: the defaults above, the config file (``--config``), the flags given
 on the command line (``--rule overlap``), and dotted overrides (``--alignment.rule overlap``),
 which spaCy's CLI also accepts. Values of overrides are read as JSON when they parse
@@ -47,7 +55,16 @@ from typing import Any, Mapping, Sequence
 from .errors import UsageError
 
 DEFAULTS: dict[str, dict[str, Any]] = {
-    "input": {"format": "auto", "answers": ["accept"], "span_keys": None, "spans_key": None},
+    "input": {
+        "format": "auto",
+        "answers": ["accept"],
+        "span_keys": None,
+        "spans_key": None,
+        "scheme": None,
+        "repair": None,
+        "columns": None,
+        "relevant_at": None,
+    },
     "alignment": {
         "rule": "exact",
         "labels": "strict",
@@ -58,6 +75,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     },
     "report": {"reference": None, "beta": 1.0, "output": "table"},
     "candidates": {"source": None, "language": "en", "strict_candidates": False},
+    "intervals": {"bootstrap": None, "ci": 0.95, "seed": 0},
 }
 
 #: ``spanagree score`` parameter name -> (section, key).
@@ -78,6 +96,13 @@ FLAGS: dict[str, tuple[str, str]] = {
     "candidates": ("candidates", "source"),
     "language": ("candidates", "language"),
     "strict_candidates": ("candidates", "strict_candidates"),
+    "scheme": ("input", "scheme"),
+    "repair": ("input", "repair"),
+    "columns": ("input", "columns"),
+    "relevant_at": ("input", "relevant_at"),
+    "bootstrap": ("intervals", "bootstrap"),
+    "ci": ("intervals", "ci"),
+    "seed": ("intervals", "seed"),
 }
 
 CHOICES = {
@@ -181,7 +206,7 @@ def read_options(settings: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
     options: dict[str, Any] = {}
     if list(section["answers"]) != ["accept"]:
         options["answers"] = tuple(section["answers"])
-    for key in ("span_keys", "spans_key"):
+    for key in ("span_keys", "spans_key", "scheme", "repair", "columns", "relevant_at"):
         if section[key] is not None:
             options[key] = section[key]
     return options
@@ -197,15 +222,12 @@ def score_options(settings: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
     options["beta"] = settings["report"]["beta"]
     candidates = settings["candidates"]
     if candidates["source"] is not None:
-        import inspect
-
-        from .agreement import score
-
-        if "candidates" not in inspect.signature(score).parameters:
-            raise UsageError("[candidates] source is set, but this version of spanagree cannot score candidate sets")
         options["candidates"] = candidates["source"]
         options["language"] = candidates["language"]
         options["strict_candidates"] = candidates["strict_candidates"]
+    intervals = settings["intervals"]
+    if intervals["bootstrap"] is not None:
+        options.update(bootstrap=intervals["bootstrap"], ci=intervals["ci"], seed=intervals["seed"])
     return options
 
 
@@ -289,7 +311,7 @@ def _validate(settings: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
     for (section, key), allowed in CHOICES.items():
         if settings[section][key] not in allowed:
             fail(section, key, "one of " + ", ".join(allowed))
-    inp, align, report, cand = (settings[s] for s in DEFAULTS)
+    inp, align, report, cand = (settings[s] for s in ("input", "alignment", "report", "candidates"))
     if not isinstance(inp["format"], str) or not inp["format"]:
         fail("input", "format", "a format name or 'auto'")
     if isinstance(inp["answers"], str):
@@ -318,6 +340,22 @@ def _validate(settings: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
         fail("candidates", "language", "a spaCy language code")
     if not isinstance(cand["strict_candidates"], bool):
         fail("candidates", "strict_candidates", "true or false")
+    for key in ("scheme", "repair"):
+        if inp[key] is not None and not (isinstance(inp[key], str) and inp[key]):
+            fail("input", key, "null or a name")
+    if isinstance(inp["columns"], str):
+        inp["columns"] = [c.strip() for c in inp["columns"].split(",") if c.strip()]
+    if inp["columns"] is not None and not (isinstance(inp["columns"], list) and all(isinstance(c, str) for c in inp["columns"])):
+        fail("input", "columns", "null or a list of rater names")
+    if inp["relevant_at"] is not None and type(inp["relevant_at"]) is not int:
+        fail("input", "relevant_at", "null or a whole number")
+    iv = settings["intervals"]
+    if iv["bootstrap"] is not None and (type(iv["bootstrap"]) is not int or iv["bootstrap"] < 2):
+        fail("intervals", "bootstrap", "null or a whole number >= 2")
+    if not _number(iv["ci"]) or not 0 < iv["ci"] < 1:
+        fail("intervals", "ci", "a number in (0, 1)")
+    if type(iv["seed"]) is not int:
+        fail("intervals", "seed", "a whole number")
     return settings
 
 

@@ -72,3 +72,28 @@ def test_console_script_runs_in_a_fresh_process(example_path):
     probe = "import sys, spanagree; spanagree.score(spanagree.read(sys.argv[1])); print('spacy' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", probe, str(example_path)], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_candidates_and_intervals_from_the_command_line(example_path):
+    result = run("score", example_path, "--candidates", "tokens", "--bootstrap", "200", "--seed", "3", "--output", "json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["intervals"]["replicates"] == 200 and report["intervals"]["seed"] == 3
+    assert report["overall"]["pairwise_mean_psa_interval"]["low"] <= report["overall"]["pairwise_mean_psa"]
+    assert report["chance_corrected"]["pooled"]["cohen_kappa"]["value"] is not None
+    table = run("score", example_path, "--candidates", "tokens", "--bootstrap", "200")
+    assert "Cohen's κ, pooled" in table.output and "percentile bootstrap" in table.output
+    same = run("score", example_path, "--config", "configs/tokens_kappa.cfg", "--intervals.bootstrap", "200",
+               "--intervals.seed", "3", "--unit", "char", "--output", "json")
+    assert json.loads(same.stdout)["intervals"] == report["intervals"]
+    assert run("score", example_path, "--bootstrap", "1").exit_code == 2
+
+
+def test_consensus_of_a_prodigy_file_scores_beside_it(example_path, tmp_path):
+    gold = tmp_path / "gold.jsonl"
+    assert run("consensus", example_path, "--min-raters", "2", "-o", gold).exit_code == 0
+    result = run("score", example_path, gold, "--reference", "consensus", "--output", "json")
+    assert result.exit_code == 0, result.output
+    reference = json.loads(result.stdout)["reference"]["raters"]
+    assert set(reference) == {"news_ner-alice", "news_ner-bob", "news_ner-carol"}
+    assert all(0.5 < v["f"] <= 1 for v in reference.values())

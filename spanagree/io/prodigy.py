@@ -32,12 +32,13 @@ def read_prodigy(path: Path, builder: CorpusBuilder, *, answers: Iterable[str] =
         input_hash = obj.get("_input_hash")
         if input_hash is not None and (type(input_hash) is not int):
             raise InputError(f"expected an integer hash, got {describe(input_hash)}", where=where, field="_input_hash")
+        # documents are keyed by their id string, as in every other format, so that a file
+        # converted from this one (a consensus, say) can be scored beside it
         if input_hash is None:
-            key = ("text", text)
             doc_id = "text:" + hashlib.sha1(text.encode("utf-8")).hexdigest()[:12]
         else:
-            key = ("hash", input_hash)
             doc_id = str(input_hash)
+        key = doc_id
         rater = _rater(obj, stem, where, doc_id)
         answer = require(obj, "answer", str, where, doc_id)
         if answer not in ANSWERS:
