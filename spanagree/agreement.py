@@ -257,8 +257,9 @@ class AgreementReport:
             "scored": int(lengths[in_units].sum()),
             "excluded": dict(sorted(excluded.items())),
         }
-        if self.counts.notes:
-            section["notes"] = dict(sorted(self.counts.notes.items()))
+        notes = corpus.exclusions.notes + self.counts.notes
+        if notes:
+            section["notes"] = dict(sorted(notes.items()))
         return section
 
     def _per_document(self, limit: int | None = None) -> list[dict]:

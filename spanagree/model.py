@@ -26,16 +26,20 @@ SpanTuple = tuple[int, int, str]
 
 @dataclass
 class Exclusions:
-    """What was read but not scored, by kind and reason (SPEC §1: nothing is dropped silently)."""
+    """What was read but not scored, by kind and reason (SPEC §1: nothing is dropped silently),
+    and in ``notes`` what was kept but changed on the way (a discontinuous span split into its
+    fragments, an ill-formed tag sequence repaired, ...)."""
 
     documents: Counter = field(default_factory=Counter)
     annotations: Counter = field(default_factory=Counter)
     spans: Counter = field(default_factory=Counter)
+    notes: Counter = field(default_factory=Counter)
 
     def merge(self, other: "Exclusions") -> None:
         self.documents.update(other.documents)
         self.annotations.update(other.annotations)
         self.spans.update(other.spans)
+        self.notes.update(other.notes)
 
 
 @dataclass

@@ -257,8 +257,8 @@ def test_brat_counts_what_it_ignores_and_splits_discontinuous_spans(tmp_path):
     corpus = spanagree.read([a, b])
     assert corpus.raters == ["maria", "omar"]
     assert corpus.spans_of("doc", "maria") == [(0, 5, "LOC"), (0, 5, "PER"), (10, 13, "PER"), (17, 22, "LOC"), (30, 33, "PER")]
+    assert dict(corpus.exclusions.notes) == {"discontinuous brat span, scored as its 2 fragments": 1}
     assert dict(corpus.exclusions.spans) == {
-        "discontinuous brat span, scored as its 2 fragments": 1,
         "brat event trigger (not an entity)": 1,
         "brat event (E) ignored": 1,
         "brat relation (R) ignored": 1,
@@ -342,7 +342,8 @@ def test_conll_repair_policies(tmp_path, repair, spans, counted):
     path.write_text(ILL_FORMED_IOB2)
     corpus = spanagree.read(path, repair=repair)
     assert corpus.spans_of("doc-0001", "r") == spans
-    assert dict(corpus.exclusions.spans) == counted
+    # a repaired chunk is kept, so it is a note; a dropped one is an exclusion
+    assert dict(corpus.exclusions.notes if repair == "begin" else corpus.exclusions.spans) == counted
     assert corpus.n_spans_read == 4
 
 
@@ -513,7 +514,7 @@ def test_labelstudio_utf16_offsets_of_old_versions_are_converted_and_counted(tmp
     path.write_text(json.dumps([{"id": 1, "data": {"text": text}, "annotations": [{"completed_by": 1, "result": result}]}]))
     corpus = spanagree.read(path)
     assert corpus.spans_of("1", "1") == [(4, 9, "LOC"), (14, 18, "LOC")]
-    assert corpus.exclusions.spans["Label Studio offsets in UTF-16 code units, converted (old versions)"] == 1
+    assert corpus.exclusions.notes["Label Studio offsets in UTF-16 code units, converted (old versions)"] == 1
 
 
 def test_labelstudio_min_and_text_field(tmp_path):

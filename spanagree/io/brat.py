@@ -81,7 +81,7 @@ def _read_pair(ann: Path, rater: str, builder: CorpusBuilder, check_text: bool) 
                 builder.n_spans_read += 1
                 continue
             if len(fragments) > 1:
-                excluded[f"discontinuous brat span, scored as its {len(fragments)} fragments"] += 1
+                builder.exclusions.notes[f"discontinuous brat span, scored as its {len(fragments)} fragments"] += 1
             spans.extend((start, end, label) for start, end in fragments)
         elif kind in IGNORED:
             excluded[f"brat {IGNORED[kind]} ({kind}) ignored"] += 1

@@ -274,7 +274,7 @@ class _ConllFile:
                         builder.exclusions.spans[f"ill-formed {scheme} chunk dropped (repair='drop')"] += 1
                         builder.n_spans_read += 1
                         continue
-                    builder.exclusions.spans[f"ill-formed {scheme} chunk read as a chunk (repair='begin')"] += 1
+                    builder.exclusions.notes[f"ill-formed {scheme} chunk read as a chunk (repair='begin')"] += 1
                 spans.append((int(offsets[base + first, 0]), int(offsets[base + last, 1]), label))
             base += len(tags)
         return spans

@@ -263,7 +263,7 @@ class _Reader:
         if self.check_text and type(covered) is str and not (fits and text[start:end] == covered):
             converted = _from_utf16(text, start, end)
             if converted is not None and text[converted[0]:converted[1]] == covered:
-                self.builder.exclusions.spans["Label Studio offsets in UTF-16 code units, converted (old versions)"] += 1
+                self.builder.exclusions.notes["Label Studio offsets in UTF-16 code units, converted (old versions)"] += 1
                 return converted
             if fits:
                 raise InputError(

@@ -57,7 +57,7 @@ def read_prodigy(path: Path, builder: CorpusBuilder, *, answers: Iterable[str] =
             spans = parse_spans(obj["spans"], len(text), where, doc_id)
         else:
             spans = []
-            builder.exclusions.annotations["Prodigy task without 'spans' (read as no spans)"] += 1
+            builder.exclusions.notes["Prodigy task without 'spans' (read as no spans)"] += 1
         tokens = None
         if "tokens" in obj:
             tokens = parse_tokens(obj["tokens"], len(text), where, doc_id)
