@@ -193,8 +193,10 @@ def bootstrap(report: AgreementReport, options: IntervalOptions = IntervalOption
     done = 0
     while done < options.replicates:
         block = min(BLOCK, options.replicates - done)
-        draws = rng.integers(0, n, size=(block, n)) + (np.arange(block) * n)[:, None]
-        weights = np.bincount(draws.reshape(-1), minlength=block * n).reshape(block, n).astype(np.float64)
+        draws = rng.integers(0, n, size=(block, n), dtype=np.int32)  # n documents, with replacement
+        weights = np.empty((block, n))
+        for row, drawn in enumerate(draws):  # a row at a time: cache-friendly, faster than one flat bincount
+            weights[row] = np.bincount(drawn, minlength=n)
         for name, values in counts.statistics(counts.sums(weights)).items():
             replicate_values[name].append(values)
         done += block
