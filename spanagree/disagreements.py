@@ -1,0 +1,355 @@
+"""Every disagreement between two raters, listed for adjudication.
+
+The cases come from the same label-blind overlap alignment that gives the report's diagnostic
+outcomes (:func:`spanagree.counts.count`, ``overall.outcomes``): for each unit (a document as
+submitted by both raters of a pair, the pair's first rater taken as the reference), the spans of
+rater A and rater B are matched one-to-one by overlap, labels ignored. Then
+
+- a matched pair with the same label and boundaries is ``correct`` (not a disagreement);
+- a matched pair with the same label and other boundaries is ``partial``;
+- a matched pair with different labels is ``wrong_label`` (whatever its boundaries);
+- a span of A that matched nothing is ``missed``, a span of B that matched nothing ``spurious``.
+
+So the number of cases of each kind equals the report's outcome count of that kind. Offsets are
+always characters of the document text (``text[start:end]``), also when the alignment ran in
+tokens (``unit = "token"``); spans with no extent in tokens are left out of the alignment (and
+counted in the report's notes), as they are in the outcome counts.
+
+Outputs (:func:`write`):
+
+- ``jsonl`` and ``csv``: one record per case with the document, both raters, each side's span
+  (offsets, label, text) and some characters of context around the two spans;
+- ``prodigy-review``: for every document with at least one disagreement, one accepted task per
+  rater who submitted it (the rater's whole version of the document), with the same
+  ``_input_hash`` per document and the rater as ``_annotator_id`` and ``_session_id``. Prodigy's
+  ``review`` recipe groups tasks by ``_input_hash`` and shows the distinct versions (by
+  ``_task_hash``) with the sessions that made each, for an adjudicator to pick or correct.
+"""
+from __future__ import annotations
+
+import csv
+import hashlib
+import re
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator
+
+import numpy as np
+import orjson
+
+from .align import AlignmentRule, SpanColumns, align
+from .counts import OUTCOMES, Units, _positions
+from .errors import UsageError
+from .model import Corpus, _ranges
+
+#: The kinds of disagreement, in the order of the report's outcomes (``correct`` is left out).
+KINDS = tuple(kind for kind in OUTCOMES if kind != "correct")
+#: Output formats of :func:`write`.
+FORMATS = ("jsonl", "csv", "prodigy-review")
+#: Characters of context on each side of a case.
+CONTEXT = 40
+#: The columns of the CSV output (and the keys of every JSONL record).
+FIELDS = (
+    "kind", "doc_id", "rater_a", "rater_b",
+    "a_start", "a_end", "a_label", "a_text",
+    "b_start", "b_end", "b_label", "b_text",
+    "context_left", "context_right",
+)
+
+@dataclass(frozen=True)
+class OutcomeAlignment:
+    """The label-blind overlap alignment of every unit, in corpus span indices.
+
+    ``match_unit``, ``match_a``, ``match_b`` and ``match_kind`` have one entry per matched pair
+    (the unit, rater A's span, rater B's span, and the outcome code in the order of
+    :data:`~spanagree.counts.OUTCOMES`: 0 correct, 1 wrong_label, 2 partial).
+    ``missed_unit``/``missed_span`` are A's unmatched spans, ``spurious_unit``/``spurious_span``
+    B's.
+    """
+
+    units: Units
+    match_unit: np.ndarray
+    match_a: np.ndarray
+    match_b: np.ndarray
+    match_kind: np.ndarray
+    missed_unit: np.ndarray
+    missed_span: np.ndarray
+    spurious_unit: np.ndarray
+    spurious_span: np.ndarray
+
+    def kind_counts(self) -> dict[str, int]:
+        """How many cases of each outcome (the report's ``overall.outcomes``)."""
+        matched = np.bincount(self.match_kind, minlength=3)
+        return {
+            "correct": int(matched[0]),
+            "wrong_label": int(matched[1]),
+            "partial": int(matched[2]),
+            "missed": len(self.missed_span),
+            "spurious": len(self.spurious_span),
+        }
+
+
+def outcome_alignment(corpus: Corpus, units: Units, unit: str = "char", *, search: str = "sweep") -> OutcomeAlignment:
+    """Align every unit label-blind by overlap (as the outcome counts do) and keep the pairs.
+
+    ``units`` are the report's (``report.counts.units``), ``unit`` its ``counts.unit_name``.
+    """
+    starts, ends, _ = _positions(corpus, unit)
+    side_a, spans_a = _side(corpus, units.ann_a, starts, ends)
+    side_b, spans_b = _side(corpus, units.ann_b, starts, ends)
+    found = align(side_a, side_b, AlignmentRule(rule="overlap", labels="ignore"), search=search)
+    ia, ib = found.a_index, found.b_index
+    same_label = side_a.label[ia] == side_b.label[ib]
+    same_bounds = (side_a.start[ia] == side_b.start[ib]) & (side_a.end[ia] == side_b.end[ib])
+    kind = np.where(same_label, np.where(same_bounds, 0, 2), 1).astype(np.int64)
+    unmatched_a = np.ones(len(side_a), dtype=bool)
+    unmatched_a[ia] = False
+    unmatched_b = np.ones(len(side_b), dtype=bool)
+    unmatched_b[ib] = False
+    return OutcomeAlignment(
+        units=units,
+        match_unit=side_a.group[ia],
+        match_a=spans_a[ia],
+        match_b=spans_b[ib],
+        match_kind=kind,
+        missed_unit=side_a.group[unmatched_a],
+        missed_span=spans_a[unmatched_a],
+        spurious_unit=side_b.group[unmatched_b],
+        spurious_span=spans_b[unmatched_b],
+    )
+
+
+def from_report(report, *, search: str = "sweep") -> OutcomeAlignment:
+    """The outcome alignment of a :class:`~spanagree.agreement.AgreementReport`'s units."""
+    counts = report.counts
+    return outcome_alignment(report.corpus, counts.units, counts.unit_name, search=search)
+
+
+def label_confusion(corpus: Corpus, found: OutcomeAlignment) -> np.ndarray:
+    """Labels × labels counts of position-matched span pairs, pooled over rater pairs.
+
+    Unordered: each matched pair adds one to ``[i, j]`` with ``i >= j`` (lower triangle and
+    diagonal), since which rater of a pair comes first is only alphabetical. Shape
+    (n_labels, n_labels).
+    """
+    k = len(corpus.labels)
+    la = corpus.span_label[found.match_a]
+    lb = corpus.span_label[found.match_b]
+    high, low = np.maximum(la, lb), np.minimum(la, lb)
+    return np.bincount(high * k + low, minlength=k * k).reshape(k, k)
+
+
+def cases(corpus: Corpus, found: OutcomeAlignment, *, context: int = CONTEXT) -> Iterator[dict[str, Any]]:
+    """Every disagreement as a flat record (keys :data:`FIELDS`), by document, pair and position."""
+    if context < 0:
+        raise UsageError(f"context must be >= 0 characters, got {context!r}")
+    units = found.units
+    keep = found.match_kind != 0
+    n = int(keep.sum()) + len(found.missed_span) + len(found.spurious_span)
+    unit = np.concatenate([found.match_unit[keep], found.missed_unit, found.spurious_unit])
+    span_a = np.concatenate([found.match_a[keep], found.missed_span, np.full(len(found.spurious_span), -1)])
+    span_b = np.concatenate([found.match_b[keep], np.full(len(found.missed_span), -1), found.spurious_span])
+    kind = np.concatenate([
+        found.match_kind[keep], np.full(len(found.missed_span), 3), np.full(len(found.spurious_span), 4)
+    ]).astype(np.int64)
+    first = np.where(span_a >= 0, corpus.span_start[np.maximum(span_a, 0)], corpus.span_start[np.maximum(span_b, 0)])
+    first_b = np.where(span_b >= 0, corpus.span_start[np.maximum(span_b, 0)], first)
+    order = np.lexsort((kind, first_b, first, units.pair[unit], units.doc[unit])) if n else np.zeros(0, np.int64)
+    for i in order.tolist():
+        u = int(unit[i])
+        doc = int(units.doc[u])
+        ra, rb = units.pairs[units.pair[u]].tolist()
+        text = corpus.texts[doc]
+        record: dict[str, Any] = {
+            "kind": OUTCOMES[kind[i]],
+            "doc_id": corpus.doc_ids[doc],
+            "rater_a": corpus.raters[ra],
+            "rater_b": corpus.raters[rb],
+        }
+        lo, hi = len(text), 0
+        for side, span in (("a", int(span_a[i])), ("b", int(span_b[i]))):
+            if span < 0:
+                record.update({f"{side}_start": None, f"{side}_end": None, f"{side}_label": None, f"{side}_text": None})
+                continue
+            s, e = int(corpus.span_start[span]), int(corpus.span_end[span])
+            record.update({
+                f"{side}_start": s, f"{side}_end": e,
+                f"{side}_label": corpus.labels[corpus.span_label[span]], f"{side}_text": text[s:e],
+            })
+            lo, hi = min(lo, s), max(hi, e)
+        record["context_left"] = text[max(0, lo - context):lo]
+        record["context_right"] = text[hi:hi + context]
+        yield record
+
+
+def disputed_spans(corpus: Corpus, found: OutcomeAlignment) -> np.ndarray:
+    """Boolean mask over the corpus spans: True where the span is part of some disagreement."""
+    mask = np.zeros(corpus.n_spans, dtype=bool)
+    bad = found.match_kind != 0
+    mask[found.match_a[bad]] = True
+    mask[found.match_b[bad]] = True
+    mask[found.missed_span] = True
+    mask[found.spurious_span] = True
+    return mask
+
+
+def documents_with_disagreements(found: OutcomeAlignment) -> np.ndarray:
+    """Sorted codes of the documents with at least one case."""
+    units = found.units
+    bad = np.concatenate([found.match_unit[found.match_kind != 0], found.missed_unit, found.spurious_unit])
+    return np.unique(units.doc[bad])
+
+
+def write(report, out: str | Path, *, output: str | None = None, context: int = CONTEXT,
+          language: str = "en") -> dict[str, Any]:
+    """Write the disagreements of ``report`` to ``out`` as ``output`` (by default from the suffix:
+    ``.jsonl``/``.json`` → jsonl, ``.csv`` → csv). Returns what was written.
+
+    ``language`` names the blank spaCy tokenizer used for the Prodigy tasks' ``tokens`` when
+    the input has none.
+    """
+    out = Path(out)
+    output = resolve_format(out, output)
+    corpus = report.corpus
+    found = from_report(report)
+    counts = found.kind_counts()
+    summary: dict[str, Any] = {
+        "out": str(out),
+        "format": output,
+        "cases": {kind: counts[kind] for kind in KINDS},
+        "correct": counts["correct"],
+        "documents_with_disagreements": len(documents_with_disagreements(found)),
+    }
+    if output == "prodigy-review":
+        summary.update(_write_review(corpus, found, out, language))
+        return summary
+    records = cases(corpus, found, context=context)
+    if output == "jsonl":
+        with open(out, "wb") as f:
+            for record in records:
+                f.write(orjson.dumps(record) + b"\n")
+    else:
+        with open(out, "w", encoding="utf-8", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=FIELDS)
+            writer.writeheader()
+            writer.writerows(records)
+    return summary
+
+
+# --- Prodigy review ---------------------------------------------------------------------------
+
+
+def review_tasks(corpus: Corpus, found: OutcomeAlignment, language: str = "en") -> tuple[list[dict], Counter]:
+    """The Prodigy ``review`` input: one accepted task per (document with a disagreement, rater
+    who submitted it), and notes (spans whose boundaries are not token boundaries)."""
+    from .candidates import _tokens_of
+
+    docs = documents_with_disagreements(found)
+    input_hash = _input_hashes(corpus)
+    tokens = _tokens_of(corpus, docs, language)
+    wanted = np.zeros(corpus.n_documents, dtype=bool)
+    wanted[docs] = True
+    tasks: list[dict] = []
+    notes: Counter = Counter()
+    overlapping = False
+    for ann in np.flatnonzero(wanted[corpus.ann_doc]).tolist():
+        doc, rater = int(corpus.ann_doc[ann]), corpus.raters[int(corpus.ann_rater[ann])]
+        text, toks = corpus.texts[doc], tokens[doc]
+        lo, hi = int(corpus.ann_ptr[ann]), int(corpus.ann_ptr[ann + 1])
+        spans = []
+        for i in range(lo, hi):
+            s, e = int(corpus.span_start[i]), int(corpus.span_end[i])
+            span: dict[str, Any] = {"start": s, "end": e, "label": corpus.labels[corpus.span_label[i]]}
+            first = int(np.searchsorted(toks[:, 0], s))
+            last = int(np.searchsorted(toks[:, 1], e))
+            if first < len(toks) and last < len(toks) and toks[first, 0] == s and toks[last, 1] == e:
+                span["token_start"], span["token_end"] = first, last
+            else:
+                notes["spans not on token boundaries (written without token indices)"] += 1
+            if spans and s < max(p["end"] for p in spans):
+                overlapping = True
+            spans.append(span)
+        task_key = orjson.dumps([input_hash[doc], [[p["start"], p["end"], p["label"]] for p in spans]])
+        tasks.append({
+            "text": text,
+            "tokens": [
+                {"text": text[s:e], "start": s, "end": e, "id": k, "ws": text[e:e + 1].isspace()}
+                for k, (s, e) in enumerate(toks.tolist())
+            ],
+            "spans": spans,
+            "_input_hash": input_hash[doc],
+            "_task_hash": _hash32(task_key),
+            "answer": "accept",
+            "_annotator_id": rater,
+            "_session_id": rater,
+            "meta": {"doc_id": corpus.doc_ids[doc], "rater": rater},
+        })
+    # ner_manual shows no overlapping spans; spans_manual does
+    view = "spans_manual" if overlapping else "ner_manual"
+    for task in tasks:
+        task["_view_id"] = view
+    return tasks, notes
+
+
+def _write_review(corpus: Corpus, found: OutcomeAlignment, out: Path, language: str) -> dict[str, Any]:
+    tasks, notes = review_tasks(corpus, found, language)
+    with open(out, "wb") as f:
+        for task in tasks:
+            f.write(orjson.dumps(task) + b"\n")
+    result: dict[str, Any] = {"tasks": len(tasks), "view_id": tasks[0]["_view_id"] if tasks else None}
+    if notes:
+        result["notes"] = dict(notes)
+    return result
+
+
+def _input_hashes(corpus: Corpus) -> list[int]:
+    """A Prodigy ``_input_hash`` per document: the id when it is an integer (as it is for
+    Prodigy input), else a stable 32-bit hash of it (as the Prodigy writer does)."""
+    seen: dict[int, str] = {}
+    out = []
+    for doc_id in corpus.doc_ids:
+        value = int(doc_id) if re.fullmatch(r"-?[0-9]+", doc_id) else _hash32(doc_id.encode("utf-8"))
+        if seen.setdefault(value, doc_id) != doc_id:
+            raise UsageError(
+                f"documents {seen[value]!r} and {doc_id!r} get the same Prodigy _input_hash {value}; "
+                "give them integer ids or write jsonl or csv"
+            )
+        out.append(value)
+    return out
+
+
+def _hash32(data: bytes) -> int:
+    return int.from_bytes(hashlib.sha1(data).digest()[:4], "big", signed=True)
+
+
+# --- helpers ------------------------------------------------------------------------------------
+
+
+def _side(corpus: Corpus, ann: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tuple[SpanColumns, np.ndarray]:
+    """The spans of the given annotations, one alignment group per unit, and each span's index in
+    the corpus (spans with no extent in the unit are left out, as the counts do)."""
+    lengths = corpus.ann_ptr[ann + 1] - corpus.ann_ptr[ann]
+    idx = _ranges(corpus.ann_ptr[ann], lengths)
+    group = np.repeat(np.arange(len(ann), dtype=np.int64), lengths)
+    keep = ends[idx] > starts[idx]
+    idx, group = idx[keep], group[keep]
+    return SpanColumns(group=group, start=starts[idx], end=ends[idx], label=corpus.span_label[idx]), idx
+
+
+def resolve_format(out: str | Path, output: str | None = None) -> str:
+    """The output format: ``output`` when given (checked), else from the suffix of ``out``."""
+    if output is not None:
+        if output not in FORMATS:
+            raise UsageError(f"output must be one of {', '.join(FORMATS)}; got {output!r}")
+        return output
+    out = Path(out)
+    suffix = out.suffix.lower()
+    if suffix in (".jsonl", ".json", ".ndjson"):
+        return "jsonl"
+    if suffix == ".csv":
+        return "csv"
+    raise UsageError(
+        f"cannot tell the output format from {out.name!r}; use a .jsonl or .csv name, or --output "
+        + "|".join(FORMATS)
+    )
