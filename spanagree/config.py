@@ -32,6 +32,16 @@ The command-line options and the config keys are one vocabulary (``--partial-cre
     ci = 0.95                 # interval level
     seed = 0
 
+    [gate]                    # spanagree gate (see spanagree.gate for the statistic names)
+    on = "point"              # point | lower (the interval's lower bound; needs intervals)
+    min_documents = null      # null, or the fewest documents that must be scored
+
+    [gate.min]                # statistic = lowest passing value
+    pairwise_mean_psa = 0.8
+
+    [gate.min.label]          # a label's pairwise mean PSA (likewise label_pooled, pair, pair_kappa)
+    PER = 0.75
+
 and, in ``[input]``, reader options passed only when set: ``scheme``, ``repair``, ``columns``
 (CoNLL) and ``relevant_at`` (TREC qrels).
 
@@ -76,6 +86,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     "report": {"reference": None, "beta": 1.0, "output": "table"},
     "candidates": {"source": None, "language": "en", "strict_candidates": False},
     "intervals": {"bootstrap": None, "ci": 0.95, "seed": 0},
+    "gate": {"on": "point", "min_documents": None, "min": {}},
 }
 
 #: ``spanagree score`` parameter name -> (section, key).
@@ -103,6 +114,8 @@ FLAGS: dict[str, tuple[str, str]] = {
     "bootstrap": ("intervals", "bootstrap"),
     "ci": ("intervals", "ci"),
     "seed": ("intervals", "seed"),
+    "on": ("gate", "on"),
+    "min_documents": ("gate", "min_documents"),
 }
 
 CHOICES = {
@@ -111,6 +124,7 @@ CHOICES = {
     ("alignment", "unit"): ("char", "token"),
     ("alignment", "proportional"): ("jaccard", "dice"),
     ("report", "output"): ("table", "json", "markdown"),
+    ("gate", "on"): ("point", "lower"),
 }
 
 
@@ -356,7 +370,26 @@ def _validate(settings: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
         fail("intervals", "ci", "a number in (0, 1)")
     if type(iv["seed"]) is not int:
         fail("intervals", "seed", "a whole number")
+    _validate_gate(settings["gate"])
     return settings
+
+
+def _validate_gate(gate: dict[str, Any]) -> None:
+    """``[gate]``: the bounds are numbers, by statistic (``[gate.min]``) or, for statistics of
+    one label or pair, by its name in a sub-table (``[gate.min.label]``). The statistic names
+    themselves are checked by :mod:`spanagree.gate`."""
+    if gate["min_documents"] is not None and (type(gate["min_documents"]) is not int or gate["min_documents"] < 0):
+        raise UsageError(f"[gate] min_documents: got {gate['min_documents']!r}; expected null or a whole number >= 0")
+    bounds = gate["min"]
+    if not isinstance(bounds, Mapping):
+        raise UsageError(f"[gate] min: got {bounds!r}; expected a table of statistic = bound ([gate.min])")
+    for name, value in bounds.items():
+        inner = value.items() if isinstance(value, Mapping) else [(None, value)]
+        for key, bound in inner:
+            if not _number(bound):
+                where = f"[gate.min.{name}] {key}" if key is not None else f"[gate.min] {name}"
+                raise UsageError(f"{where}: got {bound!r}; expected a number")
+    gate["min"] = {k: dict(v) if isinstance(v, Mapping) else v for k, v in bounds.items()}
 
 
 def _number(value: Any) -> bool:
