@@ -188,6 +188,147 @@ def consensus_command(
         typer.echo(f"wrote {report_file}", err=True)
 
 
+def _with_score_options(command):
+    """Give ``command`` every reading and scoring option of ``score`` (the same flags, help and
+    config keys, but not its ``--output``), after its own; it reads them with
+    :func:`_command_settings`."""
+    import functools
+    import inspect
+
+    from .config import FLAGS
+
+    own = inspect.signature(command, eval_str=True).parameters
+    shared = [
+        p for name, p in inspect.signature(score_command, eval_str=True).parameters.items()
+        if name in FLAGS and name != "output" and name not in own
+    ]
+    names = {p.name for p in shared}
+
+    @functools.wraps(command)
+    def wrapper(**kwargs):
+        return command(**{k: v for k, v in kwargs.items() if k not in names})
+
+    parameters = [*own.values(), *shared]
+    wrapper.__signature__ = inspect.Signature(parameters)
+    wrapper.__annotations__ = {p.name: p.annotation for p in parameters}
+    return wrapper
+
+
+def _command_settings(ctx: typer.Context, paths: List[Path], config: Optional[Path]):
+    """``(input files, settings)`` as ``score`` builds them: defaults, ``--config``, the flags
+    given, then ``--section.key VALUE`` overrides."""
+    from . import config as settings_module
+    from .errors import UsageError
+
+    files, extra = settings_module.split_arguments([str(p) for p in paths] + list(ctx.args))
+    if not files:
+        raise UsageError("no input files given")
+    given = {
+        name: value for name, value in ctx.params.items()
+        if name in settings_module.FLAGS and name != "output"
+        and getattr(ctx.get_parameter_source(name), "name", "DEFAULT") != "DEFAULT"
+    }
+    settings = settings_module.load_settings(config, flags=given, overrides=settings_module.parse_overrides(extra))
+    return files, settings
+
+
+@app.command("gate", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+@_with_score_options
+def gate_command(
+    ctx: typer.Context,
+    paths: List[Path] = typer.Argument(..., help="Annotation files or directories; then any --section.key VALUE config overrides", show_default=False),
+    config: Optional[Path] = typer.Option(None, "--config", "-c", help="A .cfg file: the gate section (on, min_documents, and a gate.min table of bounds) and any score settings"),
+    minimum: Optional[List[str]] = typer.Option(None, "--min", help="A check NAME=BOUND, repeatable: pairwise_mean_psa, pooled_psa, macro_psa, macro_pooled_psa, label:<LABEL>, label_pooled:<LABEL>, pair:<A>~<B>; with candidates kappa, alpha, pair_kappa:<A>~<B>, fleiss_kappa, davies_fleiss_kappa, kappa_s, gwet_ac1 (config: the gate.min table)", show_default=False),
+    on: str = typer.Option("point", "--on", help="point: bound the point estimate; lower: bound the interval's lower end (bootstraps 1000 replicates unless --bootstrap N) (config: gate.on)"),
+    min_documents: Optional[int] = typer.Option(None, "--min-documents", help="Also fail when fewer documents were scored (config: gate.min_documents)"),
+    junit: Optional[Path] = typer.Option(None, "--junit", help="Write JUnit XML to this file: one test case per check"),
+) -> None:
+    """Pass or fail agreement against bounds, for CI: exit 0 all checks pass, 1 a check failed, 2 bad input.
+
+    Prints each check; appends a Markdown summary to $GITHUB_STEP_SUMMARY when it is set.
+    """
+    from . import gate
+
+    try:
+        files, settings = _command_settings(ctx, paths, config)
+        result = gate.run(files, settings, minimum or (), progress=_progress())
+        gate.write_outputs(result, junit=junit)
+    except SpanagreeError as err:
+        _fail(err)
+    except OSError as err:
+        _fail(err)
+    sys.stdout.write(gate.as_text(result, color=sys.stdout.isatty()) + "\n")
+    if not result["passed"]:
+        raise typer.Exit(code=1)
+
+
+@app.command("report", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+@_with_score_options
+def report_command(
+    ctx: typer.Context,
+    paths: List[Path] = typer.Argument(..., help="Annotation files or directories; then any --section.key VALUE config overrides", show_default=False),
+    config: Optional[Path] = typer.Option(None, "--config", "-c", help="A .cfg file of settings; flags override it, --section.key VALUE overrides both"),
+    out: Path = typer.Option(..., "-o", "--out", help="The HTML file to write", show_default=False),
+    title: Optional[str] = typer.Option(None, "--title", help="The page's title"),
+    documents: int = typer.Option(10, "--documents", min=0, help="How many lowest-agreement documents to show with each rater's spans"),
+) -> None:
+    """Write one self-contained HTML page: headline numbers with intervals and bands, charts, label
+    confusion, and the documents raters disagree on most. Intervals: 1000 replicates unless --bootstrap N."""
+    from .config import score_with_settings
+
+    try:
+        files, settings = _command_settings(ctx, paths, config)
+        from . import report as html_report
+
+        html_report.check_dependencies()
+        if settings["intervals"]["bootstrap"] is None:
+            settings["intervals"]["bootstrap"] = html_report.DEFAULT_REPLICATES
+        result = score_with_settings(files, settings, progress=_progress())
+        written = html_report.write(result, out, title=title, max_documents=documents, sources=files)
+    except SpanagreeError as err:
+        _fail(err)
+    except OSError as err:
+        _fail(err)
+    typer.echo(f"wrote {written['out']} ({written['bytes']} bytes)", err=True)
+
+
+@app.command("disagreements", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+@_with_score_options
+def disagreements_command(
+    ctx: typer.Context,
+    paths: List[Path] = typer.Argument(..., help="Annotation files or directories; then any --section.key VALUE config overrides", show_default=False),
+    config: Optional[Path] = typer.Option(None, "--config", "-c", help="A .cfg file of settings; flags override it, --section.key VALUE overrides both"),
+    out: Path = typer.Option(..., "-o", "--out", help="The file to write (.jsonl or .csv, or any name with --output)", show_default=False),
+    output: Optional[str] = typer.Option(None, "--output", help="jsonl, csv or prodigy-review (default: from OUT's suffix)"),
+    context: int = typer.Option(40, "--context", min=0, help="Characters of context on each side of a case"),
+) -> None:
+    """List every missed, spurious, partial and wrong-label case (JSONL or CSV), or write each
+    rater's version of every document with a disagreement for Prodigy's review recipe."""
+    from . import disagreements
+    from .config import score_with_settings
+
+    try:
+        files, settings = _command_settings(ctx, paths, config)
+        kind = disagreements.resolve_format(out, output)
+        settings["candidates"]["source"] = None  # cases need no candidate items
+        result = score_with_settings(files, settings, progress=_progress())
+        written = disagreements.write(result, out, output=kind, context=context,
+                                      language=settings["candidates"]["language"])
+    except SpanagreeError as err:
+        _fail(err)
+    except OSError as err:
+        _fail(err)
+    cases = ", ".join(f"{n} {kind}" for kind, n in written["cases"].items())
+    what = f"{written['tasks']} tasks" if kind == "prodigy-review" else f"{sum(written['cases'].values())} cases ({cases})"
+    typer.echo(
+        f"wrote {what} from {written['documents_with_disagreements']} documents with a disagreement to "
+        f"{written['out']} as {kind}",
+        err=True,
+    )
+    for note, n in written.get("notes", {}).items():
+        typer.echo(f"  {note}: {n}", err=True)
+
+
 def _emit(report: dict, output: Output, out_file: Path | None) -> None:
     from . import render
 
