@@ -259,18 +259,20 @@ def as_text(result: dict[str, Any], *, color: bool = False) -> str:
     text = table(rows, header=header, divider=True, max_col=60)
     failed = sum(not c["passed"] for c in result["checks"])
     printer = Printer(no_print=True, pretty=color)
+    n = len(result["checks"])
     if failed:
-        verdict = printer.fail(f"gate failed: {failed} of {len(result['checks'])} checks")
+        verdict = printer.fail(f"gate failed: {failed} of {n} {_checks(n)}")
     else:
-        verdict = printer.good(f"gate passed: all {len(result['checks'])} checks")
+        verdict = printer.good(f"gate passed: {'the' if n == 1 else 'all'} {n} {_checks(n)}")
     return text + "\n" + verdict
 
 
 def as_markdown(result: dict[str, Any]) -> str:
     """A Markdown summary (for ``$GITHUB_STEP_SUMMARY``)."""
     failed = sum(not c["passed"] for c in result["checks"])
-    title = (f"spanagree gate: failed ({failed} of {len(result['checks'])} checks)" if failed
-             else f"spanagree gate: passed ({len(result['checks'])} checks)")
+    n = len(result["checks"])
+    title = (f"spanagree gate: failed ({failed} of {n} {_checks(n)})" if failed
+             else f"spanagree gate: passed ({n} {_checks(n)})")
     on = "the interval's lower bound" if result["on"] == "lower" else "the point estimate"
     lines = [f"### {'❌' if failed else '✅'} {title}", "", f"Bounds apply to {on}.", "",
              f"| check | value | {_interval_header(result)} | bound | verdict |", "|---|---|---|---|---|"]
@@ -447,6 +449,10 @@ def _interval(interval: dict | None) -> str:
 
 def _interval_header(result: dict) -> str:
     return f"{result['level']:.0%} interval" if result["level"] is not None else "interval"
+
+
+def _checks(n: int) -> str:
+    return "check" if n == 1 else "checks"
 
 
 def _md(text: str) -> str:
