@@ -52,7 +52,7 @@ def main(argv=None) -> int:
     t_dict, _ = best_of(args.repeats, lambda: spanagree.score(corpus, rule="overlap").to_dict())
     options = intervals.IntervalOptions(replicates=args.replicates, seed=0)
     t_boot, result = best_of(args.repeats, lambda: intervals.bootstrap(report, options))
-    headline = result["overall.pairwise_mean_psa"]
+    headline = result["overall", "pairwise_mean_psa"]
     command = "python " + shlex.join(sys.argv if argv is None else [sys.argv[0], *argv])
     body = "\n".join([
         f"Command: `{command}`  ",

@@ -152,44 +152,45 @@ class DocumentCounts:
             start += size
         return out
 
-    def statistics(self, parts: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    def statistics(self, parts: dict[str, np.ndarray]) -> dict[tuple, np.ndarray]:
         """Every statistic with an interval, one value per replicate (NaN = undefined)."""
         labels = self.report.corpus.labels
         pair = parts["pair_abc"]
         pair_psa = psa_array(pair[..., 0], pair[..., 1], pair[..., 2])
         total = pair.sum(axis=1)
         out = {
-            "overall.pairwise_mean_psa": _nanmean(pair_psa, axis=1),
-            "overall.pooled_psa": psa_array(total[:, 0], total[:, 1], total[:, 2]),
+            ("overall", "pairwise_mean_psa"): _nanmean(pair_psa, axis=1),
+            ("overall", "pooled_psa"): psa_array(total[:, 0], total[:, 1], total[:, 2]),
         }
         label = parts["pair_label_abc"]
         label_psa = psa_array(label[..., 0], label[..., 1], label[..., 2])  # (R, P, L)
         label_total = label.sum(axis=1)
         label_mean = _nanmean(label_psa, axis=1)
         label_pooled = psa_array(label_total[..., 0], label_total[..., 1], label_total[..., 2])
-        out["macro.pairwise_mean_psa"] = _nanmean(label_mean, axis=1)
-        out["macro.pooled_psa"] = _nanmean(label_pooled, axis=1)
+        out["macro", "pairwise_mean_psa"] = _nanmean(label_mean, axis=1)
+        out["macro", "pooled_psa"] = _nanmean(label_pooled, axis=1)
         for k, name in enumerate(labels):
-            out[f"labels.{name}.pairwise_mean_psa"] = label_mean[:, k]
-            out[f"labels.{name}.pooled_psa"] = label_pooled[:, k]
+            out["labels", name, "pairwise_mean_psa"] = label_mean[:, k]
+            out["labels", name, "pooled_psa"] = label_pooled[:, k]
         for p in range(pair_psa.shape[1]):
-            out[f"pairs.{p}.psa"] = pair_psa[:, p]
+            out["pairs", p, "psa"] = pair_psa[:, p]
         if self.chance:
             out.update(_chance_statistics(parts))
         return out
 
 
-def bootstrap(report: AgreementReport, options: IntervalOptions = IntervalOptions()) -> dict[str, dict[str, Any]]:
+def bootstrap(report: AgreementReport, options: IntervalOptions = IntervalOptions()) -> dict[tuple, dict[str, Any]]:
     """Percentile bootstrap intervals and jackknife standard errors for every statistic.
 
-    Returns ``{statistic path: {"value", "low", "high", "se", ...}}`` where the path names the
-    statistic in the report (``"overall.pairwise_mean_psa"``, ``"pairs.0.psa"``, ...).
+    Returns ``{statistic path: {"value", "low", "high", "se", ...}}`` where the path is a tuple
+    naming the statistic in the report (``("overall", "pairwise_mean_psa")``,
+    ``("labels", "PER", "pooled_psa")``, ``("pairs", 0, "psa")``, ...).
     """
     counts = DocumentCounts(report)
     n = counts.n_documents
     point = counts.statistics(counts.point())
     rng = np.random.default_rng(options.seed)
-    replicate_values: dict[str, list[np.ndarray]] = {name: [] for name in point}
+    replicate_values: dict[tuple, list[np.ndarray]] = {name: [] for name in point}
     done = 0
     while done < options.replicates:
         block = min(BLOCK, options.replicates - done)
@@ -239,9 +240,9 @@ def attach(result: dict[str, Any], intervals: dict[str, Any], report: AgreementR
     corpus, units = report.corpus, report.counts.units
     pair_names = {p: [corpus.raters[a], corpus.raters[b]] for p, (a, b) in enumerate(units.pairs.tolist())}
     for path, entry in stats.items():
-        parts = path.split(".")
+        parts = list(path)
         if parts[0] == "pairs":
-            names = pair_names[int(parts[1])]
+            names = pair_names[parts[1]]
             target = next((row for row in result["pairs"] if row["raters"] == names), None)
             if target is None:  # a summary shows only some pairs
                 continue
@@ -254,7 +255,7 @@ def attach(result: dict[str, Any], intervals: dict[str, Any], report: AgreementR
         holder = result
         for key in parts[:-1]:
             holder = holder[key]
-        if path == "overall.pooled_psa":
+        if path == ("overall", "pooled_psa"):
             entry = {**entry, "analytic_se": analytic_psa_se(holder["a"], holder["b"], holder["c"])}
         holder[f"{parts[-1]}_interval"] = entry
     result["intervals"] = {k: v for k, v in intervals.items() if k != "statistics"}
@@ -281,20 +282,20 @@ def _chance_sources(report: AgreementReport) -> list:
     ]
 
 
-def _chance_statistics(parts: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+def _chance_statistics(parts: dict[str, np.ndarray]) -> dict[tuple, np.ndarray]:
     tables = parts["chance_tables"]  # (R, P, k, k)
     out = {}
     kappa = _cohen_kappa(tables)
     for p in range(tables.shape[1]):
-        out[f"chance.pairs.{p}.cohen_kappa"] = kappa[:, p]
+        out["chance", "pairs", p, "cohen_kappa"] = kappa[:, p]
     marked = np.stack(
         [tables[:, :, 1:, 1:].sum(axis=(1, 2, 3)), tables[:, :, 1:, 0].sum(axis=(1, 2)),
          tables[:, :, 0, 1:].sum(axis=(1, 2)), tables[:, :, 0, 0].sum(axis=1)], axis=1,
     )
     two_by_two = np.stack([marked[:, :2], marked[:, 2:]], axis=1)
-    out["chance.pooled.cohen_kappa"] = _cohen_kappa(two_by_two)
-    out["chance.pooled.positive_agreement"] = psa_array(marked[:, 0], marked[:, 1], marked[:, 2])
-    out["chance.all_raters.krippendorff_alpha"] = _nominal_alpha(parts["coincidence"])
+    out["chance", "pooled", "cohen_kappa"] = _cohen_kappa(two_by_two)
+    out["chance", "pooled", "positive_agreement"] = psa_array(marked[:, 0], marked[:, 1], marked[:, 2])
+    out["chance", "all_raters", "krippendorff_alpha"] = _nominal_alpha(parts["coincidence"])
     return out
 
 
@@ -322,8 +323,8 @@ def _attach_chance(chance: dict | None, parts: list[str], entry: dict) -> None:
     if chance is None:
         return
     if parts[0] == "pairs":
-        if int(parts[1]) < len(chance["pairs"]):
-            chance["pairs"][int(parts[1])]["coefficients"]["cohen_kappa"]["interval"] = entry
+        if parts[1] < len(chance["pairs"]):
+            chance["pairs"][parts[1]]["coefficients"]["cohen_kappa"]["interval"] = entry
     elif parts[0] == "pooled":
         holder = chance["pooled"]
         if parts[1] == "cohen_kappa":

@@ -31,7 +31,7 @@ def write_cfg(tmp_path, text, name="my.cfg"):
 
 def test_the_shipped_configs_use_only_the_vocabulary():
     names = sorted(p.name for p in CONFIGS.glob("*.cfg"))
-    assert names == ["markup_partial.cfg", "ner_exact.cfg", "ner_overlap.cfg", "tokens_kappa.cfg"]
+    assert names == ["gate.cfg", "markup_partial.cfg", "ner_exact.cfg", "ner_overlap.cfg", "tokens_kappa.cfg"]
     for path in CONFIGS.glob("*.cfg"):
         assert path.read_text().startswith("# " + path.name)  # a header saying what it is for
         settings = config.load_settings(path)

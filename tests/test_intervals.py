@@ -21,7 +21,7 @@ def test_same_seed_same_interval_other_seed_other_interval(report):
     again = intervals.bootstrap(report, IntervalOptions(replicates=300, seed=1))
     other = intervals.bootstrap(report, IntervalOptions(replicates=300, seed=2))
     assert first == again
-    assert first["overall.pairwise_mean_psa"]["low"] != other["overall.pairwise_mean_psa"]["low"]
+    assert first["overall", "pairwise_mean_psa"]["low"] != other["overall", "pairwise_mean_psa"]["low"]
 
 
 def test_intervals_contain_the_point_estimate_and_match_the_report(report):
@@ -61,11 +61,11 @@ def test_dense_and_segment_sum_paths_agree(report, monkeypatch):
 
 def test_jackknife_matches_leaving_each_document_out(report):
     counts = DocumentCounts(report)
-    loo = counts.statistics(counts.leave_one_out())["overall.pooled_psa"]
+    loo = counts.statistics(counts.leave_one_out())["overall", "pooled_psa"]
     for row in (0, 5, counts.n_documents - 1):
         weights = np.ones((1, counts.n_documents))
         weights[0, row] = 0
-        assert loo[row] == pytest.approx(counts.statistics(counts.sums(weights))["overall.pooled_psa"][0])
+        assert loo[row] == pytest.approx(counts.statistics(counts.sums(weights))["overall", "pooled_psa"][0])
 
 
 def test_analytic_se_and_options():
@@ -74,3 +74,18 @@ def test_analytic_se_and_options():
         IntervalOptions(level=1.5)
     with pytest.raises(spanagree.UsageError):
         IntervalOptions(replicates=1)
+
+
+def test_labels_with_dots_and_colons(tmp_path):
+    from records import line
+
+    path = tmp_path / "dots.jsonl"
+    import json
+
+    path.write_text("".join(json.dumps(r) + "\n" for r in [
+        line("d", "x", [(0, 5, "ORG.SUB"), (10, 13, "U.S.")]), line("d", "y", [(0, 5, "ORG.SUB")]),
+        line("e", "x", [(0, 5, "a:b")]), line("e", "y", [(0, 5, "a:b")]),
+    ]))
+    report = spanagree.score(path, bootstrap=50).to_dict()
+    assert report["labels"]["ORG.SUB"]["pairwise_mean_psa_interval"]["value"] == 1.0
+    assert report["labels"]["U.S."]["pooled_psa_interval"]["value"] == 0.0
