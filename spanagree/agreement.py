@@ -341,6 +341,13 @@ def score(
     ci: float = 0.95,
     seed: int = 0,
     search: str = "sweep",
+    format: str = "auto",
+    read_options: dict[str, Any] | None = None,
+    jobs: int = 1,
+    engine: str = "local",
+    client: Any = None,
+    stream: bool = False,
+    progress: Any = None,
 ) -> AgreementReport:
     """Align every pair of raters on every document they share and count agreement.
 
@@ -363,11 +370,29 @@ def score(
     bootstrap, ci, seed : with ``bootstrap=N``, every headline statistic gets a percentile
         interval at level ``ci`` from N bootstrap replicates over documents (seeded) and a
         jackknife standard error (SPEC §6; see :mod:`spanagree.intervals`).
+    format, read_options, progress : how to read ``corpus`` when it is paths (as
+        :func:`spanagree.read`).
+    jobs, engine, client, stream : how to read and count paths (see :mod:`spanagree.engine`).
+        ``jobs=N`` reads, aligns and counts in chunks in N processes (0: every core);
+        ``stream=True`` does it in this process, one chunk at a time (bounded memory);
+        ``engine="dask"`` on a Dask cluster: ``client`` is a ``distributed.Client``, a scheduler
+        address, or None for a local cluster of ``jobs`` workers. The report is the same; its
+        ``corpus`` then holds ids and counts but no spans or texts. With ``candidates``, or a
+        format other than spanagree or Prodigy JSONL, the input is read serially (and said so).
     """
+    counts = None
     if not isinstance(corpus, Corpus):
-        from .io import read
+        if jobs != 1 or engine != "local" or stream or client is not None:
+            counts_corpus = _count_with_engine(
+                corpus, rule, labels, unit, min_overlap, partial_credit, proportional, candidates, search,
+                format, read_options, jobs, engine, client, progress,
+            )
+            if counts_corpus is not None:
+                corpus, counts = counts_corpus
+        if counts is None and not isinstance(corpus, Corpus):
+            from .io import read
 
-        corpus = read(corpus)
+            corpus = read(corpus, format=format, progress=progress, **(read_options or {}))
     if unit not in UNITS:
         raise UsageError(f"unit must be one of {', '.join(UNITS)}; got {unit!r}")
     if not isinstance(rule, AlignmentRule):
@@ -392,9 +417,37 @@ def score(
         from .intervals import IntervalOptions
 
         interval_options = IntervalOptions(level=ci, replicates=bootstrap, seed=seed)
+    if counts is None:
+        counts = count(corpus, rule, unit=unit, search=search)
     return AgreementReport(
-        corpus, count(corpus, rule, unit=unit, search=search), reference=reference, beta=beta, chance=chance,
-        items=items, interval_options=interval_options,
+        corpus, counts, reference=reference, beta=beta, chance=chance, items=items, interval_options=interval_options,
+    )
+
+
+def _count_with_engine(
+    paths, rule, labels, unit, min_overlap, partial_credit, proportional, candidates, search,
+    format, read_options, jobs, engine, client, progress,
+):
+    """``(corpus, counts)`` from :func:`spanagree.engine.count_paths`, or None when the serial
+    path must read the input (candidates need every span and text)."""
+    import warnings
+
+    from .engine import EngineFallbackWarning, count_paths
+
+    if candidates is not None:
+        warnings.warn(
+            "read serially: candidates need every span and text in memory", EngineFallbackWarning, stacklevel=3
+        )
+        return None
+    if unit not in UNITS:
+        raise UsageError(f"unit must be one of {', '.join(UNITS)}; got {unit!r}")
+    if not isinstance(rule, AlignmentRule):
+        rule = AlignmentRule(
+            rule=rule, labels=labels, min_overlap=min_overlap, partial_credit=partial_credit, proportional=proportional
+        )
+    return count_paths(
+        paths, rule, unit=unit, search=search, jobs=jobs, engine=engine, client=client, format=format,
+        read_options=read_options, progress=progress,
     )
 
 

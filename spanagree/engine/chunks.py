@@ -1,0 +1,317 @@
+"""The worker side of the engines: read byte ranges of JSONL files, align, count, return arrays.
+
+A :class:`Task` names byte ranges of one or more files. The worker reads them with the package's
+own readers (:mod:`spanagree.io.jsonl`, :mod:`spanagree.io.prodigy`), so every line gets exactly
+the validation and the error message it gets from :func:`spanagree.read`; only the source of the
+lines changes: the reader is called with its ``json_lines`` bound to :func:`_range_lines`, which
+yields the lines of the ranges with their real line numbers. A :class:`_KeyedBuilder` notes the
+document key of every line, so the worker also returns where each document's lines are (the
+*groups*: runs of consecutive lines of one document) for the driver's checks and fallback.
+
+The worker then builds the (small) Corpus of its documents, runs :func:`spanagree.counts.count`
+on it, and returns a :class:`~spanagree.engine.merge.Partial`: per-unit count arrays, document
+ids and counters, without spans or texts. Input and usage errors come back as
+:class:`ErrorInfo` (an exception with keyword arguments does not survive pickling), with the
+position of the line, so the driver can report the first one in reading order.
+"""
+from __future__ import annotations
+
+import gc
+import hashlib
+import inspect
+import io
+import types
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Hashable, Iterator
+
+import numpy as np
+
+from ..align import AlignmentRule
+from ..counts import count
+from ..errors import InputError, Location, UsageError
+from ..io import formats
+from ..io.common import _json_type, _loads, _parse_slowly
+from ..model import CorpusBuilder
+from .merge import Partial
+
+#: Formats the engines read in ranges: their readers go through ``json_lines``.
+RANGE_FORMATS = ("spanagree", "prodigy")
+#: Position of an error found after reading (e.g. a usage error from counting): after every line.
+AFTER_INPUT = (1 << 62, 1 << 62)
+
+
+@dataclass(frozen=True)
+class Piece:
+    """Byte ranges of one file. ``ranges`` are ``(start, end, first_line)``; ``first_line`` is
+    the line number of the range's first line, or None when not known yet (then lines are numbered
+    from an offset no real file reaches, and an error is re-read with the right number)."""
+
+    file: int
+    name: str
+    open_path: str
+    format: str
+    ranges: tuple[tuple[int, int, int | None], ...]
+
+
+@dataclass(frozen=True)
+class Job:
+    """What every task of a run shares: the rule, the unit, the search and the reader options."""
+
+    rule: AlignmentRule
+    unit: str = "char"
+    search: str = "sweep"
+    options: tuple[tuple[str, Any], ...] = ()
+
+
+@dataclass(frozen=True)
+class Task:
+    """One unit of work: pieces read in order into one builder, then aligned and counted.
+    With ``record_groups`` (the first pass), the task has one piece."""
+
+    index: int
+    pieces: tuple[Piece, ...]
+    job: Job
+    record_groups: bool = True
+
+
+@dataclass
+class ErrorInfo:
+    """An input or usage error, in a form that pickles, with where it happened."""
+
+    kind: str  # "input" or "usage"
+    message: str
+    position: tuple[int, int]  # (file index, byte offset of the line)
+    where: tuple[str | None, int | None] = (None, None)
+    doc_id: Any = None
+    field: str | None = None
+    line_known: bool = True
+
+    def exception(self) -> Exception:
+        if self.kind == "usage":
+            return UsageError(self.message)
+        return InputError(self.message, where=Location(*self.where), doc_id=self.doc_id, field=self.field)
+
+
+@dataclass
+class Groups:
+    """Runs of consecutive lines of one document in one file: key hash, byte range (start and
+    size), first line (as numbered in the task), one row per run, in file order."""
+
+    file: int
+    key: np.ndarray
+    start: np.ndarray
+    size: np.ndarray
+    line: np.ndarray
+
+    @property
+    def end(self) -> np.ndarray:
+        return self.start + self.size
+
+
+@dataclass
+class TaskResult:
+    index: int
+    partial: Partial | None = None
+    error: ErrorInfo | None = None
+    groups: Groups | None = None
+    newlines: int = 0  # b"\n" in the task's ranges (a chunk's share of the line numbers)
+    data_lines: dict[int, int] = field(default_factory=dict)  # file -> lines with a record
+    n_bytes: int = 0
+
+
+def run_task(task: Task) -> TaskResult:
+    """Read, align and count one task (the function the process pool and Dask call)."""
+    paused = gc.isenabled()
+    gc.disable()  # as in spanagree.read: many short-lived dicts, no cycles
+    try:
+        return _run(task)
+    finally:
+        if paused:
+            gc.enable()
+
+
+def _run(task: Task) -> TaskResult:
+    result = TaskResult(task.index)
+    builder = _KeyedBuilder()
+    recorder = _GroupRecorder(task.pieces[0].file) if task.record_groups else None
+    options = dict(task.job.options)
+    piece = None
+    try:
+        for piece in task.pieces:
+            source = _Source(piece, builder, recorder, result)
+            reader = reader_for(piece.format, source)
+            accepted = set(inspect.signature(formats()[piece.format].read).parameters) - {"path", "paths", "builder"}
+            reader(Path(piece.name), builder, **{k: v for k, v in options.items() if k in accepted})
+        piece = None
+        corpus = builder.build()
+        counts = count(corpus, task.job.rule, unit=task.job.unit, search=task.job.search)
+        result.partial = Partial.from_counts(corpus, counts)
+    except InputError as err:
+        position = AFTER_INPUT
+        if piece is not None:
+            position = (piece.file, source.line_offset)
+        result.error = ErrorInfo(
+            "input", err.problem, position, tuple(err.where), err.doc_id, err.field,
+            line_known=piece is None or source.line_known,
+        )
+    except UsageError as err:
+        result.error = ErrorInfo("usage", str(err), AFTER_INPUT)
+    if recorder is not None:
+        result.groups = recorder.arrays()
+    return result
+
+
+def reader_for(format_name: str, source: "_Source") -> Callable[..., None]:
+    """The format's reader with its ``json_lines`` bound to the source's lines.
+
+    The reader function is copied with a globals dict in which ``json_lines`` is the source;
+    nothing shared is changed, so it is safe in threads (Dask workers) and leaves the module
+    as it is.
+    """
+    read = formats()[format_name].read
+    names = dict(read.__globals__)
+    names["json_lines"] = source.lines
+    copy = types.FunctionType(read.__code__, names, read.__name__, read.__defaults__, read.__closure__)
+    copy.__kwdefaults__ = read.__kwdefaults__
+    return copy
+
+
+def can_read_ranges(format_name: str) -> bool:
+    """True when the format's reader gets its lines from ``json_lines`` (so ranges can be fed)."""
+    fmt = formats().get(format_name)
+    return (
+        fmt is not None and fmt.name in RANGE_FORMATS and fmt.read_many is None
+        and "json_lines" in fmt.read.__code__.co_names
+    )
+
+
+def key_hash(key: Hashable) -> int:
+    """A 64-bit hash of a document key that is the same in every process (unlike ``hash``)."""
+    digest = hashlib.blake2b(repr(key).encode("utf-8", "surrogatepass"), digest_size=8).digest()
+    return int.from_bytes(digest, "little") >> 1  # fits int64
+
+
+class _KeyedBuilder(CorpusBuilder):
+    """A CorpusBuilder that notes the document key of the line being read."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.line_key: Hashable | None = None
+
+    def _saw(self, key: Hashable) -> None:
+        if self.line_key is None:
+            self.line_key = key
+
+    def document(self, key, *args, **kwargs):
+        self._saw(key)
+        return super().document(key, *args, **kwargs)
+
+    def skip(self, key, *args, **kwargs):
+        self._saw(key)
+        return super().skip(key, *args, **kwargs)
+
+    def add(self, key, *args, **kwargs):
+        self._saw(key)
+        return super().add(key, *args, **kwargs)
+
+    def add_labels(self, key, *args, **kwargs):
+        self._saw(key)
+        return super().add_labels(key, *args, **kwargs)
+
+
+class _GroupRecorder:
+    """Collects runs of consecutive lines that belong to one document."""
+
+    def __init__(self, file: int) -> None:
+        self.file = file
+        self.rows: list[tuple[int, int, int, int]] = []  # key, start, end, line
+        self._last_key: Hashable = object()
+        self._last_hash = 0
+
+    def line(self, key: Hashable | None, start: int, end: int, number: int) -> None:
+        if key is None:  # a line that registers no document (counted only): a group of its own
+            h = key_hash(("line", self.file, start))
+        elif key == self._last_key:
+            h = self._last_hash
+        else:
+            h = key_hash(key)
+            self._last_key, self._last_hash = key, h
+        rows = self.rows
+        if rows and rows[-1][0] == h and key is not None:
+            previous = rows[-1]
+            rows[-1] = (h, previous[1], end, previous[3])
+        else:
+            rows.append((h, start, end, number))
+
+    def arrays(self) -> Groups:
+        table = np.array(self.rows, dtype=np.int64).reshape(-1, 4)
+        size = table[:, 2] - table[:, 1]
+        return Groups(
+            self.file, table[:, 0].copy(), table[:, 1].copy(),
+            size.astype(np.uint32 if not len(size) or size.max() < 2**32 else np.int64), table[:, 3].copy(),
+        )
+
+
+#: Line numbers of a chunk whose first line number is not known yet start here (never 1, so
+#: the byte-order-mark rule of line 1 does not apply; far beyond any real line number).
+UNKNOWN_LINE_BASE = 1 << 50
+
+
+class _Source:
+    """The lines of one piece, as ``json_lines`` yields them, with real line numbers."""
+
+    def __init__(self, piece: Piece, builder: _KeyedBuilder, recorder: _GroupRecorder | None, result: TaskResult):
+        self.piece = piece
+        self.builder = builder
+        self.recorder = recorder
+        self.result = result
+        self.line_offset = 0
+        self.line_known = True
+
+    def lines(self, path, tick=None) -> Iterator[tuple[Location, dict]]:
+        """Mirror of :func:`spanagree.io.common.json_lines` over the piece's ranges (the reader
+        passes its path; the empty-file check is the driver's, over all of a file's ranges)."""
+        piece, builder, recorder, result = self.piece, self.builder, self.recorder, self.result
+        name = str(path)
+        try:
+            handle = open(piece.open_path, "rb")
+        except FileNotFoundError:
+            raise InputError("no such file", where=Location(name)) from None
+        except IsADirectoryError:
+            raise InputError("is a directory; name the files in it", where=Location(name)) from None
+        except OSError as err:
+            raise InputError(f"cannot be read ({err.strerror})", where=Location(name)) from None
+        data_lines = 0
+        with handle:
+            for start, end, first_line in piece.ranges:
+                handle.seek(start)
+                data = handle.read(end - start)
+                result.newlines += data.count(b"\n")
+                result.n_bytes += len(data)
+                self.line_known = first_line is not None
+                number = (first_line if first_line is not None else UNKNOWN_LINE_BASE) - 1
+                offset = start
+                for raw in io.BytesIO(data):
+                    number += 1
+                    line_start = offset
+                    offset += len(raw)
+                    self.line_offset = line_start
+                    try:
+                        obj = _loads(raw)
+                    except ValueError:
+                        if not raw.strip():
+                            continue
+                        obj = _parse_slowly(raw, Location(name, number))
+                    if type(obj) is not dict:
+                        raise InputError(
+                            f"expected a JSON object per line, got a JSON {_json_type(obj)}",
+                            where=Location(name, number),
+                        )
+                    data_lines += 1
+                    builder.line_key = None
+                    yield Location(name, number), obj
+                    if recorder is not None:
+                        recorder.line(builder.line_key, line_start, offset, number)
+                result.data_lines[piece.file] = result.data_lines.get(piece.file, 0) + data_lines
+                data_lines = 0

@@ -1,0 +1,299 @@
+"""The engines' driver: plan, run the chunks, check grouping, read again what must be, merge.
+
+1. **Plan** (:mod:`~spanagree.engine.plan`): files, formats, chunks cut at document boundaries.
+2. **First pass**: every chunk is read, aligned and counted by a worker
+   (:func:`~spanagree.engine.chunks.run_task`), which also returns where each document's lines
+   are (runs of lines of one document: key hash, byte range, first line).
+3. **Grouping check**: a document whose lines are in more than one chunk (input not grouped by
+   document: one file per rater, raters' lines far apart) was counted in pieces. The chunks that
+   hold such documents are *dirty*; their results are dropped and their documents are read again,
+   each whole in one task, from the byte ranges the first pass found (a line index on disk is the
+   file itself: the tasks seek to the ranges). A :class:`NotGroupedWarning` says so.
+4. **Merge** (:mod:`~spanagree.engine.merge`): the partial arrays become the report's.
+
+Errors are those of the serial reader, and the first in reading order is raised: the first pass
+reports each chunk's first error (and the documents seen before it), documents split across
+chunks are checked again up to that point, and a chunk whose line numbers were not known yet (they
+depend on the chunks before it) is read again with them, so the message names the right line.
+"""
+from __future__ import annotations
+
+import warnings
+from dataclasses import replace
+from typing import Any, Callable
+
+import numpy as np
+
+from ..align import AlignmentRule
+from ..counts import Counts
+from ..errors import UsageError
+from .chunks import UNKNOWN_LINE_BASE, ErrorInfo, Groups, Job, Piece, Task, TaskResult, run_task
+from .merge import CorpusSummary, merge, release_memory
+from .plan import Plan, chunk_size, make_plan
+
+
+class NotGroupedWarning(UserWarning):
+    """The input is not grouped by document; some documents were read a second time, whole."""
+
+
+class EngineFallbackWarning(UserWarning):
+    """The engine could not read this input in parallel and used the serial reader."""
+
+
+def count_paths(
+    paths,
+    rule: AlignmentRule,
+    *,
+    unit: str = "char",
+    search: str = "sweep",
+    jobs: int = 1,
+    engine: str = "local",
+    client=None,
+    format: str = "auto",
+    read_options: dict | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    chunk_bytes: int | None = None,
+) -> tuple[Any, Counts]:
+    """Read ``paths`` and count them with an engine; ``(corpus, counts)`` for the report.
+
+    The corpus is a :class:`~spanagree.engine.merge.CorpusSummary` (no spans or texts), or a
+    full :class:`~spanagree.model.Corpus` when the input is in a format the engines do not read
+    in ranges (then the serial reader is used, with an :class:`EngineFallbackWarning`).
+    """
+    from .local import local_executor, resolve_jobs
+
+    if engine not in ("local", "dask"):
+        raise UsageError(f"engine must be 'local' or 'dask'; got {engine!r}")
+    if engine == "local" and client is not None:
+        raise UsageError("client= is for engine='dask'")
+    workers = resolve_jobs(jobs) if engine == "local" or jobs != 1 else None
+    plan = make_plan(paths, format, read_options, jobs=workers or 2, chunk_bytes=chunk_bytes)
+    if plan.unsupported is not None:
+        return _serial(paths, plan, rule, unit, search, format, read_options, progress)
+    if engine == "dask":
+        from .dask import DaskExecutor
+
+        executor = DaskExecutor(client, workers)
+    else:
+        executor = local_executor(min(workers, max(1, len(plan.chunks))))
+    try:
+        corpus, counts = _drive(plan, executor, rule, unit, search, progress, chunk_bytes)
+    finally:
+        executor.close()
+    return corpus, counts
+
+
+def _serial(paths, plan: Plan, rule, unit, search, format, read_options, progress):
+    from ..counts import count
+    from ..io import read
+    from .plan import expand_inputs
+
+    warnings.warn(
+        f"read serially: {plan.unsupported}; the engines read spanagree and Prodigy JSONL",
+        EngineFallbackWarning, stacklevel=4,
+    )
+    corpus = read(expand_inputs(paths), format=format, progress=progress, **(read_options or {}))
+    return corpus, count(corpus, rule, unit=unit, search=search)
+
+
+def _drive(plan: Plan, executor, rule, unit, search, progress, chunk_bytes) -> tuple[CorpusSummary, Counts]:
+    job = Job(rule, unit, search, tuple(sorted(plan.options.items())))
+    tasks = [Task(i, (piece,), job) for i, piece in enumerate(plan.chunks)]
+    results: list[TaskResult | None] = [None] * len(tasks)
+    done_bytes = 0
+    for result in executor.run(tasks):
+        results[result.index] = result
+        done_bytes += result.n_bytes
+        if progress is not None:
+            progress(done_bytes, plan.total_bytes)
+    first_lines = _first_lines(plan.chunks, results)
+    groups = [_absolute(r.groups, first_lines[i]) for i, r in enumerate(results)]
+
+    errors = [r.error for r in results if r.error is not None]
+    errors += _empty_files(plan, results)
+    if plan.pending_error is not None:
+        errors.append(plan.pending_error)
+    split_keys, dirty = _split_documents(groups)
+
+    if errors:
+        first = min(errors, key=_error_order)
+        if len(split_keys) and first.position[0] >= 0:
+            # documents split across chunks, checked whole up to the first error found
+            again = _regroup(plan, groups, np.arange(len(groups)), job, chunk_size(plan.total_bytes, executor.workers, chunk_bytes),
+                             keys=split_keys, before=first.position)
+            errors += [r.error for r in executor.run(again) if r.error is not None]
+            first = min(errors, key=_error_order)
+        raise _exact(first, plan, tasks, results, first_lines).exception()
+
+    info: dict[str, Any] = {
+        "engine": executor.name,
+        "workers": executor.workers,
+        "tasks": len(tasks),
+        "grouped": not len(split_keys),
+    }
+    partials = [r.partial for i, r in enumerate(results) if i not in dirty]
+    if len(split_keys):
+        target = chunk_size(plan.total_bytes, executor.workers, chunk_bytes)
+        again = _regroup(plan, groups, np.array(sorted(dirty)), job, target)
+        n_again = 0
+        errors = []
+        for result in executor.run(again):
+            if result.error is not None:
+                errors.append(result.error)
+            else:
+                partials.append(result.partial)
+            n_again += result.n_bytes
+        if errors:
+            raise min(errors, key=_error_order).exception()
+        info.update(documents_split=int(len(split_keys)), tasks_read_again=len(again), bytes_read_again=n_again)
+        warnings.warn(
+            f"the input is not grouped by document: {len(split_keys):,} documents have lines in more than "
+            f"one chunk (e.g. one file per rater); the {len(dirty):,} chunks holding them were read again, "
+            "document by document, from the line ranges the first pass found",
+            NotGroupedWarning, stacklevel=4,
+        )
+    del results, groups
+    release_memory()
+    corpus, counts = merge(partials, rule, unit)
+    del partials
+    release_memory()
+    corpus.engine = info
+    return corpus, counts
+
+
+
+def _first_lines(chunks: list[Piece], results: list[TaskResult]) -> list[int]:
+    """The line number of each chunk's first line, from the newlines of the chunks before it."""
+    out, line, current = [], 1, None
+    for piece, result in zip(chunks, results):
+        if piece.file != current:
+            current, line = piece.file, 1
+        out.append(line)
+        line += result.newlines
+    return out
+
+
+def _absolute(groups: Groups | None, first_line: int) -> Groups | None:
+    if groups is None or not len(groups.key):
+        return groups
+    if groups.line[0] >= UNKNOWN_LINE_BASE:
+        groups.line = groups.line - UNKNOWN_LINE_BASE + first_line
+    return groups
+
+
+def _split_documents(groups: list[Groups | None]) -> tuple[np.ndarray, set[int]]:
+    """Key hashes of documents seen in more than one chunk, and the chunks that hold them."""
+    keys, chunk = [], []
+    for i, g in enumerate(groups):
+        if g is not None and len(g.key):
+            unique = np.unique(g.key)
+            keys.append(unique)
+            chunk.append(np.full(len(unique), i, dtype=np.int64))
+    if not keys:
+        return np.zeros(0, np.int64), set()
+    keys_all, chunk_all = np.concatenate(keys), np.concatenate(chunk)
+    order = np.argsort(keys_all, kind="stable")
+    keys_sorted = keys_all[order]
+    repeated = keys_sorted[1:] == keys_sorted[:-1]
+    split = np.unique(keys_sorted[1:][repeated])
+    if not len(split):
+        return split, set()
+    dirty = set(np.unique(chunk_all[np.isin(keys_all, split)]).tolist())
+    return split, dirty
+
+
+def _regroup(
+    plan: Plan, groups: list[Groups | None], chunks: np.ndarray, job: Job, target: int,
+    keys: np.ndarray | None = None, before: tuple[int, int] | None = None,
+) -> list[Task]:
+    """Tasks that each read whole documents: every run of lines of the given chunks (only of
+    ``keys``, and only runs that start before ``before``, when given), documents in order of
+    their first line, lines in reading order."""
+    parts = [groups[c] for c in chunks.tolist() if groups[c] is not None and len(groups[c].key)]
+    if not parts:
+        return []
+    file = np.concatenate([np.full(len(g.key), g.file, dtype=np.int64) for g in parts])
+    key = np.concatenate([g.key for g in parts])
+    start = np.concatenate([g.start for g in parts])
+    end = np.concatenate([g.end for g in parts])
+    line = np.concatenate([g.line for g in parts])
+    keep = np.ones(len(key), dtype=bool)
+    if keys is not None:
+        keep &= np.isin(key, keys)
+    if before is not None:
+        keep &= (file < before[0]) | ((file == before[0]) & (start < before[1]))
+    file, key, start, end, line = file[keep], key[keep], start[keep], end[keep], line[keep]
+    if not len(key):
+        return []
+    position = np.lexsort((start, file))  # reading order
+    rank = np.empty(len(key), dtype=np.int64)
+    rank[position] = np.arange(len(key))
+    by_key = np.lexsort((rank, key))
+    new_doc = np.r_[True, key[by_key][1:] != key[by_key][:-1]]
+    doc_of = np.empty(len(key), dtype=np.int64)
+    doc_of[by_key] = np.cumsum(new_doc) - 1
+    n_docs = int(new_doc.sum())
+    first_rank = np.full(n_docs, np.iinfo(np.int64).max)
+    np.minimum.at(first_rank, doc_of, rank)
+    doc_order = np.argsort(first_rank, kind="stable")
+    doc_bytes = np.bincount(doc_of, weights=end - start, minlength=n_docs)[doc_order]
+    task_of_doc = np.empty(n_docs, dtype=np.int64)
+    task_of_doc[doc_order] = (np.cumsum(doc_bytes) - doc_bytes) // max(target, 1)
+    task_of = task_of_doc[doc_of]
+    order = np.lexsort((rank, task_of))
+    names = {f.index: f for f in plan.files}
+    tasks: list[Task] = []
+    bounds = np.flatnonzero(np.r_[True, task_of[order][1:] != task_of[order][:-1], True])
+    for lo, hi in zip(bounds[:-1], bounds[1:]):
+        rows = order[lo:hi]
+        f, s, e, n = file[rows], start[rows], end[rows], line[rows]
+        # one range per stretch of adjacent runs of one file
+        joined = np.r_[False, (f[1:] == f[:-1]) & (s[1:] == e[:-1])]
+        heads = np.flatnonzero(~joined)
+        tails = np.r_[heads[1:], len(rows)] - 1
+        pieces: list[Piece] = []
+        for h, t in zip(heads.tolist(), tails.tolist()):
+            fp = names[int(f[h])]
+            item = (int(s[h]), int(e[t]), int(n[h]))
+            if pieces and pieces[-1].file == fp.index:
+                pieces[-1] = replace(pieces[-1], ranges=pieces[-1].ranges + (item,))
+            else:
+                pieces.append(Piece(fp.index, str(fp.path), fp.open_path, fp.format, (item,)))
+        tasks.append(Task(len(tasks), tuple(pieces), job, record_groups=False))
+    return tasks
+
+
+def _empty_files(plan: Plan, results: list[TaskResult]) -> list[ErrorInfo]:
+    """Files with no record at all: the serial reader's error (unless a chunk of it failed)."""
+    lines: dict[int, int] = {f.index: 0 for f in plan.files}
+    failed = set()
+    for piece, result in zip(plan.chunks, results):
+        lines[piece.file] += result.data_lines.get(piece.file, 0)
+        if result.error is not None:
+            failed.add(piece.file)
+    out = []
+    for f in plan.files:
+        if not lines[f.index] and f.index not in failed:
+            out.append(ErrorInfo(
+                "input", "the file is empty; expected one JSON object per line", (f.index, f.size + 1),
+                (str(f.path), None),
+            ))
+    return out
+
+
+def _error_order(error: ErrorInfo) -> tuple:
+    return (error.kind != "input", error.position)
+
+
+def _exact(error: ErrorInfo, plan: Plan, tasks: list[Task], results: list[TaskResult], first_lines: list[int]) -> ErrorInfo:
+    """The error with the right line number: a chunk whose first line was not known when it ran
+    is read again with it (only the failing chunk, only when it failed)."""
+    if error.line_known:
+        return error
+    for i, result in enumerate(results):
+        if result.error is error:
+            piece = tasks[i].pieces[0]
+            (start, end, _), = piece.ranges
+            again = replace(tasks[i], pieces=(replace(piece, ranges=((start, end, first_lines[i]),)),), record_groups=False)
+            return run_task(again).error or error
+    return error

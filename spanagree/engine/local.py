@@ -1,0 +1,66 @@
+"""Running tasks on this machine: in this process (``jobs=1``) or in a process pool."""
+from __future__ import annotations
+
+import os
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from typing import Iterable, Iterator
+
+from ..errors import UsageError
+from .chunks import Task, TaskResult, run_task
+
+
+def resolve_jobs(jobs: int) -> int:
+    """``jobs`` as a number of processes: 0 means every core."""
+    if type(jobs) is not int or jobs < 0:
+        raise UsageError(f"jobs must be a whole number >= 1 (or 0 for every core), got {jobs!r}")
+    return jobs or os.cpu_count() or 1
+
+
+class InProcess:
+    """Tasks one after the other in this process: memory holds one task's documents at a time."""
+
+    name = "local"
+    workers = 1
+
+    def run(self, tasks: Iterable[Task]) -> Iterator[TaskResult]:
+        for task in tasks:
+            yield run_task(task)
+
+    def close(self) -> None:
+        pass
+
+
+class ProcessPool:
+    """Tasks in a pool of ``jobs`` processes, results as they finish.
+
+    At most ``2 × jobs`` tasks are in flight, so finished results do not pile up in the pool
+    while the driver is busy, and the tasks' list is not pickled all at once.
+    """
+
+    name = "local"
+
+    def __init__(self, jobs: int) -> None:
+        self.workers = jobs
+        self._pool = ProcessPoolExecutor(max_workers=jobs)
+
+    def run(self, tasks: Iterable[Task]) -> Iterator[TaskResult]:
+        pending = set()
+        todo = iter(tasks)
+        limit = 2 * self.workers
+        while True:
+            for task in todo:
+                pending.add(self._pool.submit(run_task, task))
+                if len(pending) >= limit:
+                    break
+            if not pending:
+                return
+            done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for future in done:
+                yield future.result()
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True, cancel_futures=True)
+
+
+def local_executor(jobs: int):
+    return InProcess() if jobs == 1 else ProcessPool(jobs)

@@ -1,0 +1,344 @@
+"""Partial results of the engines' tasks, and their merge into one report's arrays.
+
+Counts are additive (see ARCHITECTURE): a task that read whole documents returns, per unit
+(a document and a rater pair), the same a, b, c, per-label and outcome rows that
+:func:`spanagree.counts.count` gives for those documents in the whole corpus. The merge maps
+every task's rater, label and document codes to the corpus-wide ones (sorted by name, as
+:class:`~spanagree.model.CorpusBuilder` sorts them) and puts the units in the order the serial
+path has them (document, then rater pair), so every sum in the report, and every bootstrap
+replicate, is computed from the same numbers in the same order: the report is the same.
+
+Per-label and outcome rows are kept in the smallest unsigned integer type that holds them exactly
+(they are whole numbers under the exact and overlap rules): with 3 raters and 5 labels that is
+15 bytes instead of 120 per unit for the per-label rows. Every sum the report and the intervals
+take of them is in float64, so the numbers do not change; code that does its own arithmetic on
+``report.counts.abc_label`` should cast first.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..align import AlignmentRule
+from ..counts import Counts, Units
+from ..model import Exclusions
+
+
+@dataclass
+class Partial:
+    """One task's counts, compact: no spans, no texts.
+
+    Documents, raters and labels are the task's own (sorted) codes; units refer to the task's
+    documents and annotations.
+    """
+
+    doc_ids: "DocIds"
+    raters: list[str]
+    labels: list[str]
+    ann_doc: np.ndarray  # (n_annotations,) task document of each annotation
+    ann_len: np.ndarray  # (n_annotations,) spans of each annotation
+    unit_doc: np.ndarray
+    unit_ra: np.ndarray  # task rater codes of each unit's pair
+    unit_rb: np.ndarray
+    unit_ann_a: np.ndarray
+    unit_ann_b: np.ndarray
+    abc: np.ndarray | None  # (n_units, 3); None when it is the sum of abc_label (labels strict)
+    abc_label: np.ndarray  # (n_units, n_labels, 3)
+    outcomes: np.ndarray  # (n_units, 5)
+    notes: Counter = field(default_factory=Counter)
+    exclusions: Exclusions = field(default_factory=Exclusions)
+    n_documents_read: int = 0
+    n_annotations_read: int = 0
+    n_spans_read: int = 0
+
+    @classmethod
+    def from_counts(cls, corpus, counts: Counts) -> "Partial":
+        units = counts.units
+        pairs = units.pairs[units.pair] if len(units) else np.zeros((0, 2), np.int64)
+        return cls(
+            doc_ids=DocIds.of(corpus.doc_ids),
+            raters=corpus.raters,
+            labels=corpus.labels,
+            ann_doc=_small_int(corpus.ann_doc),
+            ann_len=_small_int(np.diff(corpus.ann_ptr)),
+            unit_doc=_small_int(units.doc),
+            unit_ra=_small_int(pairs[:, 0]),
+            unit_rb=_small_int(pairs[:, 1]),
+            unit_ann_a=_small_int(units.ann_a),
+            unit_ann_b=_small_int(units.ann_b),
+            abc=None if counts.rule.by_label else counts.abc,
+            abc_label=compact(counts.abc_label),
+            outcomes=compact(counts.outcomes),
+            notes=counts.notes,
+            exclusions=corpus.exclusions,
+            n_documents_read=corpus.n_documents_read,
+            n_annotations_read=corpus.n_annotations_read,
+            n_spans_read=corpus.n_spans_read,
+        )
+
+    @property
+    def n_units(self) -> int:
+        return len(self.unit_doc)
+
+
+@dataclass
+class CorpusSummary:
+    """What a report needs of a corpus read by an engine: document ids, raters, labels, the
+    annotations' documents and lengths, and the counters of what was read and left out, without
+    the spans and texts (which stayed in the workers).
+
+    It has the attributes of :class:`~spanagree.model.Corpus` that
+    :class:`~spanagree.agreement.AgreementReport` reads; annotations are in the order the tasks
+    returned them, not sorted. ``engine`` says how the input was read (engine, jobs, tasks,
+    whether it was grouped by document, what was read again).
+    """
+
+    doc_ids: "DocIds"
+    raters: list[str]
+    labels: list[str]
+    ann_doc: np.ndarray
+    ann_ptr: np.ndarray
+    exclusions: Exclusions = field(default_factory=Exclusions)
+    n_documents_read: int = 0
+    n_annotations_read: int = 0
+    n_spans_read: int = 0
+    engine: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def n_documents(self) -> int:
+        return len(self.doc_ids)
+
+    @property
+    def n_annotations(self) -> int:
+        return len(self.ann_doc)
+
+
+def compact(values: np.ndarray) -> np.ndarray:
+    """``values`` in the smallest unsigned integer type that holds every value exactly, or as is
+    (fractional credit)."""
+    if values.size == 0:
+        return values.astype(np.uint8)
+    if values.dtype.kind == "f":
+        if not np.array_equal(values, np.floor(values)):
+            return values
+    low, high = values.min(), values.max()
+    if low < 0:
+        return values
+    for kind in (np.uint8, np.uint16, np.uint32):
+        if high <= np.iinfo(kind).max:
+            return values.astype(kind)
+    return values
+
+
+def _small_int(values: np.ndarray) -> np.ndarray:
+    """Codes and lengths as int32 when they fit (they are indices and counts only)."""
+    values = np.asarray(values)
+    if values.size and (values.max() >= 2**31 or values.min() < -(2**31)):
+        return values.astype(np.int64)
+    return values.astype(np.int32)
+
+
+def merge(partials: Sequence[Partial], rule: AlignmentRule, unit: str) -> tuple[CorpusSummary, Counts]:
+    """Merge task results (each holding whole documents) into the report's corpus and counts.
+
+    The partials' arrays are released as they are copied, so the peak is about the merged arrays
+    plus one field of the partials.
+    """
+    partials = list(partials)
+    raters = sorted({r for p in partials for r in p.raters})
+    labels = sorted({x for p in partials for x in p.labels})
+    rater_code = {name: i for i, name in enumerate(raters)}
+    label_code = {name: i for i, name in enumerate(labels)}
+    rater_maps = [np.array([rater_code[r] for r in p.raters], dtype=np.int64) for p in partials]
+    label_maps = [np.array([label_code[x] for x in p.labels], dtype=np.int64) for p in partials]
+
+    # documents: sorted by id, as the serial path numbers them
+    doc_offsets = np.cumsum([0] + [len(p.doc_ids) for p in partials])
+    n_docs = int(doc_offsets[-1])
+    doc_ids = DocIds.join([p.doc_ids for p in partials])
+    for p in partials:
+        p.doc_ids = DocIds.of([])
+    order = _sort_order(doc_ids)
+    if order is None:
+        rank = np.arange(n_docs, dtype=np.int64)
+    else:
+        rank = np.empty(n_docs, dtype=np.int64)
+        rank[order] = np.arange(n_docs, dtype=np.int64)
+        doc_ids = DocIds.of([doc_ids[i] for i in order.tolist()])
+
+    # annotations, in task order
+    ann_offsets = np.cumsum([0] + [len(p.ann_doc) for p in partials])
+    n_ann = int(ann_offsets[-1])
+    ann_doc = np.empty(n_ann, dtype=np.int32 if n_docs < 2**31 else np.int64)
+    ann_ptr = np.zeros(n_ann + 1, dtype=np.int64)
+    for i, p in enumerate(partials):
+        rows = slice(ann_offsets[i], ann_offsets[i + 1])
+        ann_doc[rows] = rank[doc_offsets[i] + p.ann_doc]
+        ann_ptr[1:][rows] = p.ann_len
+        p.ann_doc = p.ann_len = None
+    np.cumsum(ann_ptr, out=ann_ptr)
+    release_memory()
+
+    # units: the serial order is (document, rater a, rater b)
+    n_raters = max(len(raters), 1)
+    unit_offsets = np.cumsum([0] + [p.n_units for p in partials])
+    n_units = int(unit_offsets[-1])
+    unit_doc = np.empty(n_units, dtype=np.int64)
+    pair_key = np.empty(n_units, dtype=np.int64)
+    for i, p in enumerate(partials):
+        rows = slice(unit_offsets[i], unit_offsets[i + 1])
+        unit_doc[rows] = rank[doc_offsets[i] + p.unit_doc]
+        pair_key[rows] = rater_maps[i][p.unit_ra] * n_raters + rater_maps[i][p.unit_rb]
+        p.unit_doc = p.unit_ra = p.unit_rb = None
+    del rank
+    release_memory()
+    destination = None  # where each unit goes, when the task order is not the serial order
+    if n_units > 1:
+        step = np.diff(unit_doc)
+        in_order = bool(np.all((step > 0) | ((step == 0) & (np.diff(pair_key) > 0))))
+        del step
+        if not in_order:
+            unit_order = np.lexsort((pair_key, unit_doc))
+            destination = np.empty(n_units, dtype=np.int64)
+            destination[unit_order] = np.arange(n_units, dtype=np.int64)
+            unit_doc, pair_key = unit_doc[unit_order], pair_key[unit_order]
+            del unit_order
+    keys, pair = _codes(pair_key, n_raters * n_raters)
+    del pair_key
+    pairs = np.stack([keys // n_raters, keys % n_raters], axis=1) if len(keys) else np.zeros((0, 2), np.int64)
+
+    def place(name: str, shape: tuple[int, ...], dtype, value_of) -> np.ndarray:
+        out = np.zeros((n_units, *shape), dtype=dtype)
+        for i, p in enumerate(partials):
+            rows = np.arange(unit_offsets[i], unit_offsets[i + 1])
+            if destination is not None:
+                rows = destination[rows]
+            value_of(out, rows, i, p)
+            setattr(p, name, None)
+        release_memory()
+        return out
+
+    ann_dtype = np.int32 if ann_offsets[-1] < 2**31 else np.int64
+    ann_a = place("unit_ann_a", (), ann_dtype, lambda out, rows, i, p: out.__setitem__(rows, ann_offsets[i] + p.unit_ann_a))
+    ann_b = place("unit_ann_b", (), ann_dtype, lambda out, rows, i, p: out.__setitem__(rows, ann_offsets[i] + p.unit_ann_b))
+    label_dtype = np.result_type(*[p.abc_label.dtype for p in partials]) if partials else np.uint8
+
+    def put_labels(out, rows, i, p):
+        out[rows[:, None], label_maps[i][None, :], :] = p.abc_label
+
+    abc_label = place("abc_label", (len(labels), 3), label_dtype, put_labels)
+    outcome_dtype = np.result_type(*[p.outcomes.dtype for p in partials]) if partials else np.uint8
+    outcomes = place("outcomes", (5,), outcome_dtype, lambda out, rows, i, p: out.__setitem__(rows, p.outcomes))
+    if rule.by_label:
+        abc = abc_label.sum(axis=1, dtype=np.float64)  # as count() forms it, from the same rows
+    else:
+        abc = place("abc", (3,), np.float64, lambda out, rows, i, p: out.__setitem__(rows, p.abc))
+
+    exclusions = Exclusions()
+    notes: Counter = Counter()
+    for p in partials:
+        exclusions.merge(p.exclusions)
+        notes.update(p.notes)
+    corpus = CorpusSummary(
+        doc_ids=doc_ids,
+        raters=raters,
+        labels=labels,
+        ann_doc=ann_doc,
+        ann_ptr=ann_ptr,
+        exclusions=exclusions,
+        n_documents_read=sum(p.n_documents_read for p in partials),
+        n_annotations_read=sum(p.n_annotations_read for p in partials),
+        n_spans_read=sum(p.n_spans_read for p in partials),
+    )
+    units = Units(doc=unit_doc, pair=pair, ann_a=ann_a, ann_b=ann_b, pairs=pairs)
+    return corpus, Counts(units, rule, unit, abc, abc_label, outcomes, +notes)
+
+
+def release_memory() -> None:
+    """Give freed heap memory back to the system (glibc only; elsewhere nothing happens).
+
+    Task results are many small arrays; once copied and freed, their memory stays in the heap
+    unless trimmed, and the merged arrays are allocated beside it: the peak would count both."""
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
+
+
+def _codes(values: np.ndarray, bound: int) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(values, return_inverse=True)`` for integers in ``range(bound)``, by a table
+    when the bound is small (no sort of all the values)."""
+    if bound > 1 << 22:
+        keys, inverse = np.unique(values, return_inverse=True)
+        return keys, inverse.reshape(-1).astype(np.int64)
+    present = np.bincount(values, minlength=bound) > 0
+    keys = np.flatnonzero(present)
+    table = np.zeros(bound, dtype=np.int64)
+    table[keys] = np.arange(len(keys))
+    return keys.astype(np.int64), table[values]
+
+
+def _sort_order(ids: "DocIds") -> np.ndarray | None:
+    """The permutation that sorts ``ids`` as Python sorts strings (stable), or None when they are
+    sorted already."""
+    previous = None
+    for current in ids:
+        if previous is not None and current < previous:
+            break
+        previous = current
+    else:
+        return None
+    ids = list(ids)
+    if any(s.endswith("\x00") for s in ids):  # NumPy's unicode arrays drop trailing NULs
+        return np.array(sorted(range(len(ids)), key=ids.__getitem__), dtype=np.int64)
+    return np.argsort(np.array(ids), kind="stable")
+
+
+class DocIds(Sequence):
+    """Document ids as one string and the end offset of each id: a read-only sequence of str
+    that takes about a fifth of the memory of a list of a million short strings."""
+
+    __slots__ = ("text", "ends")
+
+    def __init__(self, text: str, ends: np.ndarray) -> None:
+        self.text = text
+        self.ends = ends
+
+    @classmethod
+    def of(cls, ids: Sequence[str]) -> "DocIds":
+        ends = np.cumsum(np.fromiter((len(x) for x in ids), dtype=np.int64, count=len(ids)))
+        return cls("".join(ids), ends)
+
+    @classmethod
+    def join(cls, parts: Sequence["DocIds"]) -> "DocIds":
+        shift = np.cumsum([0] + [len(p.text) for p in parts])
+        ends = np.concatenate([p.ends + shift[i] for i, p in enumerate(parts)] or [np.zeros(0, np.int64)])
+        return cls("".join(p.text for p in parts), ends)
+
+    def __len__(self) -> int:
+        return len(self.ends)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        index = range(len(self))[index]  # negative indices, and IndexError
+        start = int(self.ends[index - 1]) if index else 0
+        return self.text[start : int(self.ends[index])]
+
+    def __iter__(self):
+        start, text = 0, self.text
+        for end in self.ends.tolist():
+            yield text[start:end]
+            start = end
+
+    def __eq__(self, other) -> bool:
+        return list(self) == list(other)
+
+    def __repr__(self) -> str:
+        return f"DocIds({len(self)} ids)"

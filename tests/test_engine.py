@@ -1,0 +1,278 @@
+"""The engines (issue 7): jobs=N, streaming and Dask give the serial path's report, errors included.
+
+Chunks are made tiny here (a few kilobytes) so that small corpora are cut in many places: through
+documents' neighbourhoods, across files, and far from where a document's other lines are.
+"""
+from __future__ import annotations
+
+import json
+import random
+import warnings
+from pathlib import Path
+
+import pytest
+
+import spanagree
+from spanagree.engine import EngineFallbackWarning, NotGroupedWarning, plan
+from spanagree.errors import InputError, UsageError
+from spanagree.synthetic import generate_corpus
+from records import line
+
+BOOT = dict(bootstrap=60, seed=7)
+
+
+@pytest.fixture(autouse=True)
+def tiny_chunks(monkeypatch):
+    monkeypatch.setattr(plan, "CHUNK_BYTES", 6000)
+    monkeypatch.setattr(plan, "MIN_CHUNK_BYTES", 1)
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory) -> Path:
+    """A grouped corpus: 120 documents, 3 raters, some documents skipped by one rater."""
+    path = tmp_path_factory.mktemp("gen") / "gen.jsonl"
+    write(path, generate_corpus(120, n_raters=3, seed=3, p_skip_document=0.15))
+    return path
+
+
+def write(path: Path, records) -> Path:
+    with open(path, "w", encoding="utf-8") as f:
+        for r in records:
+            f.write(r if isinstance(r, str) else json.dumps(r))
+            f.write("\n")
+    return path
+
+
+def serial(paths, **options) -> dict:
+    return spanagree.score(paths, **options).to_dict()
+
+
+def engine(paths, expect=None, **options):
+    """Score with an engine; fail on any warning other than ``expect``."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        report = spanagree.score(paths, **options)
+    kinds = {type(w.message) for w in caught}
+    assert kinds <= ({expect} if expect else set()), [str(w.message) for w in caught]
+    if expect is not None:
+        assert expect in kinds
+    return report
+
+
+def input_error(call) -> str:
+    with pytest.raises(InputError) as err:
+        call()
+    return str(err.value)
+
+
+# --- same numbers ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("options", [
+    dict(rule="overlap", **BOOT),
+    dict(rule="proportional", unit="token", **BOOT),
+    dict(rule="partial", labels="ignore", reference="news_ner-alice"),
+])
+def test_example_corpus_same_report_with_two_jobs_and_streaming(example_path, options):
+    expected = serial(example_path, **options)
+    # the example is ordered by rater session: not grouped by document
+    two = engine(example_path, NotGroupedWarning, jobs=2, **options)
+    streamed = engine(example_path, NotGroupedWarning, stream=True, **options)
+    assert two.to_dict() == expected
+    assert streamed.to_dict() == expected
+    assert two.corpus.engine["grouped"] is False and two.corpus.engine["documents_split"] > 0
+
+
+@pytest.mark.parametrize("options", [
+    dict(rule="exact", **BOOT),
+    dict(rule="overlap", min_overlap=2, reference="rater_0"),
+    dict(rule="proportional", proportional="dice", **BOOT),
+    dict(rule="partial", partial_credit=0.25, labels="ignore"),
+])
+def test_generated_grouped_corpus_same_report(generated, options):
+    expected = serial(generated, **options)
+    for jobs in (1, 2):
+        report = engine(generated, jobs=jobs, stream=True, **options)
+        assert report.to_dict() == expected
+        assert report.summary() == spanagree.score(generated, **options).summary()
+        info = report.corpus.engine
+        assert info["grouped"] is True and info["tasks"] > 10
+
+
+def test_one_file_per_rater_and_shuffled_lines_fall_back_to_the_index(generated, tmp_path):
+    records = [json.loads(x) for x in generated.read_text().splitlines()]
+    expected = serial(generated, rule="overlap", **BOOT)
+    per_rater = []
+    for rater in ("rater_0", "rater_1", "rater_2"):
+        per_rater.append(write(tmp_path / f"{rater}.jsonl", [r for r in records if r["annotator"] == rater]))
+    report = engine(per_rater, NotGroupedWarning, jobs=2, rule="overlap", **BOOT)
+    assert report.to_dict() == expected
+    assert report.corpus.engine["documents_split"] == 120
+    random.Random(1).shuffle(records)
+    shuffled = write(tmp_path / "shuffled.jsonl", records)
+    assert engine(shuffled, NotGroupedWarning, jobs=2, rule="overlap", **BOOT).to_dict() == expected
+    # raters named by file stems, a directory standing for its files, a glob
+    stems = []
+    for rater in ("r0", "r1", "r2"):
+        (tmp_path / "stems").mkdir(exist_ok=True)
+        stems.append(write(tmp_path / "stems" / f"{rater}.jsonl", [
+            {k: v for k, v in r.items() if k != "annotator"} for r in records if r["annotator"] == f"rater_{rater[1]}"
+        ]))
+    by_stem = serial(stems, rule="overlap")
+    assert engine(tmp_path / "stems", NotGroupedWarning, jobs=2, rule="overlap").to_dict() == by_stem
+    assert engine(str(tmp_path / "stems" / "r*.jsonl"), NotGroupedWarning, stream=True, rule="overlap").to_dict() == by_stem
+
+
+def test_prodigy_answers_option_and_counters(example_path):
+    options = dict(rule="exact", read_options={"answers": ("accept", "reject")})
+    expected = serial(example_path, **options)
+    assert expected != serial(example_path, rule="exact")
+    assert engine(example_path, NotGroupedWarning, jobs=2, **options).to_dict() == expected
+    with pytest.raises(UsageError, match="unknown reader option"):
+        spanagree.score(example_path, jobs=2, read_options={"colour": "red"})
+
+
+def test_duplicates_document_labels_and_lone_raters_are_counted_the_same(tmp_path):
+    text = "Alice met Bob in Paris on Monday."
+    records = []
+    for k in range(40):
+        records.append(line(f"d{k:02}", "ann", [(0, 5, "PER"), (17, 22, "LOC")]))
+        if k % 3:
+            records.append(line(f"d{k:02}", "bob", [(0, 5, "PER"), (10, 13, "PER")]))
+        if k % 5 == 0:
+            records.append(line(f"d{k:02}", "ann", [(0, 5, "PER"), (17, 22, "LOC")]))  # repeated line
+        if k % 7 == 0:
+            records.append({"doc_id": f"d{k:02}", "text": text, "annotator": "cat", "labels": ["news"]})
+    path = write(tmp_path / "mixed.jsonl", records)
+    expected = serial(path, rule="overlap")
+    assert expected["annotations"]["excluded"] and expected["documents"]["excluded"]
+    assert engine(path, jobs=2, rule="overlap").to_dict() == expected
+
+
+# --- errors ----------------------------------------------------------------------------------
+
+
+def _lines(generated: Path) -> list[str]:
+    return generated.read_text().splitlines()
+
+
+@pytest.mark.parametrize("case", ["json", "span", "text", "conflict", "two errors"])
+def test_errors_in_a_worker_name_the_file_and_the_right_line(generated, tmp_path, case):
+    lines = _lines(generated)
+    far = 200  # far beyond the first chunk: its line numbers are not known when it is read
+    record = json.loads(lines[far])
+    if case == "json":
+        lines[far] = lines[far][:-5]
+    elif case == "span":
+        record["spans"] = [{"start": 0, "end": 10**6, "label": "PER"}]
+        lines[far] = json.dumps(record)
+    else:
+        # a line for a document read much earlier: a conflict across chunks (not grouped)
+        early = json.loads(lines[4])
+        if case == "text":
+            early["text"] = early["text"][:-1] + "!"
+        else:
+            early["spans"] = early["spans"][1:]
+        lines.insert(far, json.dumps(early))
+        if case == "two errors":
+            lines[far + 40] = "{broken"
+    path = write(tmp_path / "bad.jsonl", lines)
+    expected = input_error(lambda: spanagree.read(path))
+    assert f"{path}:{far + 1}:" in expected
+    for options in (dict(jobs=2), dict(stream=True)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", NotGroupedWarning)
+            assert input_error(lambda: spanagree.score(path, **options)) == expected
+
+
+def test_file_level_errors_are_the_serial_readers(generated, tmp_path):
+    good = generated
+    empty = tmp_path / "empty.jsonl"
+    empty.write_bytes(b"\n \n")
+    missing = tmp_path / "missing.jsonl"
+    unknown = write(tmp_path / "unknown.jsonl", [{"what": 1}])
+    for paths in ([good, empty], [good, missing], [good, unknown]):
+        expected = input_error(lambda: spanagree.read(paths))
+        assert input_error(lambda: spanagree.score(paths, jobs=2)) == expected
+    expected = input_error(lambda: spanagree.read([good, empty], format="spanagree"))
+    assert input_error(lambda: spanagree.score([good, empty], format="spanagree", stream=True)) == expected
+    with pytest.raises(UsageError, match="no files match"):
+        spanagree.score(str(tmp_path / "nothing*.jsonl"), jobs=2)
+    with pytest.raises(UsageError, match="jobs must be"):
+        spanagree.score(good, jobs=-1)
+    with pytest.raises(UsageError, match="engine must be"):
+        spanagree.score(good, engine="spark")
+
+
+# --- fallbacks -------------------------------------------------------------------------------
+
+
+def test_other_formats_and_candidates_are_read_serially_and_said_so(example_path, tmp_path):
+    doccano = write(tmp_path / "ann.jsonl", [
+        {"id": 1, "text": "Alice met Bob.", "label": [[0, 5, "PER"], [10, 13, "PER"]]},
+        {"id": 2, "text": "Paris.", "label": [[0, 5, "LOC"]]},
+    ])
+    other = write(tmp_path / "bob.jsonl", [
+        {"id": 1, "text": "Alice met Bob.", "label": [[0, 5, "PER"]]},
+        {"id": 2, "text": "Paris.", "label": [[0, 5, "LOC"]]},
+    ])
+    report = engine([doccano, other], EngineFallbackWarning, jobs=2)
+    assert report.to_dict() == serial([doccano, other])
+    options = dict(rule="overlap", candidates="tokens")
+    report = engine(example_path, EngineFallbackWarning, jobs=2, **options)
+    assert report.to_dict() == serial(example_path, **options)
+
+
+def test_in_memory_corpus_and_default_call_are_unchanged(example_path):
+    corpus = spanagree.read(example_path)
+    assert isinstance(spanagree.score(example_path).corpus, spanagree.Corpus)
+    assert spanagree.score(corpus, jobs=2).to_dict() == spanagree.score(corpus).to_dict()
+
+
+# --- Dask ------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def dask_client():
+    pytest.importorskip("dask.bag")
+    distributed = pytest.importorskip("distributed")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cluster = distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        )
+        client = distributed.Client(cluster)
+    yield client
+    client.close()
+    cluster.close()
+
+
+def test_dask_same_report_on_the_example_and_generated_shards(dask_client, example_path, generated, tmp_path):
+    options = dict(rule="overlap", **BOOT)
+    report = engine(example_path, NotGroupedWarning, engine="dask", client=dask_client, **options)
+    assert report.to_dict() == serial(example_path, **options)
+    assert report.corpus.engine["engine"] == "dask" and report.corpus.engine["workers"] == 2
+    # shards of the generated corpus, cut between documents, read by a glob
+    documents: dict[str, list[str]] = {}
+    for text in _lines(generated):
+        documents.setdefault(json.loads(text)["doc_id"], []).append(text)
+    shards = tmp_path / "shards"
+    shards.mkdir()
+    ids = sorted(documents)
+    for k in range(4):
+        write(shards / f"part-{k}.jsonl", [x for d in ids[k * 30 : (k + 1) * 30] for x in documents[d]])
+    expected = serial(sorted(shards.glob("*.jsonl")), rule="proportional", **BOOT)
+    by_glob = engine(str(shards / "part-*.jsonl"), engine="dask", client=dask_client, rule="proportional", **BOOT)
+    assert by_glob.to_dict() == expected
+    # the scheduler's address works as well as the client
+    by_address = engine(generated, engine="dask", client=dask_client.scheduler.address, rule="exact")
+    assert by_address.to_dict() == serial(generated, rule="exact")
+
+
+def test_dask_errors_name_the_file_and_line(dask_client, generated, tmp_path):
+    lines = _lines(generated)
+    lines[250] = lines[250].replace('"spans": [', '"spans": [7, ', 1)
+    path = write(tmp_path / "bad.jsonl", lines)
+    expected = input_error(lambda: spanagree.read(path))
+    assert f"{path}:251:" in expected
+    assert input_error(lambda: spanagree.score(path, engine="dask", client=dask_client)) == expected
