@@ -193,58 +193,61 @@ def key_hash(key: Hashable) -> int:
 
 
 class _KeyedBuilder(CorpusBuilder):
-    """A CorpusBuilder that notes the document key of the line being read."""
+    """A CorpusBuilder that notes the document key of the line being read (``line_key``)."""
 
     def __init__(self) -> None:
         super().__init__()
         self.line_key: Hashable | None = None
 
-    def _saw(self, key: Hashable) -> None:
+    def document(self, key, *args, **kwargs):
         if self.line_key is None:
             self.line_key = key
-
-    def document(self, key, *args, **kwargs):
-        self._saw(key)
         return super().document(key, *args, **kwargs)
 
     def skip(self, key, *args, **kwargs):
-        self._saw(key)
+        if self.line_key is None:
+            self.line_key = key
         return super().skip(key, *args, **kwargs)
 
     def add(self, key, *args, **kwargs):
-        self._saw(key)
+        if self.line_key is None:
+            self.line_key = key
         return super().add(key, *args, **kwargs)
 
     def add_labels(self, key, *args, **kwargs):
-        self._saw(key)
+        if self.line_key is None:
+            self.line_key = key
         return super().add_labels(key, *args, **kwargs)
 
 
 class _GroupRecorder:
-    """Collects runs of consecutive lines that belong to one document."""
+    """Collects runs of consecutive lines that belong to one document (the first pass's index).
+
+    A line that registers no document (it is only counted, e.g. a Prodigy choice answered
+    ``reject``) is a run of its own, under a key no document has.
+    """
 
     def __init__(self, file: int) -> None:
         self.file = file
-        self.rows: list[tuple[int, int, int, int]] = []  # key, start, end, line
-        self._last_key: Hashable = object()
-        self._last_hash = 0
+        self.rows: list[tuple[int, int, int, int]] = []  # key hash, start, end, first line
+        self._key: Hashable | None = None
+        self._run: list[int] | None = None  # [hash, start, end, line] of the open run
 
     def line(self, key: Hashable | None, start: int, end: int, number: int) -> None:
-        if key is None:  # a line that registers no document (counted only): a group of its own
-            h = key_hash(("line", self.file, start))
-        elif key == self._last_key:
-            h = self._last_hash
-        else:
-            h = key_hash(key)
-            self._last_key, self._last_hash = key, h
-        rows = self.rows
-        if rows and rows[-1][0] == h and key is not None:
-            previous = rows[-1]
-            rows[-1] = (h, previous[1], end, previous[3])
-        else:
-            rows.append((h, start, end, number))
+        run = self._run
+        if run is not None and key is not None and key == self._key:
+            run[2] = end
+            return
+        if run is not None:
+            self.rows.append(tuple(run))
+        self._key = key
+        h = key_hash(key) if key is not None else key_hash(("line", self.file, start))
+        self._run = [h, start, end, number]
 
     def arrays(self) -> Groups:
+        if self._run is not None:
+            self.rows.append(tuple(self._run))
+            self._run = None
         table = np.array(self.rows, dtype=np.int64).reshape(-1, 4)
         size = table[:, 2] - table[:, 1]
         return Groups(
