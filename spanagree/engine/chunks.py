@@ -67,7 +67,7 @@ class Job:
 @dataclass(frozen=True)
 class Task:
     """One unit of work: pieces read in order into one builder, then aligned and counted.
-    With ``record_groups`` (the first pass), the task has one piece."""
+    With ``record_groups`` (the first pass), each piece has one range (a chunk)."""
 
     index: int
     pieces: tuple[Piece, ...]
@@ -110,13 +110,20 @@ class Groups:
 
 
 @dataclass
+class PieceResult:
+    """What a task saw of one of its pieces."""
+
+    newlines: int = 0  # b"\n" in the piece's ranges (a chunk's share of the line numbers)
+    data_lines: int = 0  # lines with a record
+    groups: Groups | None = None  # the first pass's runs of lines of one document
+
+
+@dataclass
 class TaskResult:
     index: int
     partial: Partial | None = None
     error: ErrorInfo | None = None
-    groups: Groups | None = None
-    newlines: int = 0  # b"\n" in the task's ranges (a chunk's share of the line numbers)
-    data_lines: dict[int, int] = field(default_factory=dict)  # file -> lines with a record
+    pieces: list[PieceResult] = field(default_factory=list)
     n_bytes: int = 0
 
 
@@ -132,14 +139,14 @@ def run_task(task: Task) -> TaskResult:
 
 
 def _run(task: Task) -> TaskResult:
-    result = TaskResult(task.index)
+    result = TaskResult(task.index, pieces=[PieceResult() for _ in task.pieces])
     builder = _KeyedBuilder()
-    recorder = _GroupRecorder(task.pieces[0].file) if task.record_groups else None
+    recorders = [_GroupRecorder(piece.file) if task.record_groups else None for piece in task.pieces]
     options = dict(task.job.options)
     piece = None
     try:
-        for piece in task.pieces:
-            source = _Source(piece, builder, recorder, result)
+        for piece, seen, recorder in zip(task.pieces, result.pieces, recorders):
+            source = _Source(piece, builder, recorder, seen, result)
             reader = reader_for(piece.format, source)
             accepted = set(inspect.signature(formats()[piece.format].read).parameters) - {"path", "paths", "builder"}
             reader(Path(piece.name), builder, **{k: v for k, v in options.items() if k in accepted})
@@ -157,8 +164,9 @@ def _run(task: Task) -> TaskResult:
         )
     except UsageError as err:
         result.error = ErrorInfo("usage", str(err), AFTER_INPUT)
-    if recorder is not None:
-        result.groups = recorder.arrays()
+    for seen, recorder in zip(result.pieces, recorders):
+        if recorder is not None:
+            seen.groups = recorder.arrays()
     return result
 
 
@@ -264,10 +272,14 @@ UNKNOWN_LINE_BASE = 1 << 50
 class _Source:
     """The lines of one piece, as ``json_lines`` yields them, with real line numbers."""
 
-    def __init__(self, piece: Piece, builder: _KeyedBuilder, recorder: _GroupRecorder | None, result: TaskResult):
+    def __init__(
+        self, piece: Piece, builder: _KeyedBuilder, recorder: _GroupRecorder | None, seen: PieceResult,
+        result: TaskResult,
+    ):
         self.piece = piece
         self.builder = builder
         self.recorder = recorder
+        self.seen = seen
         self.result = result
         self.line_offset = 0
         self.line_known = True
@@ -275,7 +287,7 @@ class _Source:
     def lines(self, path, tick=None) -> Iterator[tuple[Location, dict]]:
         """Mirror of :func:`spanagree.io.common.json_lines` over the piece's ranges (the reader
         passes its path; the empty-file check is the driver's, over all of a file's ranges)."""
-        piece, builder, recorder, result = self.piece, self.builder, self.recorder, self.result
+        piece, builder, recorder, seen = self.piece, self.builder, self.recorder, self.seen
         name = str(path)
         try:
             handle = open(piece.open_path, "rb")
@@ -290,8 +302,8 @@ class _Source:
             for start, end, first_line in piece.ranges:
                 handle.seek(start)
                 data = handle.read(end - start)
-                result.newlines += data.count(b"\n")
-                result.n_bytes += len(data)
+                seen.newlines += data.count(b"\n")
+                self.result.n_bytes += len(data)
                 self.line_known = first_line is not None
                 number = (first_line if first_line is not None else UNKNOWN_LINE_BASE) - 1
                 offset = start
@@ -316,5 +328,5 @@ class _Source:
                     yield Location(name, number), obj
                     if recorder is not None:
                         recorder.line(builder.line_key, line_start, offset, number)
-                result.data_lines[piece.file] = result.data_lines.get(piece.file, 0) + data_lines
+                seen.data_lines += data_lines
                 data_lines = 0

@@ -75,7 +75,7 @@ def count_paths(
 
         executor = DaskExecutor(client, workers)
     else:
-        executor = local_executor(min(workers, max(1, len(plan.chunks))))
+        executor = local_executor(min(workers, max(1, len(plan.tasks))))
     try:
         corpus, counts = _drive(plan, executor, rule, unit, search, progress, chunk_bytes)
     finally:
@@ -98,7 +98,7 @@ def _serial(paths, plan: Plan, rule, unit, search, format, read_options, progres
 
 def _drive(plan: Plan, executor, rule, unit, search, progress, chunk_bytes) -> tuple[CorpusSummary, Counts]:
     job = Job(rule, unit, search, tuple(sorted(plan.options.items())))
-    tasks = [Task(i, (piece,), job) for i, piece in enumerate(plan.chunks)]
+    tasks = [Task(i, tuple(plan.chunks[c] for c in chunks), job) for i, chunks in enumerate(plan.tasks)]
     results: list[TaskResult | None] = [None] * len(tasks)
     done_bytes = 0
     for result in executor.run(tasks):
@@ -106,21 +106,25 @@ def _drive(plan: Plan, executor, rule, unit, search, progress, chunk_bytes) -> t
         done_bytes += result.n_bytes
         if progress is not None:
             progress(done_bytes, plan.total_bytes)
-    first_lines = _first_lines(plan.chunks, results)
-    groups = [_absolute(r.groups, first_lines[i]) for i, r in enumerate(results)]
+    seen = [None] * len(plan.chunks)  # what the first pass saw of each chunk
+    for chunks, result in zip(plan.tasks, results):
+        for c, piece_result in zip(chunks, result.pieces):
+            seen[c] = piece_result
+    first_lines = _first_lines(plan.chunks, seen)
+    groups = [_absolute(x.groups, first_lines[c]) for c, x in enumerate(seen)]
+    target = chunk_size(plan.total_bytes, executor.workers, chunk_bytes)
 
     errors = [r.error for r in results if r.error is not None]
-    errors += _empty_files(plan, results)
+    errors += _empty_files(plan, results, seen)
     if plan.pending_error is not None:
         errors.append(plan.pending_error)
-    split_keys, dirty = _split_documents(groups)
+    split_keys, dirty = _split_documents(plan.tasks, groups)
 
     if errors:
         first = min(errors, key=_error_order)
         if len(split_keys) and first.position[0] >= 0:
-            # documents split across chunks, checked whole up to the first error found
-            again = _regroup(plan, groups, np.arange(len(groups)), job, chunk_size(plan.total_bytes, executor.workers, chunk_bytes),
-                             keys=split_keys, before=first.position)
+            # documents split across tasks, checked whole up to the first error found
+            again = _regroup(plan, groups, range(len(groups)), job, target, keys=split_keys, before=first.position)
             errors += [r.error for r in executor.run(again) if r.error is not None]
             first = min(errors, key=_error_order)
         raise _exact(first, plan, tasks, results, first_lines).exception()
@@ -131,10 +135,12 @@ def _drive(plan: Plan, executor, rule, unit, search, progress, chunk_bytes) -> t
         "tasks": len(tasks),
         "grouped": not len(split_keys),
     }
+    if plan.aligned:
+        info["files_aligned"] = len(plan.files)
     partials = [r.partial for i, r in enumerate(results) if i not in dirty]
     if len(split_keys):
-        target = chunk_size(plan.total_bytes, executor.workers, chunk_bytes)
-        again = _regroup(plan, groups, np.array(sorted(dirty)), job, target)
+        dirty_chunks = sorted(c for t in dirty for c in plan.tasks[t])
+        again = _regroup(plan, groups, dirty_chunks, job, target)
         n_again = 0
         errors = []
         for result in executor.run(again):
@@ -148,11 +154,11 @@ def _drive(plan: Plan, executor, rule, unit, search, progress, chunk_bytes) -> t
         info.update(documents_split=int(len(split_keys)), tasks_read_again=len(again), bytes_read_again=n_again)
         warnings.warn(
             f"the input is not grouped by document: {len(split_keys):,} documents have lines in more than "
-            f"one chunk (e.g. one file per rater); the {len(dirty):,} chunks holding them were read again, "
-            "document by document, from the line ranges the first pass found",
+            f"one task's chunks (e.g. raters' lines far apart); the {len(dirty):,} tasks holding them were read "
+            "again, document by document, from the line ranges the first pass found",
             NotGroupedWarning, stacklevel=4,
         )
-    del results, groups
+    del results, groups, seen
     release_memory()
     corpus, counts = merge(partials, rule, unit)
     del partials
@@ -161,15 +167,15 @@ def _drive(plan: Plan, executor, rule, unit, search, progress, chunk_bytes) -> t
     return corpus, counts
 
 
-
-def _first_lines(chunks: list[Piece], results: list[TaskResult]) -> list[int]:
-    """The line number of each chunk's first line, from the newlines of the chunks before it."""
+def _first_lines(chunks: list[Piece], seen: list) -> list[int]:
+    """The line number of each chunk's first line, from the newlines of the chunks before it
+    (chunks are in reading order)."""
     out, line, current = [], 1, None
-    for piece, result in zip(chunks, results):
+    for piece, piece_result in zip(chunks, seen):
         if piece.file != current:
             current, line = piece.file, 1
         out.append(line)
-        line += result.newlines
+        line += piece_result.newlines
     return out
 
 
@@ -181,35 +187,34 @@ def _absolute(groups: Groups | None, first_line: int) -> Groups | None:
     return groups
 
 
-def _split_documents(groups: list[Groups | None]) -> tuple[np.ndarray, set[int]]:
-    """Key hashes of documents seen in more than one chunk, and the chunks that hold them."""
-    keys, chunk = [], []
-    for i, g in enumerate(groups):
-        if g is not None and len(g.key):
-            unique = np.unique(g.key)
+def _split_documents(tasks: list[tuple[int, ...]], groups: list[Groups | None]) -> tuple[np.ndarray, set[int]]:
+    """Key hashes of documents seen by more than one task, and the tasks that saw them."""
+    keys, owner = [], []
+    for t, chunks in enumerate(tasks):
+        mine = [groups[c].key for c in chunks if groups[c] is not None and len(groups[c].key)]
+        if mine:
+            unique = np.unique(np.concatenate(mine))
             keys.append(unique)
-            chunk.append(np.full(len(unique), i, dtype=np.int64))
+            owner.append(np.full(len(unique), t, dtype=np.int64))
     if not keys:
         return np.zeros(0, np.int64), set()
-    keys_all, chunk_all = np.concatenate(keys), np.concatenate(chunk)
-    order = np.argsort(keys_all, kind="stable")
-    keys_sorted = keys_all[order]
-    repeated = keys_sorted[1:] == keys_sorted[:-1]
-    split = np.unique(keys_sorted[1:][repeated])
+    keys_all, owner_all = np.concatenate(keys), np.concatenate(owner)
+    keys_sorted = np.sort(keys_all)
+    split = np.unique(keys_sorted[1:][keys_sorted[1:] == keys_sorted[:-1]])
     if not len(split):
         return split, set()
-    dirty = set(np.unique(chunk_all[np.isin(keys_all, split)]).tolist())
+    dirty = set(np.unique(owner_all[np.isin(keys_all, split)]).tolist())
     return split, dirty
 
 
 def _regroup(
-    plan: Plan, groups: list[Groups | None], chunks: np.ndarray, job: Job, target: int,
+    plan: Plan, groups: list[Groups | None], chunks, job: Job, target: int,
     keys: np.ndarray | None = None, before: tuple[int, int] | None = None,
 ) -> list[Task]:
     """Tasks that each read whole documents: every run of lines of the given chunks (only of
     ``keys``, and only runs that start before ``before``, when given), documents in order of
     their first line, lines in reading order."""
-    parts = [groups[c] for c in chunks.tolist() if groups[c] is not None and len(groups[c].key)]
+    parts = [groups[c] for c in chunks if groups[c] is not None and len(groups[c].key)]
     if not parts:
         return []
     file = np.concatenate([np.full(len(g.key), g.file, dtype=np.int64) for g in parts])
@@ -263,22 +268,20 @@ def _regroup(
     return tasks
 
 
-def _empty_files(plan: Plan, results: list[TaskResult]) -> list[ErrorInfo]:
-    """Files with no record at all: the serial reader's error (unless a chunk of it failed)."""
+def _empty_files(plan: Plan, results: list[TaskResult], seen: list) -> list[ErrorInfo]:
+    """Files with no record at all: the serial reader's error (unless a task reading it failed)."""
     lines: dict[int, int] = {f.index: 0 for f in plan.files}
     failed = set()
-    for piece, result in zip(plan.chunks, results):
-        lines[piece.file] += result.data_lines.get(piece.file, 0)
+    for piece, piece_result in zip(plan.chunks, seen):
+        lines[piece.file] += piece_result.data_lines
+    for chunks, result in zip(plan.tasks, results):
         if result.error is not None:
-            failed.add(piece.file)
-    out = []
-    for f in plan.files:
-        if not lines[f.index] and f.index not in failed:
-            out.append(ErrorInfo(
-                "input", "the file is empty; expected one JSON object per line", (f.index, f.size + 1),
-                (str(f.path), None),
-            ))
-    return out
+            failed.update(plan.chunks[c].file for c in chunks)
+    return [
+        ErrorInfo("input", "the file is empty; expected one JSON object per line", (f.index, f.size + 1), (str(f.path), None))
+        for f in plan.files
+        if not lines[f.index] and f.index not in failed
+    ]
 
 
 def _error_order(error: ErrorInfo) -> tuple:
@@ -286,14 +289,16 @@ def _error_order(error: ErrorInfo) -> tuple:
 
 
 def _exact(error: ErrorInfo, plan: Plan, tasks: list[Task], results: list[TaskResult], first_lines: list[int]) -> ErrorInfo:
-    """The error with the right line number: a chunk whose first line was not known when it ran
-    is read again with it (only the failing chunk, only when it failed)."""
+    """The error with the right line number: a task with chunks whose first line was not known
+    when it ran is read again with them (only the failing task, only when it failed)."""
     if error.line_known:
         return error
     for i, result in enumerate(results):
         if result.error is error:
-            piece = tasks[i].pieces[0]
-            (start, end, _), = piece.ranges
-            again = replace(tasks[i], pieces=(replace(piece, ranges=((start, end, first_lines[i]),)),), record_groups=False)
+            pieces = []
+            for c, piece in zip(plan.tasks[i], tasks[i].pieces):
+                (start, end, _), = piece.ranges
+                pieces.append(replace(piece, ranges=((start, end, first_lines[c]),)))
+            again = replace(tasks[i], pieces=tuple(pieces), record_groups=False)
             return run_task(again).error or error
     return error

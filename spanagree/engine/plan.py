@@ -1,12 +1,18 @@
 """Planning a run: which files, in which format, cut into chunks at document boundaries.
 
-A chunk is a byte range of one file that starts and ends at a line boundary. Cuts are moved
-forward to a *document* boundary: the planner reads the few lines around each cut with the
-format's own reader (so it finds the same document keys as the workers will) and moves the cut to
-the first line whose document differs from the one before. Input grouped by document therefore
-gives chunks that hold whole documents; whatever the input, the driver checks that no document
-ended up in two chunks, and reads the documents that did again, whole (see
-:mod:`spanagree.engine.local`).
+A chunk is a byte range of one file that starts and ends at a line boundary. Cuts are moved to a
+*document* boundary: the planner reads the few lines around each cut with the format's own
+reader (so it finds the same document keys as the workers will) and moves the cut to the first
+line whose document differs from the one before. Input grouped by document therefore gives chunks
+that hold whole documents.
+
+One file per rater, in the same document order, is grouped too, across files: the planner
+recognises it (the files' first documents are largely the same), cuts the first file as above,
+and cuts every other file at the same document, found near the same share of the file by the
+order of the documents around the first file's cut. A first-pass task then reads the same
+documents from every file. Whatever the input and however well the cuts line up, the driver checks
+that no document was read by two tasks, and reads the documents that were again, whole (see
+:mod:`spanagree.engine.driver`).
 """
 from __future__ import annotations
 
@@ -14,9 +20,9 @@ import glob
 import inspect
 import io
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
+from typing import Hashable, Sequence
 
 from ..errors import InputError, Location, UsageError
 from ..io import detect_format, expand_paths, formats
@@ -31,6 +37,10 @@ MIN_CHUNK_BYTES = 1024 * 1024
 CHUNKS_PER_JOB = 4
 #: How far past a cut the planner looks for a document boundary, in bytes.
 PROBE_BYTES = 4 * 1024 * 1024
+#: Bytes read on each side of a cut to learn the order of the documents around it.
+ALIGN_BYTES = 64 * 1024
+#: Documents at the start of each file compared to recognise one file per rater.
+LEADING_DOCUMENTS = 64
 
 
 @dataclass
@@ -47,11 +57,15 @@ class Plan:
     files: list[FilePlan]
     chunks: list[Piece]
     options: dict
+    #: chunks read together by each first-pass task (indices into ``chunks``)
+    tasks: list[tuple[int, ...]] = field(default_factory=list)
     #: an error found while planning (a file whose format cannot be told), raised if nothing
     #: earlier in reading order is wrong
     pending_error: ErrorInfo | None = None
     #: why the input cannot be read in ranges (then the serial reader is used), or None
     unsupported: str | None = None
+    #: files cut at the same documents as the first file (one file per rater)
+    aligned: bool = False
 
     @property
     def total_bytes(self) -> int:
@@ -78,7 +92,7 @@ def expand_inputs(paths: str | Path | Sequence[str | Path]) -> list[Path]:
 def make_plan(
     paths, format: str = "auto", options: dict | None = None, *, jobs: int = 1, chunk_bytes: int | None = None
 ) -> Plan:
-    """Files, formats and chunks for a run (see the module docstring)."""
+    """Files, formats, chunks and first-pass tasks for a run (see the module docstring)."""
     options = dict(options or {})
     if format != "auto" and format not in formats():
         raise UsageError(f"unknown format {format!r}; expected 'auto' or one of: {', '.join(formats())}")
@@ -102,10 +116,21 @@ def make_plan(
         except OSError:
             size = 0  # the worker reports the file as missing, with the serial reader's words
         plan.files.append(FilePlan(index, path, os.path.abspath(path), name, size))
-    _check_options(plan, format)
+    _check_options(plan)
     target = chunk_size(plan.total_bytes, jobs, chunk_bytes)
-    for f in plan.files:
-        plan.chunks.extend(_chunks(f, target, options))
+    cuts = _aligned_cuts(plan.files, target, options) if len(plan.files) > 1 else None
+    plan.aligned = cuts is not None
+    if cuts is None:
+        cuts = [_cuts(f, target, options) for f in plan.files]
+    by_task: dict[int, list[int]] = {}
+    for f, file_cuts in zip(plan.files, cuts):
+        for k, (start, end) in enumerate(zip(file_cuts[:-1], file_cuts[1:])):
+            if end <= start and f.size:
+                continue
+            by_task.setdefault(k if plan.aligned else len(by_task), []).append(len(plan.chunks))
+            first_line = 1 if start == 0 else None
+            plan.chunks.append(Piece(f.index, str(f.path), f.open_path, f.format, ((start, end, first_line),)))
+    plan.tasks = [tuple(chunks) for _, chunks in sorted(by_task.items())]
     return plan
 
 
@@ -115,18 +140,25 @@ def chunk_size(total: int, jobs: int, chunk_bytes: int | None = None) -> int:
     return int(min(CHUNK_BYTES, max(MIN_CHUNK_BYTES, total // max(1, jobs * CHUNKS_PER_JOB) + 1)))
 
 
-def _check_options(plan: Plan, format: str) -> None:
+def _check_options(plan: Plan) -> None:
     """Reader options no reader of these formats accepts: the serial reader's UsageError."""
     accepted: set[str] = set()
     for name in {f.format for f in plan.files}:
-        accepted |= set(inspect.signature(formats()[name].read).parameters) - {"path", "paths", "builder"}
+        accepted |= _accepted(name)
     unknown = set(plan.options) - accepted
     if unknown and plan.files:
         raise UsageError(f"unknown reader option(s) {', '.join(sorted(unknown))} for the formats read")
 
 
-def _chunks(f: FilePlan, target: int, options: dict) -> list[Piece]:
-    """Cut one file into chunks of about ``target`` bytes at document boundaries."""
+def _accepted(format_name: str) -> set[str]:
+    return set(inspect.signature(formats()[format_name].read).parameters) - {"path", "paths", "builder"}
+
+
+# --- cutting one file ------------------------------------------------------------------------
+
+
+def _cuts(f: FilePlan, target: int, options: dict) -> list[int]:
+    """Cut offsets of one file, about ``target`` bytes apart, at document boundaries."""
     cuts = [0]
     if f.size > target:
         with open(f.open_path, "rb") as handle:
@@ -139,16 +171,15 @@ def _chunks(f: FilePlan, target: int, options: dict) -> list[Piece]:
                     cuts.append(cut)
                 position = max(cut, position) + target
     cuts.append(f.size)
-    return [
-        Piece(f.index, str(f.path), f.open_path, f.format, ((start, end, 1 if start == 0 else None),))
-        for start, end in zip(cuts[:-1], cuts[1:])
-    ]
+    return cuts
 
 
 def _line_start(handle, position: int, size: int) -> int:
     """The first line start at or after ``position``."""
     if position <= 0:
         return 0
+    if position >= size:
+        return size
     handle.seek(position - 1)
     while True:
         block = handle.read(1 << 16)
@@ -178,40 +209,58 @@ def _document_boundary(handle, f: FilePlan, position: int, options: dict) -> int
     """A cut at or after ``position`` where the document changes, or the end of the file when
     the document there runs to the end (or the line start after ``position`` when no change is
     found within PROBE_BYTES, or the lines cannot be read: the driver then finds the document in
-    two chunks and reads it again whole)."""
+    two tasks and reads it again whole)."""
     cut = _line_start(handle, position, f.size)
     if cut >= f.size:
         return f.size
     before = _previous_line_start(handle, cut)
-    handle.seek(before)
-    window = handle.read(cut - before + PROBE_BYTES)
+    keys, complete = _window_keys(handle, f, before, cut + PROBE_BYTES, options, stop_after=cut)
+    previous = None
+    for start, key in keys:
+        if key is None:
+            continue
+        if start >= cut and previous is not None and key != previous:
+            return start
+        previous = key
+    if complete and cut + PROBE_BYTES >= f.size:
+        return f.size  # the last document runs to the end of the file
+    return cut
+
+
+def _window_keys(
+    handle, f: FilePlan, start: int, end: int, options: dict, stop_after: int | None = None
+) -> tuple[list[tuple[int, Hashable | None]], bool]:
+    """``(line start, document key)`` of the lines from ``start`` (a line start) up to ``end``,
+    read with the format's reader; and whether every line was read (False when a line could not
+    be read: the keys stop before it). With ``stop_after``, reading stops at the first document
+    change after that offset."""
+    handle.seek(start)
+    window = handle.read(max(0, min(end, f.size) - start))
+    lines = io.BytesIO(window).readlines()
+    if lines and not lines[-1].endswith(b"\n") and start + len(window) < f.size:
+        lines.pop()  # cut short by the window
     builder = _KeyedBuilder()
-    probe = _Probe(f, before, window, cut, builder)
+    probe = _WindowSource(start, lines, builder, stop_after)
     reader = reader_for(f.format, probe)
-    accepted = set(inspect.signature(formats()[f.format].read).parameters) - {"path", "paths", "builder"}
     try:
-        reader(Path(str(f.path)), builder, **{k: v for k, v in options.items() if k in accepted})
+        reader(Path(str(f.path)), builder, **{k: v for k, v in options.items() if k in _accepted(f.format)})
     except (InputError, UsageError):
-        return cut  # the worker reading this line reports it
-    return probe.boundary if probe.boundary is not None else cut
+        return probe.keys, False  # the worker reading this line reports it
+    return probe.keys, probe.complete
 
 
-class _Probe:
-    """Lines from just before a cut, through the reader, until the document changes."""
+class _WindowSource:
+    """Lines of a window, through the reader, noting each line's document key."""
 
-    def __init__(self, f: FilePlan, start: int, window: bytes, cut: int, builder: _KeyedBuilder) -> None:
-        self.f, self.start, self.window, self.cut, self.builder = f, start, window, cut, builder
-        self.boundary: int | None = None
+    def __init__(self, start: int, lines: list[bytes], builder: _KeyedBuilder, stop_after: int | None) -> None:
+        self.start, self.raw_lines, self.builder, self.stop_after = start, lines, builder, stop_after
+        self.keys: list[tuple[int, Hashable | None]] = []
+        self.complete = False
 
     def lines(self, path, tick=None):
-        builder_key = None
-        previous = None  # key of the last line that had one
         offset = self.start
-        lines = io.BytesIO(self.window).readlines()
-        # the last line of the window may be cut short: leave it out
-        if lines and not lines[-1].endswith(b"\n") and self.start + len(self.window) < self.f.size:
-            lines.pop()
-        for raw in lines:
+        previous = None
+        for raw in self.raw_lines:
             line_start = offset
             offset += len(raw)
             if not raw.strip():
@@ -223,14 +272,111 @@ class _Probe:
             if type(obj) is not dict:
                 return
             self.builder.line_key = None
-            # line numbers only matter for errors, which end the probe; never 1 after a cut
+            # line numbers only matter for errors, which end the probe; never 1 (the BOM rule)
             yield Location(str(path), 2), obj
-            builder_key = self.builder.line_key
-            if builder_key is None:
-                continue
-            if line_start >= self.cut and previous is not None and builder_key != previous:
-                self.boundary = line_start
-                return
-            previous = builder_key
-        if self.start + len(self.window) >= self.f.size:
-            self.boundary = self.f.size  # the last document runs to the end of the file
+            key = self.builder.line_key
+            self.keys.append((line_start, key))
+            if self.stop_after is not None and key is not None:
+                if line_start >= self.stop_after and previous is not None and key != previous:
+                    return
+                previous = key
+        self.complete = True
+
+
+# --- one file per rater: cutting every file at the same documents ----------------------------
+
+
+def _aligned_cuts(files: list[FilePlan], target: int, options: dict) -> list[list[int]] | None:
+    """Cuts of every file at the documents where the first file is cut, or None when the files
+    do not look like one file per rater in the same document order."""
+    handles = [open(f.open_path, "rb") for f in files]
+    try:
+        leading = []
+        for f, handle in zip(files, handles):
+            keys, _ = _window_keys(handle, f, 0, min(f.size, ALIGN_BYTES), options)
+            leading.append([k for _, k in keys if k is not None][:LEADING_DOCUMENTS])
+        first = set(leading[0])
+        if any(not keys or len(first & set(keys)) * 2 < min(len(first), len(keys)) for keys in leading):
+            return None
+        lead, lead_handle = files[0], handles[0]
+        lead_size = max(lead.size, 1)
+        base_cuts = _cuts(lead, max(1, int(target * lead.size / max(1, sum(f.size for f in files)))), options)
+        orders: dict[tuple[int, int], tuple[dict[Hashable, int], int]] = {}
+
+        def order_at(cut: int, radius: int):
+            if (cut, radius) not in orders:
+                orders[cut, radius] = _order_around(lead_handle, lead, cut, radius, options)
+            return orders[cut, radius]
+
+        cuts = [base_cuts]
+        for f, handle in zip(files[1:], handles[1:]):
+            mine = [0]
+            for cut in base_cuts[1:-1]:
+                guess = _aligned_cut(handle, f, int(cut * f.size / lead_size), lambda r: order_at(cut, r), options)
+                mine.append(max(guess, mine[-1]))
+            mine.append(f.size)
+            cuts.append(mine)
+        return cuts
+    finally:
+        for handle in handles:
+            handle.close()
+
+
+def _order_around(handle, f: FilePlan, cut: int, radius: int, options: dict) -> tuple[dict[Hashable, int], int]:
+    """Ranks of the documents read within ``radius`` bytes of a cut of the first file (in file
+    order), and the rank of the document the cut starts."""
+    start = _previous_line_start(handle, _line_start(handle, max(0, cut - radius), f.size)) if cut > radius else 0
+    keys, _ = _window_keys(handle, f, start, cut + radius, options)
+    rank: dict[Hashable, int] = {}
+    at_cut = None
+    for line_start, key in keys:
+        if key is None:
+            continue
+        r = rank.setdefault(key, len(rank))
+        if at_cut is None and line_start >= cut:
+            at_cut = r
+    return rank, (len(rank) if at_cut is None else at_cut)
+
+
+def _aligned_cut(handle, f: FilePlan, guess: int, order_at, options: dict) -> int:
+    """The first line of ``f``, near ``guess``, of the first document ranked at or after the
+    first file's cut (``order_at(radius)`` gives the ranks around it); a document boundary near
+    ``guess`` when the order cannot tell."""
+    if guess <= 0:
+        return 0
+    if guess >= f.size:
+        return f.size
+    radius = ALIGN_BYTES
+    rank, target = order_at(radius)
+    low = _line_start(handle, max(0, guess - radius), f.size)
+    before_is_earlier = low == 0  # every known document before ``low`` ranks before the cut
+    for _ in range(24):
+        keys, _ = _window_keys(handle, f, low, low + 2 * radius, options)
+        known = [(start, key, rank[key]) for start, key in keys if key is not None and key in rank]
+        if not known:  # no document of the first file's neighbourhood here: look wider
+            if radius >= ALIGN_BYTES * 16:
+                break
+            radius *= 2
+            rank, target = order_at(radius)
+            low = _line_start(handle, max(0, guess - radius), f.size)
+            before_is_earlier = low == 0
+            continue
+        if known[0][2] >= target and not before_is_earlier:  # the cut may be before this window
+            low = _line_start(handle, max(0, low - 2 * radius), f.size)
+            before_is_earlier = low == 0
+            continue
+        after = next((i for i, item in enumerate(known) if item[2] >= target), None)
+        if after is None:  # the cut is after this window
+            if low + 2 * radius >= f.size:
+                return f.size
+            low, before_is_earlier = keys[-1][0], True
+            continue
+        start, key = known[after][0], known[after][1]
+        # back to the first line of that document's run
+        lines = [k for k in keys if k[0] <= start]
+        for line_start, other in reversed(lines[:-1]):
+            if other != key:
+                break
+            start = line_start
+        return start
+    return _document_boundary(handle, f, guess, options)
