@@ -17,9 +17,14 @@ Each run is a fresh process that calls ``spanagree.score(FILE, rule="overlap", .
   processes=True)`` started in the same process beforehand (its start-up is timed separately).
 
 Time is the wall time of score + summary (best of ``--repeats``; one run for 1M documents).
-Memory: the main process's peak resident set (``ru_maxrss``, exact), and the peak of the sum of
+Memory: the main process's peak resident set (``VmHWM``, exact), and the peak of the sum of
 the resident sets of the main process and all its descendants (workers), sampled every 50 ms
 from ``/proc`` (Linux). Every mode must give the same headline figures; the run checks it.
+
+Other layouts (``--layouts-size``, default 100k): the same corpus as one file per rater
+(``bench/data/synth_<size>_by_rater/rater_<k>.jsonl``, in document order) and as one file with its
+lines shuffled (``synth_<size>_shuffled.jsonl``: not grouped, so the engines read the documents
+again through the line index).
 
 ``--write-results`` writes (or replaces) the section "## Scale" of ``bench/RESULTS.md`` and the
 plot ``bench/scale.png``.
@@ -58,8 +63,6 @@ MODE_LABELS = {
 
 def child(mode: str, path: str) -> None:
     """One measured run; prints a JSON line with the timings and the headline figures."""
-    import resource
-
     import spanagree
 
     out: dict[str, Any] = {"mode": mode}
@@ -87,8 +90,23 @@ def child(mode: str, path: str) -> None:
     if client is not None:
         client.close()
         cluster.close()
-    out["main_peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    out["main_peak_mb"] = peak_mb()
     print(json.dumps(out))
+
+
+def peak_mb() -> float:
+    """This process's peak resident set: ``VmHWM`` (Linux), else ``ru_maxrss`` (which, after a
+    fork and exec, starts from the parent's size)."""
+    try:
+        with open("/proc/self/status", "rb") as f:
+            for text in f:
+                if text.startswith(b"VmHWM:"):
+                    return int(text.split()[1]) / 1024
+    except OSError:
+        pass
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 # --- measuring ----------------------------------------------------------------------------------
@@ -161,6 +179,33 @@ def measure(mode: str, path: Path) -> dict[str, Any]:
     return result
 
 
+def ensure_layouts(path: Path) -> dict[str, Path]:
+    """The corpus as one file per rater and as one shuffled file, written when missing."""
+    import random
+
+    by_rater = path.with_name(path.stem + "_by_rater")
+    shuffled = path.with_name(path.stem + "_shuffled.jsonl")
+    if not by_rater.exists():
+        by_rater.mkdir()
+        handles: dict[str, Any] = {}
+        with open(path, "rb") as f:
+            for raw in f:
+                rater = json.loads(raw)["annotator"]
+                if rater not in handles:
+                    handles[rater] = open(by_rater / f"{rater}.jsonl", "wb")
+                handles[rater].write(raw)
+        for handle in handles.values():
+            handle.close()
+    if not shuffled.exists():
+        with open(path, "rb") as f:
+            lines = f.readlines()
+        random.Random(0).shuffle(lines)
+        with open(shuffled, "wb") as f:
+            f.writelines(lines)
+        del lines
+    return {"one file per rater": by_rater, "lines shuffled": shuffled}
+
+
 def ensure_corpus(size: str) -> tuple[Path, bool]:
     """The corpus file, generated if missing; True when this run generated it."""
     from spanagree.synthetic import generate_corpus, write_jsonl
@@ -192,6 +237,30 @@ def table(rows: list[dict[str, Any]]) -> str:
         lines.append(
             f"| {row['n_documents']:,} | {row['mb']:,.0f} | {MODE_LABELS[row['mode']]} | {seconds} "
             f"| {base / row['seconds']:.2f}× | {row['main_peak_mb']:,.0f} | {row['tree_peak_mb']:,.0f} |"
+        )
+    return "\n".join(lines)
+
+
+def layout_table(rows: list[dict[str, Any]], base_rows: list[dict[str, Any]]) -> str:
+    lines = [
+        "| layout | mode | seconds | vs `jobs=1` | main process peak MB | all processes peak MB | read |",
+        "|---|---|---:|---:|---:|---:|---|",
+    ]
+    for row in rows:
+        base = next(r["seconds"] for r in rows if r["layout"] == row["layout"] and r["mode"] == "serial")
+        engine = row.get("engine") or {}
+        if not engine:
+            how = "in memory"
+        elif engine.get("grouped"):
+            how = "one pass" + (f", {engine['files_aligned']} files cut at the same documents" if engine.get("files_aligned") else "")
+        else:
+            how = f"{engine['documents_split']:,} documents read again ({engine['bytes_read_again'] / 1e6:,.0f} MB)"
+        seconds = f"{row['seconds']:.2f}"
+        if row["mode"] == "dask2":
+            seconds += f" (+{row['cluster_seconds']:.1f})"
+        lines.append(
+            f"| {row['layout']} | {MODE_LABELS[row['mode']]} | {seconds} | {base / row['seconds']:.2f}× "
+            f"| {row['main_peak_mb']:,.0f} | {row['tree_peak_mb']:,.0f} | {how} |"
         )
     return "\n".join(lines)
 
@@ -231,6 +300,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", default="10k,100k,1m", help="comma-separated, of: " + ", ".join(SIZES))
     parser.add_argument("--modes", default=",".join(MODES), help="comma-separated, of: " + ", ".join(MODES))
     parser.add_argument("--repeats", type=int, default=3, help="runs per timing below 1M documents; best kept")
+    parser.add_argument("--layouts-size", default="100k", help="size for the other layouts ('' for none)")
     parser.add_argument("--write-results", action="store_true", help=f"write '{SECTION}' of bench/RESULTS.md and bench/scale.png")
     parser.add_argument("--delete-data", action="store_true", help="delete the corpora this run generated")
     parser.add_argument("--child", nargs=2, metavar=("MODE", "FILE"), help=argparse.SUPPRESS)
@@ -242,30 +312,37 @@ def main(argv: list[str] | None = None) -> int:
     sizes = [s.strip() for s in args.sizes.split(",") if s.strip()]
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     rows: list[dict[str, Any]] = []
-    generated: list[Path] = []
+    layout_rows: list[dict[str, Any]] = []
     load = os.getloadavg()[0]
-    for size in sizes:
-        path, new = ensure_corpus(size)
-        if new:
-            generated.append(path)
-        repeats = 1 if SIZES[size] >= 1_000_000 else args.repeats
+
+    def run_modes(path: Path, repeats: int, **labels) -> list[dict[str, Any]]:
+        out = []
         for mode in modes:
             runs = []
             for _ in range(repeats):
-                print(f"{size} {mode} ...", file=sys.stderr)
+                print(f"{path.name} {mode} ...", file=sys.stderr)
                 runs.append(measure(mode, path))
             best = min(runs, key=lambda r: r["seconds"])
             best["main_peak_mb"] = max(r["main_peak_mb"] for r in runs)
             best["tree_peak_mb"] = max(r["tree_peak_mb"] for r in runs)
-            best.update(size=size, n_documents=SIZES[size], mb=path.stat().st_size / 1e6)
-            rows.append(best)
+            best.update(labels)
+            out.append(best)
             print(json.dumps(best), file=sys.stderr)
-        headlines = {json.dumps(r["headline"]) for r in rows if r["size"] == size}
+        return out
+
+    for size in sizes:
+        path, new = ensure_corpus(size)
+        repeats = 1 if SIZES[size] >= 1_000_000 else args.repeats
+        rows += run_modes(path, repeats, size=size, n_documents=SIZES[size], mb=path.stat().st_size / 1e6)
+        if size == args.layouts_size:
+            for layout, other in ensure_layouts(path).items():
+                layout_rows += run_modes(other, repeats, layout=layout, size=size)
+        headlines = {json.dumps(r["headline"]) for r in rows + layout_rows if r["size"] == size}
         if len(headlines) != 1:
             raise SystemExit(f"the modes disagree on {size}: {headlines}")
         if args.delete_data and new:
             path.unlink()
-    body = results(rows, command, load)
+    body = results(rows, command, load, layout_rows)
     print(body)
     if args.write_results:
         from bench_core import write_results
@@ -275,7 +352,7 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def results(rows: list[dict[str, Any]], command: str, load: float) -> str:
+def results(rows: list[dict[str, Any]], command: str, load: float, layout_rows: list[dict[str, Any]]) -> str:
     from bench_core import machine
 
     info = machine()
@@ -308,7 +385,7 @@ def results(rows: list[dict[str, Any]], command: str, load: float) -> str:
         "Corpora: `spanagree.synthetic.generate_corpus(n, n_raters=3, seed=0)`, grouped by document "
         "(`bench/data/synth_<size>.jsonl`). Each run: a fresh process, `spanagree.score(FILE, rule=\"overlap\", ...)` "
         "then `report.summary()`; seconds are the best of "
-        "the repeats (one run at 1M); memory is the highest of the repeats: the main process's `ru_maxrss`, "
+        "the repeats (one run at 1M); memory is the highest of the repeats: the main process's peak resident set (`VmHWM`), "
         "and the sum over the main process and its workers sampled every 50 ms.\n\n"
         f"{table(rows)}\n\n"
         + "\n".join(notes)
@@ -316,6 +393,15 @@ def results(rows: list[dict[str, Any]], command: str, load: float) -> str:
            f"{rows[0]['n_documents']:,} documents the pairwise mean PSA is {headline[0]:.6f}."
            if headline else "")
         + "\n\n![time and peak memory by mode](scale.png)\n"
+        + (
+            f"\n### The same {layout_rows[0]['size']} corpus in other layouts\n\n"
+            "One file per rater (three files, each in document order) is grouped across files: the planner "
+            "cuts every file at the same documents. Shuffled lines are not grouped: the first pass finds "
+            "every document in several tasks, and the documents are read again, whole, from the line "
+            "ranges it recorded (a `NotGroupedWarning` says so).\n\n"
+            f"{layout_table(layout_rows, rows)}\n"
+            if layout_rows else ""
+        )
     )
 
 

@@ -256,15 +256,15 @@ def _regroup(
         joined = np.r_[False, (f[1:] == f[:-1]) & (s[1:] == e[:-1])]
         heads = np.flatnonzero(~joined)
         tails = np.r_[heads[1:], len(rows)] - 1
-        pieces: list[Piece] = []
-        for h, t in zip(heads.tolist(), tails.tolist()):
-            fp = names[int(f[h])]
-            item = (int(s[h]), int(e[t]), int(n[h]))
-            if pieces and pieces[-1].file == fp.index:
-                pieces[-1] = replace(pieces[-1], ranges=pieces[-1].ranges + (item,))
-            else:
-                pieces.append(Piece(fp.index, str(fp.path), fp.open_path, fp.format, (item,)))
-        tasks.append(Task(len(tasks), tuple(pieces), job, record_groups=False))
+        by_file: list[tuple[int, list[tuple[int, int, int]]]] = []
+        for file_index, a, b, number in zip(f[heads].tolist(), s[heads].tolist(), e[tails].tolist(), n[heads].tolist()):
+            if not by_file or by_file[-1][0] != file_index:
+                by_file.append((file_index, []))
+            by_file[-1][1].append((a, b, number))
+        pieces = tuple(
+            Piece(i, str(names[i].path), names[i].open_path, names[i].format, tuple(ranges)) for i, ranges in by_file
+        )
+        tasks.append(Task(len(tasks), pieces, job, record_groups=False))
     return tasks
 
 
