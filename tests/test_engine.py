@@ -171,6 +171,28 @@ def test_duplicates_document_labels_and_lone_raters_are_counted_the_same(tmp_pat
     assert engine(path, jobs=2, rule="overlap").to_dict() == expected
 
 
+def test_prodigy_text_classification_and_ignored_answers_are_counted_the_same(tmp_path):
+    options = [{"id": "SPORT", "text": "Sport"}, {"id": "NEWS", "text": "News"}]
+    records = []
+    for k in range(60):
+        text = f"Alice met Bob in Paris, story {k}."
+        for rater in ("x", "y"):
+            base = {"text": text, "_input_hash": 1000 + k, "_annotator_id": rater}
+            spans = [{"start": 0, "end": 5, "label": "PER"}] + ([{"start": 10, "end": 13, "label": "PER"}] if rater == "x" else [])
+            records.append({**base, "spans": spans, "answer": "ignore" if k % 11 == 0 and rater == "y" else "accept"})
+        for rater in ("x", "y"):
+            answer = "reject" if k % 4 == 0 else "accept"  # a rejected choice registers no document
+            records.append({"text": text, "_input_hash": 5000 + k, "_annotator_id": rater, "options": options,
+                            "accept": ["SPORT"], "answer": answer})
+    path = write(tmp_path / "prodigy.jsonl", records)
+    expected = serial(path, rule="exact")
+    assert expected["annotations"]["excluded"]
+    assert engine(path, jobs=2, rule="exact").to_dict() == expected
+    random.Random(2).shuffle(records)
+    shuffled = write(tmp_path / "shuffled.jsonl", records)
+    assert engine(shuffled, NotGroupedWarning, stream=True, rule="exact").to_dict() == serial(shuffled, rule="exact")
+
+
 # --- errors ----------------------------------------------------------------------------------
 
 
