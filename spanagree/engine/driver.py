@@ -1,19 +1,21 @@
-"""The engines' driver: plan, run the chunks, check grouping, read again what must be, merge.
+"""The engines' driver: plan, run the first pass, check grouping, read again what must be, merge.
 
-1. **Plan** (:mod:`~spanagree.engine.plan`): files, formats, chunks cut at document boundaries.
-2. **First pass**: every chunk is read, aligned and counted by a worker
+1. **Plan** (:mod:`~spanagree.engine.plan`): files, formats, chunks cut at document boundaries,
+   and the first-pass tasks (a chunk each; with one file per rater, the same documents' chunk of
+   every file).
+2. **First pass**: every task is read, aligned and counted by a worker
    (:func:`~spanagree.engine.chunks.run_task`), which also returns where each document's lines
    are (runs of lines of one document: key hash, byte range, first line).
-3. **Grouping check**: a document whose lines are in more than one chunk (input not grouped by
-   document: one file per rater, raters' lines far apart) was counted in pieces. The chunks that
-   hold such documents are *dirty*; their results are dropped and their documents are read again,
-   each whole in one task, from the byte ranges the first pass found (a line index on disk is the
-   file itself: the tasks seek to the ranges). A :class:`NotGroupedWarning` says so.
+3. **Grouping check**: a document whose lines were read by more than one task (input not grouped
+   by document: raters' lines far apart, files in different orders) was counted in pieces. The
+   tasks that hold such documents are *dirty*; their results are dropped and their documents are
+   read again, each whole in one task, from the byte ranges the first pass found (the line index
+   is those ranges; the tasks seek to them). A :class:`NotGroupedWarning` says so.
 4. **Merge** (:mod:`~spanagree.engine.merge`): the partial arrays become the report's.
 
 Errors are those of the serial reader, and the first in reading order is raised: the first pass
-reports each chunk's first error (and the documents seen before it), documents split across
-chunks are checked again up to that point, and a chunk whose line numbers were not known yet (they
+reports each task's first error (and the documents seen before it), documents split across
+tasks are checked again up to that point, and a task whose line numbers were not known yet (they
 depend on the chunks before it) is read again with them, so the message names the right line.
 """
 from __future__ import annotations
