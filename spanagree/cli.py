@@ -83,6 +83,10 @@ def score_command(
     bootstrap: Optional[int] = typer.Option(None, "--bootstrap", help="Intervals: bootstrap replicates over documents, e.g. 1000 (config: intervals.bootstrap)"),
     ci: float = typer.Option(0.95, "--ci", help="Intervals: level (config: intervals.ci)"),
     seed: int = typer.Option(0, "--seed", help="Intervals: random seed (config: intervals.seed)"),
+    jobs: int = typer.Option(1, "--jobs", "-j", help="Read, align and count in N worker processes; 0: every core (config: engine.jobs)"),
+    stream: bool = typer.Option(False, "--stream", help="One chunk at a time: memory bounded by the chunk, not the corpus (config: engine.stream)"),
+    engine: str = typer.Option("local", "--engine", help="local or dask (config: engine.engine)"),
+    scheduler: Optional[str] = typer.Option(None, "--scheduler", help="Dask scheduler address; default a local cluster of --jobs workers (config: engine.scheduler)"),
     output: Output = typer.Option(Output.table, "--output", help="table, json or markdown (config: report.output)"),
     out_file: Optional[Path] = typer.Option(None, "-o", "--out", help="Write the output to this file"),
 ) -> None:
@@ -283,7 +287,7 @@ def report_command(
         html_report.check_dependencies()
         if settings["intervals"]["bootstrap"] is None:
             settings["intervals"]["bootstrap"] = html_report.DEFAULT_REPLICATES
-        result = score_with_settings(files, settings, progress=_progress())
+        result = score_with_settings(files, settings, progress=_progress(), needs_texts=True)
         written = html_report.write(result, out, title=title, max_documents=documents, sources=files)
     except SpanagreeError as err:
         _fail(err)
@@ -311,7 +315,7 @@ def disagreements_command(
         files, settings = _command_settings(ctx, paths, config)
         kind = disagreements.resolve_format(out, output)
         settings["candidates"]["source"] = None  # cases need no candidate items
-        result = score_with_settings(files, settings, progress=_progress())
+        result = score_with_settings(files, settings, progress=_progress(), needs_texts=True)
         written = disagreements.write(result, out, output=kind, context=context,
                                       language=settings["candidates"]["language"])
     except SpanagreeError as err:

@@ -32,6 +32,12 @@ The command-line options and the config keys are one vocabulary (``--partial-cre
     ci = 0.95                 # interval level
     seed = 0
 
+    [engine]
+    jobs = 1                  # worker processes (0: every core)
+    stream = false            # one chunk at a time: memory bounded by the chunk, not the corpus
+    engine = "local"          # local | dask
+    scheduler = null          # a Dask scheduler address; null: a local cluster of `jobs` workers
+
     [gate]                    # spanagree gate (see spanagree.gate for the statistic names)
     on = "point"              # point | lower (the interval's lower bound; needs intervals)
     min_documents = null      # null, or the fewest documents that must be scored
@@ -86,6 +92,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     "report": {"reference": None, "beta": 1.0, "output": "table"},
     "candidates": {"source": None, "language": "en", "strict_candidates": False},
     "intervals": {"bootstrap": None, "ci": 0.95, "seed": 0},
+    "engine": {"jobs": 1, "stream": False, "engine": "local", "scheduler": None},
     "gate": {"on": "point", "min_documents": None, "min": {}},
 }
 
@@ -114,6 +121,10 @@ FLAGS: dict[str, tuple[str, str]] = {
     "bootstrap": ("intervals", "bootstrap"),
     "ci": ("intervals", "ci"),
     "seed": ("intervals", "seed"),
+    "jobs": ("engine", "jobs"),
+    "stream": ("engine", "stream"),
+    "engine": ("engine", "engine"),
+    "scheduler": ("engine", "scheduler"),
     "on": ("gate", "on"),
     "min_documents": ("gate", "min_documents"),
 }
@@ -124,6 +135,7 @@ CHOICES = {
     ("alignment", "unit"): ("char", "token"),
     ("alignment", "proportional"): ("jaccard", "dice"),
     ("report", "output"): ("table", "json", "markdown"),
+    ("engine", "engine"): ("local", "dask"),
     ("gate", "on"): ("point", "lower"),
 }
 
@@ -245,11 +257,33 @@ def score_options(settings: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
     return options
 
 
-def score_with_settings(paths, settings: Mapping[str, Mapping[str, Any]], *, progress=None):
-    """Read ``paths`` and score them as ``settings`` say; the :class:`~spanagree.AgreementReport`."""
+def uses_engine(settings: Mapping[str, Mapping[str, Any]]) -> bool:
+    """True when ``[engine]`` asks for workers, streaming or Dask instead of the in-memory path."""
+    engine = settings["engine"]
+    return engine["jobs"] != 1 or engine["stream"] or engine["engine"] != "local"
+
+
+def score_with_settings(paths, settings: Mapping[str, Mapping[str, Any]], *, progress=None, needs_texts: bool = False):
+    """Read ``paths`` and score them as ``settings`` say; the :class:`~spanagree.AgreementReport`.
+
+    ``needs_texts``: the caller reads document texts and spans from the report (the HTML report,
+    the disagreements), which the parallel and streaming engines do not keep.
+    """
     from .agreement import score
     from .io import read
 
+    if uses_engine(settings):
+        if needs_texts:
+            raise UsageError(
+                "this command shows document texts and spans, which --jobs, --stream and --engine do not "
+                "keep (they hold counts only); run it without them"
+            )
+        engine = settings["engine"]
+        return score(
+            paths, format=settings["input"]["format"], read_options=read_options(settings), progress=progress,
+            jobs=engine["jobs"], stream=engine["stream"], engine=engine["engine"], client=engine["scheduler"],
+            **score_options(settings),
+        )
     corpus = read(paths, format=settings["input"]["format"], progress=progress, **read_options(settings))
     return score(corpus, **score_options(settings))
 
@@ -370,6 +404,13 @@ def _validate(settings: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
         fail("intervals", "ci", "a number in (0, 1)")
     if type(iv["seed"]) is not int:
         fail("intervals", "seed", "a whole number")
+    engine = settings["engine"]
+    if type(engine["jobs"]) is not int or engine["jobs"] < 0:
+        fail("engine", "jobs", "a whole number >= 0 (0: every core)")
+    if not isinstance(engine["stream"], bool):
+        fail("engine", "stream", "true or false")
+    if engine["scheduler"] is not None and not (isinstance(engine["scheduler"], str) and engine["scheduler"]):
+        fail("engine", "scheduler", "null or a Dask scheduler address")
     _validate_gate(settings["gate"])
     return settings
 

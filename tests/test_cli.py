@@ -97,3 +97,14 @@ def test_consensus_of_a_prodigy_file_scores_beside_it(example_path, tmp_path):
     reference = json.loads(result.stdout)["reference"]["raters"]
     assert set(reference) == {"news_ner-alice", "news_ner-bob", "news_ner-carol"}
     assert all(0.5 < v["f"] <= 1 for v in reference.values())
+
+
+def test_engine_options_give_the_same_report(example_path, tmp_path):
+    serial = json.loads(run("score", example_path, "--output", "json").stdout)
+    for args in (["--jobs", "2"], ["--stream"], ["--engine.jobs", "2"]):
+        result = run("score", example_path, *args, "--output", "json")
+        assert result.exit_code == 0, result.output
+        assert json.loads(result.stdout) == serial
+    # the HTML report and the disagreements need texts, which the engines do not keep
+    refused = run("disagreements", example_path, "-o", tmp_path / "cases.jsonl", "--jobs", "2")
+    assert refused.exit_code == 2 and "texts" in refused.stderr
