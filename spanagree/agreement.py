@@ -245,7 +245,7 @@ class AgreementReport:
         return mask
 
     def _spans_section(self) -> dict:
-        corpus, units = self.corpus, self.counts.units
+        corpus = self.corpus
         in_units = self._annotations_in_units()
         lengths = np.diff(corpus.ann_ptr)
         excluded = dict(corpus.exclusions.spans)

@@ -31,7 +31,7 @@ from ..align import AlignmentRule
 from ..counts import count
 from ..errors import InputError, Location, UsageError
 from ..io import formats
-from ..io.common import _json_type, _loads, _parse_slowly
+from ..io.common import _json_type, _loads, _parse_slowly, open_binary
 from ..model import CorpusBuilder
 from .merge import Partial
 
@@ -289,14 +289,7 @@ class _Source:
         passes its path; the empty-file check is the driver's, over all of a file's ranges)."""
         piece, builder, recorder, seen = self.piece, self.builder, self.recorder, self.seen
         name = str(path)
-        try:
-            handle = open(piece.open_path, "rb")
-        except FileNotFoundError:
-            raise InputError("no such file", where=Location(name)) from None
-        except IsADirectoryError:
-            raise InputError("is a directory; name the files in it", where=Location(name)) from None
-        except OSError as err:
-            raise InputError(f"cannot be read ({err.strerror})", where=Location(name)) from None
+        handle = open_binary(piece.open_path, name)
         data_lines = 0
         with handle:
             for start, end, first_line in piece.ranges:

@@ -5,19 +5,7 @@ from pathlib import Path
 from typing import Iterator
 
 from ..errors import InputError, Location
-
-
-def open_binary(path: Path):
-    """Open a file for reading bytes, or raise an InputError that names it."""
-    name = str(path)
-    try:
-        return open(path, "rb")
-    except FileNotFoundError:
-        raise InputError("no such file", where=Location(name)) from None
-    except IsADirectoryError:
-        raise InputError("is a directory; expected a file", where=Location(name)) from None
-    except OSError as err:
-        raise InputError(f"cannot be read ({err.strerror})", where=Location(name)) from None
+from .common import open_binary
 
 
 def read_text(path: Path) -> str:

@@ -16,6 +16,20 @@ except ImportError:  # pragma: no cover - orjson is a dependency; the fallback k
     _loads = json.loads
 
 
+def open_binary(path: Path, name: str | None = None):
+    """Open a file for reading bytes, or raise an InputError that names it (as ``name``, when the
+    file opened is a stand-in for the one the user gave)."""
+    where = Location(str(path) if name is None else name)
+    try:
+        return open(path, "rb")
+    except FileNotFoundError:
+        raise InputError("no such file", where=where) from None
+    except IsADirectoryError:
+        raise InputError("is a directory; name the files in it", where=where) from None
+    except OSError as err:
+        raise InputError(f"cannot be read ({err.strerror})", where=where) from None
+
+
 def json_lines(path: Path, tick: Callable[[int], None] | None = None) -> Iterator[tuple[Location, dict]]:
     """Yield ``(location, object)`` for every non-blank line of a JSONL file.
 
@@ -24,14 +38,7 @@ def json_lines(path: Path, tick: Callable[[int], None] | None = None) -> Iterato
     not a JSON object, a missing file, and a file with no data at all.
     """
     name = str(path)
-    try:
-        handle = open(path, "rb")
-    except FileNotFoundError:
-        raise InputError("no such file", where=Location(name)) from None
-    except IsADirectoryError:
-        raise InputError("is a directory; name the files in it", where=Location(name)) from None
-    except OSError as err:
-        raise InputError(f"cannot be read ({err.strerror})", where=Location(name)) from None
+    handle = open_binary(path)
     seen_data = False
     pending = 0
     with handle:

@@ -218,7 +218,7 @@ class _ConllFile:
         lines: list[int] = []
 
         def end_sentence():
-            nonlocal doc, sentence, tags, lines
+            nonlocal sentence, tags, lines
             if sentence:
                 doc.sentences.append(sentence)
                 doc.tags.append(tags)

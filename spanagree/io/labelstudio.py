@@ -37,7 +37,8 @@ from typing import Any
 from ..errors import InputError, Location, describe
 from ..model import CorpusBuilder, SpanTuple
 from . import Format
-from ._text import open_binary, peek
+from ._text import peek
+from .common import open_binary
 
 try:
     from orjson import loads as _loads
