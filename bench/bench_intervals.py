@@ -25,19 +25,10 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 import spanagree  # noqa: E402
-from bench_core import write_results  # noqa: E402
+from bench_core import best_of, write_results  # noqa: E402
 from spanagree import intervals  # noqa: E402
 
 SECTION = "## Intervals"
-
-
-def best_of(repeats, fn):
-    best, result = float("inf"), None
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        result = fn()
-        best = min(best, time.perf_counter() - t0)
-    return best, result
 
 
 def main(argv=None) -> int:

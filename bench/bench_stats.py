@@ -30,19 +30,12 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
 
+from bench_core import best_of, write_results  # noqa: E402
 from spanagree import stats  # noqa: E402
 
 SECTION = "## Chance-corrected coefficients"
-
-
-def best_of(repeats, fn):
-    best, result = float("inf"), None
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        result = fn()
-        best = min(best, time.perf_counter() - t0)
-    return best, result
 
 
 def make_codes(n_items: int, n_raters: int, k: int, seed: int = 0) -> np.ndarray:
@@ -163,11 +156,7 @@ def main(argv=None) -> int:
     body = "\n".join(lines) + "\n"
     print(body)
     if args.write_results:
-        path = ROOT / "bench" / "RESULTS.md"
-        sys.path.insert(0, str(ROOT / "bench"))
-        from bench_core import write_results
-
-        write_results(body, path, SECTION)
+        write_results(body, ROOT / "bench" / "RESULTS.md", SECTION)
     return 0
 
 

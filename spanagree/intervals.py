@@ -192,10 +192,11 @@ def bootstrap(report: AgreementReport, options: IntervalOptions = IntervalOption
     rng = np.random.default_rng(options.seed)
     replicate_values: dict[tuple, list[np.ndarray]] = {name: [] for name in point}
     done = 0
+    buffer = np.empty((min(BLOCK, options.replicates), n))  # reused: no fresh pages per block
     while done < options.replicates:
         block = min(BLOCK, options.replicates - done)
         draws = rng.integers(0, n, size=(block, n), dtype=np.int32)  # n documents, with replacement
-        weights = np.empty((block, n))
+        weights = buffer[:block]
         for row, drawn in enumerate(draws):  # a row at a time: cache-friendly, faster than one flat bincount
             weights[row] = np.bincount(drawn, minlength=n)
         for name, values in counts.statistics(counts.sums(weights)).items():
