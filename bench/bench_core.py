@@ -148,6 +148,18 @@ def machine() -> dict[str, str]:
     }
 
 
+def corpus_facts(path: Path, lines: list[dict[str, Any]]) -> dict[str, Any]:
+    """Size, lines, spans, documents and raters of a parsed JSONL corpus."""
+    return {
+        "file": path,
+        "bytes": path.stat().st_size,
+        "lines": len(lines),
+        "spans": sum(len(x["spans"]) for x in lines),
+        "documents": len({x["doc_id"] for x in lines}),
+        "raters": len(peers.raters_of(lines)),
+    }
+
+
 def bench_synthetic(path: Path, repeats: int) -> dict[str, Any]:
     """Time json, read, score (overlap, exact) and nervaluate on one synthetic corpus."""
     t_json, lines = best_of(repeats, lambda: json_parse(path))
@@ -177,12 +189,7 @@ def bench_synthetic(path: Path, repeats: int) -> dict[str, Any]:
         assert p["c"] == r.spurious + r.incorrect, (r.raters, p["c"], r.counts())
 
     return {
-        "file": path,
-        "bytes": path.stat().st_size,
-        "lines": len(lines),
-        "spans": sum(len(x["spans"]) for x in lines),
-        "documents": len({x["doc_id"] for x in lines}),
-        "raters": len(peers.raters_of(lines)),
+        **corpus_facts(path, lines),
         "json": t_json,
         "read": t_read,
         "score_overlap": t_overlap,
@@ -207,12 +214,7 @@ def bench_real(path: Path, repeats: int) -> dict[str, Any]:
         for rule in ("exact", "overlap")
     }
     return {
-        "file": path,
-        "bytes": path.stat().st_size,
-        "lines": len(lines),
-        "spans": sum(len(x["spans"]) for x in lines),
-        "documents": len({x["doc_id"] for x in lines}),
-        "raters": len(peers.raters_of(lines)),
+        **corpus_facts(path, lines),
         "json": t_json,
         "json_process": t_json_process,
         "cli": t_cli,

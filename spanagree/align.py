@@ -22,6 +22,7 @@ from typing import Sequence
 
 import numpy as np
 
+from ._arrays import expand
 from .errors import UsageError
 
 RULES = ("exact", "overlap", "partial", "proportional")
@@ -173,7 +174,7 @@ def candidate_pairs(
     if exact:
         lo = np.searchsorted(sorted_b, key_a, side="left")
         hi = np.searchsorted(sorted_b, key_a, side="right")
-        ia, pos = _expand(lo, hi)
+        ia, pos = expand(lo, hi)
         ib = order_b[pos]
         same_end = a.end[ia] == b.end[ib]
         ia, ib = ia[same_end], ib[same_end]
@@ -181,12 +182,12 @@ def candidate_pairs(
         # case 1: b starts inside a (a.start <= b.start < a.end)
         lo = np.searchsorted(sorted_b, key_a, side="left")
         hi = np.searchsorted(sorted_b, base_a + a.end, side="left")
-        ia1, pos1 = _expand(lo, hi)
+        ia1, pos1 = expand(lo, hi)
         # case 2: a starts strictly inside b (b.start < a.start < b.end)
         base_b = key_b - b.start
         lo = np.searchsorted(sorted_a, key_b, side="right")
         hi = np.searchsorted(sorted_a, base_b + b.end, side="left")
-        ib2, pos2 = _expand(lo, hi)
+        ib2, pos2 = expand(lo, hi)
         ia = np.concatenate([ia1, order_a[pos2]])
         ib = np.concatenate([order_b[pos1], ib2])
     order = np.lexsort((ib, ia))
@@ -272,16 +273,6 @@ def _sort_keys(a: SpanColumns, b: SpanColumns, by_label: bool) -> tuple[np.ndarr
     if top * width >= 2**62:
         raise UsageError("too many alignment groups at once for 64-bit keys; align in smaller batches")
     return gk_a * width + a.start, gk_b * width + b.start, width
-
-
-def _expand(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """For row i and every p in [lo[i], hi[i]): the arrays (i, p), without a Python loop."""
-    counts = np.maximum(hi - lo, 0)
-    rows = np.repeat(np.arange(len(lo), dtype=np.int64), counts)
-    if not len(rows):
-        return rows, rows
-    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
-    return rows, np.arange(len(rows), dtype=np.int64) - np.repeat(starts - lo, counts)
 
 
 def _tree_pairs(a: SpanColumns, b: SpanColumns, by_label: bool) -> tuple[np.ndarray, np.ndarray]:

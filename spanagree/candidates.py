@@ -34,7 +34,8 @@ import numpy as np
 
 from .align import AlignmentRule, SpanColumns, align
 from .errors import InputError, Location, UsageError
-from .model import Corpus, _ranges
+from ._arrays import expand, ranges
+from .model import Corpus
 
 NONE = "NONE"
 
@@ -128,7 +129,7 @@ def _token_items(corpus: Corpus, language: str) -> ItemMatrix:
     width = int(max(corpus.span_end.max(initial=0), tok[:, 1].max(initial=0))) + 1
     lo = np.searchsorted(tok_doc * width + tok[:, 1], span_doc * width + corpus.span_start, side="right")
     hi = np.searchsorted(tok_doc * width + tok[:, 0], span_doc * width + corpus.span_end, side="left")
-    span_idx, token = _expand(lo, hi)
+    span_idx, token = expand(lo, hi)
     uncovered = np.flatnonzero(hi <= lo)
 
     # spans covering no token become extra items, one per (document, start, end)
@@ -214,7 +215,7 @@ def _candidate_span_items(corpus: Corpus, path: Path, rule: AlignmentRule, unit:
     # one alignment group per annotation: the document's candidates against the rater's spans
     bounds = np.searchsorted(cand_doc, np.arange(corpus.n_documents + 1))
     per_ann = bounds[corpus.ann_doc + 1] - bounds[corpus.ann_doc]
-    cand_idx = _ranges(bounds[corpus.ann_doc], per_ann)
+    cand_idx = ranges(bounds[corpus.ann_doc], per_ann)
     side_a = SpanColumns(
         group=np.repeat(np.arange(corpus.n_annotations), per_ann),
         start=cand_start[cand_idx],
@@ -302,7 +303,7 @@ def _ratings(
     order = np.argsort(item_doc, kind="stable")
     doc_first_ann = np.searchsorted(corpus.ann_doc, np.arange(corpus.n_documents + 1))
     per_item = doc_first_ann[item_doc + 1] - doc_first_ann[item_doc]
-    ann = _ranges(doc_first_ann[item_doc[order]], per_item[order])
+    ann = ranges(doc_first_ann[item_doc[order]], per_item[order])
     item = np.repeat(order, per_item[order])
     rater = corpus.ann_rater[ann]
     sort = np.lexsort((rater, item))
@@ -334,9 +335,3 @@ def _group_positions(corpus: Corpus, spans: np.ndarray) -> tuple[np.ndarray, np.
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
     keys, inverse = np.unique(rows, axis=0, return_inverse=True)
     return keys[:, 0], inverse.reshape(-1)
-
-
-def _expand(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    counts = np.maximum(hi - lo, 0)
-    rows = np.repeat(np.arange(len(lo), dtype=np.int64), counts)
-    return rows, _ranges(lo, counts)

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from . import stats
+from ._arrays import pairs_within_blocks
 from .candidates import ItemMatrix
 
 #: Raters above which the dense items × raters matrix (Davies–Fleiss, κ_S, S) is not built.
@@ -95,12 +96,7 @@ def chance_corrected(items: ItemMatrix, raters: list[str], *, reference: str | N
 
 def _pair_rows(items: ItemMatrix, n_raters: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Every pair of ratings of the same item (ratings are sorted by item, then rater)."""
-    item = items.rating_item
-    block_end = np.searchsorted(item, item, side="right")
-    counts = block_end - np.arange(len(item)) - 1
-    first = np.repeat(np.arange(len(item)), counts)
-    offsets = np.arange(len(first)) - np.repeat(np.cumsum(counts) - counts, counts)
-    second = first + 1 + offsets
+    first, second = pairs_within_blocks(items.rating_item)
     key = items.rating_rater[first] * n_raters + items.rating_rater[second]
     keys, pair_index = np.unique(key, return_inverse=True)
     pairs = np.stack([keys // n_raters, keys % n_raters], axis=1).reshape(-1, 2)

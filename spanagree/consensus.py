@@ -35,10 +35,10 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .align import AlignmentRule, SpanColumns, align
-from .counts import make_units
+from .align import AlignmentRule, align
+from .counts import make_units, side
 from .errors import Location, UsageError
-from .model import Corpus, CorpusBuilder, _ranges
+from .model import Corpus, CorpusBuilder
 
 DEFAULT_NAME = "consensus"
 FEWER_RATERS = "fewer than min_raters raters submitted it"
@@ -178,15 +178,8 @@ def _matched_pairs(corpus: Corpus, starts: np.ndarray, ends: np.ndarray, rule: A
     units = make_units(corpus)
     if not len(units):
         return []
-    sides = []
-    for ann in (units.ann_a, units.ann_b):
-        lengths = corpus.ann_ptr[ann + 1] - corpus.ann_ptr[ann]
-        idx = _ranges(corpus.ann_ptr[ann], lengths)
-        group = np.repeat(np.arange(len(ann), dtype=np.int64), lengths)
-        keep = ends[idx] > starts[idx]
-        idx, group = idx[keep], group[keep]
-        sides.append((idx, SpanColumns(group=group, start=starts[idx], end=ends[idx], label=corpus.span_label[idx])))
-    (idx_a, side_a), (idx_b, side_b) = sides
+    side_a, idx_a = side(corpus, units.ann_a, starts, ends)
+    side_b, idx_b = side(corpus, units.ann_b, starts, ends)
     found = align(side_a, side_b, rule)
     return zip(idx_a[found.a_index].tolist(), idx_b[found.b_index].tolist())
 

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .align import AlignmentRule, SpanColumns, align
-from .model import Corpus, _ranges
+from ._arrays import pairs_within_blocks, ranges
+from .model import Corpus
 
 #: Diagnostic outcomes of a label-blind overlap alignment, rater A taken as the reference
 #: (the vocabulary of the SemEval-2013 NER evaluation, as in nervaluate).
@@ -60,9 +61,7 @@ def make_units(corpus: Corpus) -> Units:
     higher rater code are the rest of its document's block.
     """
     doc = corpus.ann_doc
-    n = len(doc)
-    block_end = np.searchsorted(doc, doc, side="right")
-    first, partner = _expand_after(np.arange(n), block_end)
+    first, partner = pairs_within_blocks(doc)
     rater_a, rater_b = corpus.ann_rater[first], corpus.ann_rater[partner]
     n_raters = max(len(corpus.raters), 1)
     pair_key = rater_a * n_raters + rater_b
@@ -82,8 +81,8 @@ def count(
     """Align every unit of the corpus under ``rule`` and count a, b, c per unit and label."""
     units = make_units(corpus) if units is None else units
     starts, ends, notes = _positions(corpus, unit)
-    side_a = _side(corpus, units.ann_a, starts, ends)
-    side_b = _side(corpus, units.ann_b, starts, ends)
+    side_a, _ = side(corpus, units.ann_a, starts, ends)
+    side_b, _ = side(corpus, units.ann_b, starts, ends)
     n_units, n_labels = len(units), len(corpus.labels)
 
     strict_rule = rule if rule.by_label else _replace(rule, labels="strict")
@@ -134,30 +133,20 @@ def _positions(corpus: Corpus, unit: str) -> tuple[np.ndarray, np.ndarray, Count
     raise UsageError(f"unit must be 'char' or 'token'; got {unit!r}")
 
 
-def _side(corpus: Corpus, ann: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> SpanColumns:
-    """The spans of the given annotations, one alignment group per unit (the array position).
+def side(corpus: Corpus, ann: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tuple[SpanColumns, np.ndarray]:
+    """The spans of the given annotations, one alignment group per position in ``ann``, and each
+    span's index in the corpus.
 
     Spans with no extent in the chosen unit (a span over white space only, in tokens) are left
     out here; they are counted in the corpus notes.
     """
     lengths = corpus.ann_ptr[ann + 1] - corpus.ann_ptr[ann]
-    idx = _ranges(corpus.ann_ptr[ann], lengths)
+    idx = ranges(corpus.ann_ptr[ann], lengths)
     group = np.repeat(np.arange(len(ann), dtype=np.int64), lengths)
-    start, end = starts[idx], ends[idx]
-    keep = end > start
+    keep = ends[idx] > starts[idx]
     if not keep.all():
-        idx, group, start, end = idx[keep], group[keep], start[keep], end[keep]
-    return SpanColumns(group=group, start=start, end=end, label=corpus.span_label[idx])
-
-
-def _expand_after(index: np.ndarray, block_end: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """All (i, j) with i < j < block_end[i]."""
-    counts = block_end - index - 1
-    first = np.repeat(index, counts)
-    if not len(first):
-        return first, first
-    offsets = np.arange(len(first)) - np.repeat(np.cumsum(counts) - counts, counts)
-    return first, first + 1 + offsets
+        idx, group = idx[keep], group[keep]
+    return SpanColumns(group=group, start=starts[idx], end=ends[idx], label=corpus.span_label[idx]), idx
 
 
 def _bincount2(rows: np.ndarray, cols: np.ndarray, n_rows: int, n_cols: int, weights=None) -> np.ndarray:

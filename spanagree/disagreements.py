@@ -38,10 +38,11 @@ from typing import Any, Iterator
 import numpy as np
 import orjson
 
-from .align import AlignmentRule, SpanColumns, align
+from .align import AlignmentRule, align
 from .counts import OUTCOMES, Units, _positions
+from .counts import side as unit_side
 from .errors import UsageError
-from .model import Corpus, _ranges
+from .model import Corpus
 
 #: The kinds of disagreement, in the order of the report's outcomes (``correct`` is left out).
 KINDS = tuple(kind for kind in OUTCOMES if kind != "correct")
@@ -96,8 +97,8 @@ def outcome_alignment(corpus: Corpus, units: Units, unit: str = "char", *, searc
     ``units`` are the report's (``report.counts.units``), ``unit`` its ``counts.unit_name``.
     """
     starts, ends, _ = _positions(corpus, unit)
-    side_a, spans_a = _side(corpus, units.ann_a, starts, ends)
-    side_b, spans_b = _side(corpus, units.ann_b, starts, ends)
+    side_a, spans_a = unit_side(corpus, units.ann_a, starts, ends)
+    side_b, spans_b = unit_side(corpus, units.ann_b, starts, ends)
     found = align(side_a, side_b, AlignmentRule(rule="overlap", labels="ignore"), search=search)
     ia, ib = found.a_index, found.b_index
     same_label = side_a.label[ia] == side_b.label[ib]
@@ -324,17 +325,6 @@ def _hash32(data: bytes) -> int:
 
 
 # --- helpers ------------------------------------------------------------------------------------
-
-
-def _side(corpus: Corpus, ann: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tuple[SpanColumns, np.ndarray]:
-    """The spans of the given annotations, one alignment group per unit, and each span's index in
-    the corpus (spans with no extent in the unit are left out, as the counts do)."""
-    lengths = corpus.ann_ptr[ann + 1] - corpus.ann_ptr[ann]
-    idx = _ranges(corpus.ann_ptr[ann], lengths)
-    group = np.repeat(np.arange(len(ann), dtype=np.int64), lengths)
-    keep = ends[idx] > starts[idx]
-    idx, group = idx[keep], group[keep]
-    return SpanColumns(group=group, start=starts[idx], end=ends[idx], label=corpus.span_label[idx]), idx
 
 
 def resolve_format(out: str | Path, output: str | None = None) -> str:

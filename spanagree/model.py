@@ -18,6 +18,7 @@ from typing import Callable, Hashable, Sequence
 
 import numpy as np
 
+from ._arrays import ranges
 from .errors import InputError, Location, UsageError
 
 #: A span as readers hand it over: ``(start, end, label)``, validated.
@@ -350,7 +351,7 @@ class CorpusBuilder:
         # gather spans annotation by annotation in the new order (within one, already sorted
         # by (start, end, label string); re-sort by label code below)
         lens = ann_len[ann_order]
-        span_idx = _ranges(old_ptr[ann_order], lens)
+        span_idx = ranges(old_ptr[ann_order], lens)
         starts = np.asarray(self._starts, dtype=np.int64)[span_idx]
         ends = np.asarray(self._ends, dtype=np.int64)[span_idx]
         labs = label_codes.astype(np.int64)[span_idx]
@@ -393,13 +394,3 @@ def _rank_codes(index: dict[str, int], ordered: list[str]) -> np.ndarray:
     for new, name in enumerate(ordered):
         rank[index[name]] = new
     return rank
-
-
-def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """Concatenate ``arange(s, s + n)`` for every (s, n), without a Python loop."""
-    lengths = np.asarray(lengths, dtype=np.int64)
-    total = int(lengths.sum())
-    if total == 0:
-        return np.zeros(0, dtype=np.int64)
-    offsets = np.repeat(np.asarray(starts, dtype=np.int64) - np.concatenate([[0], np.cumsum(lengths)[:-1]]), lengths)
-    return offsets + np.arange(total, dtype=np.int64)

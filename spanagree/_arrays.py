@@ -1,0 +1,41 @@
+"""Index arithmetic shared by the column-wise code: ranges and pairs without Python loops."""
+from __future__ import annotations
+
+import numpy as np
+
+
+def ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """Concatenate ``arange(s, s + n)`` for every (s, n).
+
+    >>> ranges(np.array([5, 0]), np.array([2, 3])).tolist()
+    [5, 6, 0, 1, 2]
+    """
+    lengths = np.asarray(lengths, dtype=np.int64)
+    total = int(lengths.sum())
+    if total == 0:
+        return np.zeros(0, dtype=np.int64)
+    offsets = np.repeat(np.asarray(starts, dtype=np.int64) - np.concatenate([[0], np.cumsum(lengths)[:-1]]), lengths)
+    return offsets + np.arange(total, dtype=np.int64)
+
+
+def expand(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For row i and every p in [lo[i], hi[i]): the arrays (i, p).
+
+    >>> [a.tolist() for a in expand(np.array([3, 0]), np.array([5, 1]))]
+    [[0, 0, 1], [3, 4, 0]]
+    """
+    counts = np.maximum(np.asarray(hi) - np.asarray(lo), 0)
+    rows = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
+    return rows, ranges(lo, counts)
+
+
+def pairs_within_blocks(block: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every (i, j) with i < j in the same block, for ``block`` sorted (a block = equal values).
+
+    >>> [a.tolist() for a in pairs_within_blocks(np.array([0, 0, 0, 1, 2, 2]))]
+    [[0, 0, 1, 4], [1, 2, 2, 5]]
+    """
+    index = np.arange(len(block), dtype=np.int64)
+    block_end = np.searchsorted(block, block, side="right")
+    first, second = expand(index + 1, block_end)
+    return first, second
