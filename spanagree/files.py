@@ -1,0 +1,84 @@
+"""Writing output files whole or not at all, and checking output paths before the work.
+
+A run killed mid-write (SIGKILL, SIGTERM, Ctrl-C) must not leave half a file that later scores
+without complaint. :func:`atomic_write` writes to a temporary file in the destination's folder,
+flushes it to disk and renames it into place (``os.replace`` is atomic on POSIX within one file
+system), so readers see the old file or the new one, never a mixture. :func:`check_output`
+refuses, before any work is done, an output path that cannot be written or that would overwrite
+one of the inputs.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from pathlib import Path
+from typing import IO, Iterable, Iterator
+
+from .errors import UsageError
+
+
+@contextlib.contextmanager
+def atomic_write(path: str | os.PathLike, mode: str = "wb", **open_kwargs) -> Iterator[IO]:
+    """Open a temporary file beside ``path``; on success rename it to ``path``, else delete it.
+
+    >>> import tempfile, pathlib
+    >>> target = pathlib.Path(tempfile.mkdtemp()) / "out.txt"
+    >>> with atomic_write(target, "w", encoding="utf-8") as f:
+    ...     _ = f.write("whole")
+    >>> target.read_text(encoding="utf-8")
+    'whole'
+    """
+    if mode not in ("w", "wb"):
+        raise ValueError(f"atomic_write opens files for writing ('w' or 'wb'), not {mode!r}")
+    target = Path(path)
+    fd, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".part")
+    try:
+        with os.fdopen(fd, mode, **open_kwargs) as handle:
+            yield handle
+            handle.flush()
+            os.fsync(handle.fileno())
+        if target.exists():
+            # keep the permissions of the file being replaced
+            os.chmod(temporary, target.stat().st_mode & 0o7777)
+        else:
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(temporary, 0o666 & ~umask)
+        os.replace(temporary, target)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temporary)
+        raise
+
+
+def write_bytes(path: str | os.PathLike, data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically."""
+    with atomic_write(path, "wb") as handle:
+        handle.write(data)
+
+
+def check_output(path: str | os.PathLike, *, inputs: Iterable[str | os.PathLike] = (), what: str = "output") -> Path:
+    """Check before the work that ``path`` can be written and is none of ``inputs``.
+
+    Raises :class:`~spanagree.errors.UsageError` naming the path and the reason: a folder where a
+    file is expected, a parent that is missing or is a file, a parent that cannot be written, or
+    an input that the output would overwrite.
+    """
+    target = Path(path)
+    if target.is_dir():
+        raise UsageError(f"{what} {str(target)!r} is a folder; give a file name")
+    parent = target.parent
+    if not parent.exists():
+        raise UsageError(f"{what} {str(target)!r}: the folder {str(parent)!r} does not exist")
+    if not parent.is_dir():
+        raise UsageError(f"{what} {str(target)!r}: {str(parent)!r} is a file, not a folder")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise UsageError(f"{what} {str(target)!r}: the folder {str(parent)!r} cannot be written")
+    if target.exists():
+        for source in inputs:
+            source_path = Path(source)
+            with contextlib.suppress(OSError):
+                if source_path.exists() and os.path.samefile(source_path, target):
+                    raise UsageError(f"{what} {str(target)!r} is also an input; write to another file")
+    return target
