@@ -370,9 +370,49 @@ def _progress():
     return show
 
 
+class Interrupted(BaseException):
+    """SIGINT or SIGTERM arrived: unwind (closing files and workers), then exit 128 + signal.
+
+    A ``BaseException`` so that no ``except Exception`` on the way catches it, and not a
+    ``KeyboardInterrupt`` so that click does not turn it into "Aborted!" with exit code 1.
+    """
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+_MAIN_PID: list[int] = []
+
+
+def _interrupt(signum, frame) -> None:
+    import os
+    import signal
+
+    if _MAIN_PID and os.getpid() != _MAIN_PID[0]:
+        # a worker forked from this process inherits this handler: it dies the default way
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+        return
+    raise Interrupted(signum)
+
+
 def main() -> None:
-    """Console entry point."""
-    app()
+    """Console entry point. SIGINT exits 130 and SIGTERM 143 (128 + the signal), without a
+    traceback, after the engines have stopped their workers and no output is half written."""
+    import os
+    import signal
+
+    _MAIN_PID[:] = [os.getpid()]
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, _interrupt)
+    try:
+        app()
+    except Interrupted as stop:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        sys.stderr.write(f"\nspanagree: interrupted by {signal.Signals(stop.signum).name}\n")
+        sys.exit(128 + stop.signum)
 
 
 if __name__ == "__main__":

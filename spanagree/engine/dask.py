@@ -13,6 +13,9 @@ tasks that hold whole documents.
 from __future__ import annotations
 
 import os
+import signal
+import threading
+from contextlib import contextmanager, suppress
 from typing import Iterable, Iterator
 
 from ..errors import UsageError
@@ -39,15 +42,21 @@ class DaskExecutor:
             ) from None
         self._own_client = self._cluster = None
         if client is None:
-            self._cluster = LocalCluster(
-                n_workers=jobs or os.cpu_count() or 1, threads_per_worker=1, processes=True,
-                dashboard_address=None,
-            )
-            client = self._own_client = Client(self._cluster)
+            # workers of a cluster started here log only errors: a cancelled task is no news
+            with _children_ignore_sigint(), _environment(DASK_LOGGING__DISTRIBUTED="error"):
+                self._cluster = LocalCluster(
+                    n_workers=jobs or os.cpu_count() or 1, threads_per_worker=1, processes=True,
+                    dashboard_address=None,
+                )
+                client = self._own_client = Client(self._cluster)
         elif isinstance(client, str):
             client = self._own_client = Client(client)
         self.client = client
-        self.workers = max(1, len(client.scheduler_info().get("workers", {})))
+        try:
+            self.workers = max(1, len(client.scheduler_info().get("workers", {})))
+        except BaseException:
+            self.abort()
+            raise
 
     def run(self, tasks: Iterable[Task]) -> Iterator[TaskResult]:
         import dask.bag as db
@@ -68,3 +77,59 @@ class DaskExecutor:
             self._own_client.close()
         if self._cluster is not None:
             self._cluster.close()
+
+    def abort(self) -> None:
+        """The run was interrupted: stop the cluster started here without waiting for tasks.
+
+        A cluster given by the caller is left running; only this run's futures are dropped with
+        the client it made.
+        """
+        import multiprocessing
+
+        for part in (self._own_client, self._cluster):
+            if part is not None:
+                with suppress(Exception):
+                    part.close(timeout=1)
+        if self._cluster is not None:
+            # the workers of a local cluster are this process's children: end any still running
+            workers = multiprocessing.active_children()
+            for process in workers:
+                process.terminate()
+            for process in workers:
+                process.join(timeout=2)
+                if process.is_alive():
+                    process.kill()
+
+
+@contextmanager
+def _environment(**values: str):
+    """Set environment variables for processes started inside the block, then restore them."""
+    saved = {name: os.environ.get(name) for name in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+@contextmanager
+def _children_ignore_sigint():
+    """Start processes that never see SIGINT: a Ctrl-C at a terminal reaches every process of the
+    group, and each worker would print a traceback; the parent stops them instead.
+
+    SIGINT is blocked (not ignored) in this thread while the cluster starts: the signal mask is
+    inherited by the threads and processes started meanwhile, and a Ctrl-C that arrives during
+    start-up stays pending here and is delivered when the block ends.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)

@@ -80,8 +80,10 @@ def count_paths(
         executor = local_executor(min(workers, max(1, len(plan.tasks))))
     try:
         corpus, counts = _drive(plan, executor, rule, unit, search, progress, chunk_bytes)
-    finally:
-        executor.close()
+    except BaseException:
+        executor.abort()
+        raise
+    executor.close()
     return corpus, counts
 
 

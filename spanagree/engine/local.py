@@ -1,7 +1,16 @@
-"""Running tasks on this machine: in this process (``jobs=1``) or in a process pool."""
+"""Running tasks on this machine: in this process (``jobs=1``) or in a process pool.
+
+Stopping: the workers ignore SIGINT (a Ctrl-C at a terminal reaches the whole process group; the
+parent alone decides), and on Linux they ask the kernel for SIGTERM when the parent dies, so a
+killed parent leaves no orphan. When the parent is interrupted, :meth:`ProcessPool.abort` ends
+the workers at once instead of waiting for their tasks.
+"""
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import os
+import signal
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from typing import Iterable, Iterator
 
@@ -29,6 +38,9 @@ class InProcess:
     def close(self) -> None:
         pass
 
+    def abort(self) -> None:
+        pass
+
 
 class ProcessPool:
     """Tasks in a pool of ``jobs`` processes, results as they finish.
@@ -41,7 +53,7 @@ class ProcessPool:
 
     def __init__(self, jobs: int) -> None:
         self.workers = jobs
-        self._pool = ProcessPoolExecutor(max_workers=jobs)
+        self._pool = ProcessPoolExecutor(max_workers=jobs, initializer=_worker_setup)
 
     def run(self, tasks: Iterable[Task]) -> Iterator[TaskResult]:
         pending = set()
@@ -60,6 +72,34 @@ class ProcessPool:
 
     def close(self) -> None:
         self._pool.shutdown(wait=True, cancel_futures=True)
+
+    def abort(self) -> None:
+        """End the workers now (the run was interrupted): no task is waited for."""
+        processes = list((getattr(self._pool, "_processes", None) or {}).values())
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        for process in processes:
+            process.terminate()
+        for process in processes:
+            process.join(timeout=2)
+            if process.is_alive():
+                process.kill()
+
+
+#: prctl(2) option: the signal a process gets when its parent dies (Linux).
+_PR_SET_PDEATHSIG = 1
+
+
+def _worker_setup() -> None:
+    """In each worker: leave SIGINT to the parent, die at SIGTERM (a forked worker inherits the
+    parent's handlers), and die with the parent (Linux)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    library = ctypes.util.find_library("c")
+    if library and os.uname().sysname == "Linux":
+        try:
+            ctypes.CDLL(library, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+        except (OSError, AttributeError):
+            pass
 
 
 def local_executor(jobs: int):
