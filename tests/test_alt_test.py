@@ -361,3 +361,45 @@ def test_documents_without_the_candidate_are_counted(write_jsonl):
              if not (rec["annotator"] == "model" and rec["doc_id"] < "doc005")]
     result = spanagree.alt_test(_corpus(write_jsonl, lines), "model").to_dict()
     assert result["documents"] == {"tested": 40, "excluded": {"the candidate did not submit it": 5}}
+
+
+# --- the command line -----------------------------------------------------------------------------
+
+
+def _cli(*args):
+    from typer.testing import CliRunner
+
+    from spanagree.cli import app
+
+    return CliRunner().invoke(app, [str(a) for a in args])
+
+
+def test_cli_exit_codes_and_json(write_jsonl):
+    good = write_jsonl(synthetic_lines(60, {**HUMANS, "model": 0.05}, seed=1), "good.jsonl")
+    bad = write_jsonl(synthetic_lines(60, {**HUMANS, "model": 0.9}, seed=2), "bad.jsonl")
+    result = _cli("alt-test", good, "--candidate", "model", "--output", "json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    for key in ("candidate", "humans", "epsilon", "alpha", "winning_rate", "advantage_probability", "per_human",
+                "verdict", "reason"):
+        assert key in data
+    for key in ("rater", "documents", "p_value", "rejected", "mean_w_candidate", "mean_w_human"):
+        assert key in data["per_human"][0]
+    assert data == spanagree.alt_test(good, "model").to_dict()
+    assert _cli("alt-test", bad, "--candidate", "model").exit_code == 1
+    few = _cli("alt-test", good, "--candidate", "model", "--min-documents-per-human", "100")
+    assert few.exit_code == 1 and "INCONCLUSIVE" in few.output
+    assert _cli("alt-test", good, "--candidate", "nobody").exit_code == 2
+    assert _cli("alt-test", good, "--candidate", "model", "--epsilon", "2").exit_code == 2
+
+
+def test_cli_score_options_and_several_candidates(write_jsonl):
+    path = write_jsonl(synthetic_lines(50, {**HUMANS, "bad": 0.9, "good": 0.05}, seed=6))
+    result = _cli("alt-test", path, "--candidate", "bad", "--candidate", "good", "--rule", "overlap",
+                  "--output", "json")
+    assert result.exit_code == 1  # one of the two is not trusted
+    data = json.loads(result.output)
+    assert [r["candidate"] for r in data] == ["good", "bad"] and data[0]["rule"]["rule"] == "overlap"
+    markdown = _cli("alt-test", path, "--candidate", "bad", "--candidate", "good", "--output", "markdown")
+    assert "### Candidates ranked by advantage probability ρ" in markdown.output
+    assert "| ann |" in markdown.output
