@@ -375,6 +375,38 @@ def alt_test_command(
         raise typer.Exit(code=1)
 
 
+@app.command("compare", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+@_with_score_options
+def compare_command(
+    ctx: typer.Context,
+    old: Path = typer.Argument(..., help="The earlier round: a file or a directory of annotation files", show_default=False),
+    new: Path = typer.Argument(..., help="The later round (documents matched to OLD by id)", show_default=False),
+    max_drop: Optional[List[str]] = typer.Option(None, "--max-drop", help="NAME=DELTA, repeatable: fail when the statistic dropped significantly by more than DELTA (names as in gate: pairwise_mean_psa, pooled_psa, macro_psa, macro_pooled_psa, label:<LABEL>, label_pooled:<LABEL>)", show_default=False),
+    config: Optional[Path] = typer.Option(None, "--config", "-c", help="A .cfg file of settings; flags override it, --section.key VALUE overrides both"),
+    output: Output = typer.Option(Output.table, "--output", help="table, json or markdown"),
+) -> None:
+    """Did agreement change between two rounds? NEW - OLD for every headline statistic, with a
+    bootstrap interval over documents, paired on shared documents (1000 replicates unless
+    --bootstrap N). Exit 0, 1 when a --max-drop check found a significant drop, 2 bad input."""
+    from . import compare, render
+
+    try:
+        files, settings = _command_settings(ctx, [old], config)
+        if len(files) != 1:
+            raise SpanagreeError("compare takes exactly two paths, OLD and NEW, before any --section.key overrides")
+        result = compare.run([str(old)], [str(new)], settings, max_drop or (), progress=_progress())
+    except SpanagreeError as err:
+        _fail(err)
+    if output is Output.json:
+        text = orjson.dumps(result, option=orjson.OPT_INDENT_2).decode("utf-8")
+    else:
+        sections = compare.tables(result)
+        text = render.tables_as_markdown(sections) if output is Output.markdown else render.tables_as_text(sections)
+    sys.stdout.write(text + "\n")
+    if not result["passed"]:
+        raise typer.Exit(code=1)
+
+
 def _emit(report: dict, output: Output, out_file: Path | None) -> None:
     from . import render
 
