@@ -403,3 +403,38 @@ def test_cli_score_options_and_several_candidates(write_jsonl):
     markdown = _cli("alt-test", path, "--candidate", "bad", "--candidate", "good", "--output", "markdown")
     assert "### Candidates ranked by advantage probability ρ" in markdown.output
     assert "| ann |" in markdown.output
+
+
+# --- the example corpus's model rater -------------------------------------------------------------
+
+
+def test_example_model_rater_is_reproducible(example_path, tmp_path):
+    import importlib.util
+
+    script = example_path.parent / "build_model_rater.py"
+    spec = importlib.util.spec_from_file_location("build_model_rater", script)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    out = tmp_path / "model.jsonl"
+    module.main(out)
+    assert out.read_bytes() == (example_path.parent / "news_ner_model.jsonl").read_bytes()
+
+
+def test_example_numbers_in_the_readme(example_path):
+    result = spanagree.alt_test([example_path, example_path.parent / "news_ner_model.jsonl"], "news_ner-model",
+                                candidates="tokens")
+    assert result.verdict == "untrusted" and result.winning_rate == 0.0
+    assert round(result.advantage_probability, 3) == 0.537 and round(result.shah_s["value"], 3) == 0.911
+    rows = {r["rater"]: r for r in result.per_human}
+    assert rows["news_ner-alice"]["mean_w_human"] == 1.0
+    assert (round(rows["news_ner-bob"]["p_value"], 4), round(rows["news_ner-bob"]["p_adjusted"], 4)) == (0.1625, 0.4468)
+    assert (result.documents, result.both_empty_pairs, result.ties) == (50, 4, 45)
+
+
+def test_same_result_with_workers(write_jsonl):
+    lines = synthetic_lines(40, {**HUMANS, "model": 0.3}, seed=12)
+    lines = [rec for rec in lines if not (rec["annotator"] in ("ann", "ben", "cat") and rec["doc_id"] == "doc003")]
+    path = write_jsonl(lines)
+    serial = spanagree.alt_test(path, "model").to_dict()
+    assert serial["documents"]["excluded"] == {"fewer than two humans submitted it": 1}
+    assert spanagree.alt_test(path, "model", jobs=2).to_dict() == serial

@@ -488,7 +488,7 @@ def from_report(report, candidate: str | Sequence[str], *, epsilon: float = 0.2,
         humans = [i for i, r in enumerate(names) if r not in wanted]
         result = _run(table, names, names.index(cand), humans, epsilon=epsilon, alpha=alpha,
                       min_documents=min_documents)
-        result.excluded = _excluded(table, names.index(cand), humans)
+        result.excluded = _excluded(report.corpus, table, names.index(cand), humans)
         result.rule = rule
         result.psa_with_humans = _psa_with_humans(report, names.index(cand), humans)
         result.shah_s = _shah_s(report, names.index(cand), humans)
@@ -496,18 +496,27 @@ def from_report(report, candidate: str | Sequence[str], *, epsilon: float = 0.2,
     return results[0] if single else _ranked(results)
 
 
-def _excluded(table: _Scores, candidate: int, humans: list[int]) -> dict[str, int]:
-    """Documents left out of the test, by reason (from the pairs counted)."""
-    is_h1, is_h2 = np.isin(table.r1, humans), np.isin(table.r2, humans)
-    with_candidate = ((table.r1 == candidate) & is_h2) | ((table.r2 == candidate) & is_h1)
-    n_docs = int(table.doc.max(initial=-1)) + 1
-    human_pairs = np.bincount(table.doc[is_h1 & is_h2], minlength=n_docs)
-    candidate_pairs = np.bincount(table.doc[with_candidate], minlength=n_docs)
+def _excluded(corpus, table: _Scores, candidate: int, humans: list[int]) -> dict[str, int]:
+    """Documents read but left out of the test, by reason (from who submitted each document;
+    the parallel engines keep no rater per annotation, and then the pairs counted tell, which
+    cannot see a document the candidate submitted alone)."""
+    n_docs = corpus.n_documents
+    if hasattr(corpus, "ann_rater"):
+        is_human = np.isin(corpus.ann_rater, humans)
+        n_humans = np.bincount(corpus.ann_doc[is_human], minlength=n_docs)
+        has_candidate = np.bincount(corpus.ann_doc[corpus.ann_rater == candidate], minlength=n_docs) > 0
+        submitted = np.bincount(corpus.ann_doc, minlength=n_docs) > 0
+    else:
+        is_h1, is_h2 = np.isin(table.r1, humans), np.isin(table.r2, humans)
+        with_candidate = ((table.r1 == candidate) & is_h2) | ((table.r2 == candidate) & is_h1)
+        n_humans = np.bincount(table.doc[with_candidate], minlength=n_docs)  # humans beside the candidate
+        has_candidate = n_humans > 0
+        submitted = np.bincount(table.doc, minlength=n_docs) > 0
     out = {}
-    missing = int(((human_pairs > 0) & (candidate_pairs == 0)).sum())
+    missing = int((submitted & ~has_candidate).sum())
     if missing:
         out["the candidate did not submit it"] = missing
-    lonely = int(((candidate_pairs == 1)).sum())
+    lonely = int((has_candidate & (n_humans < 2)).sum())
     if lonely:
         out["fewer than two humans submitted it"] = lonely
     return out
