@@ -25,6 +25,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from .errors import UsageError
+from .gate import name_and_number
 
 #: Replicates when none are asked for.
 DEFAULT_REPLICATES = 1000
@@ -45,13 +46,7 @@ def parse_max_drop(texts: Sequence[str]) -> dict[str, float]:
     """
     out: dict[str, float] = {}
     for text in texts:
-        name, sep, raw = text.rpartition("=")
-        if not sep or not name:
-            raise UsageError(f"--max-drop {text!r}: expected NAME=DELTA, e.g. pairwise_mean_psa=0.02")
-        try:
-            delta = float(raw)
-        except ValueError:
-            raise UsageError(f"--max-drop {text!r}: {raw!r} is not a number") from None
+        name, delta = name_and_number(text, "--max-drop", "DELTA", "pairwise_mean_psa=0.02")
         if not math.isfinite(delta) or delta < 0:
             raise UsageError(f"--max-drop {text!r}: DELTA must be a number >= 0")
         statistic, colon, label = name.partition(":")

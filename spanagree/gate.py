@@ -116,14 +116,20 @@ def parse_check(text: str) -> Check:
     >>> parse_check("label:PER=0.75")
     Check(statistic='label', bound=0.75, argument='PER')
     """
+    name, bound = name_and_number(text, "--min", "BOUND", "pairwise_mean_psa=0.8")
+    return make_check(name.strip(), bound, source=f"--min {text!r}")
+
+
+def name_and_number(text: str, option: str, what: str, example: str) -> tuple[str, float]:
+    """``NAME=NUMBER`` split at the last ``=`` (so a label may contain one); a usage error
+    naming ``option`` otherwise."""
     name, sep, raw = text.rpartition("=")
     if not sep or not name:
-        raise UsageError(f"--min {text!r}: expected NAME=BOUND, e.g. pairwise_mean_psa=0.8")
+        raise UsageError(f"{option} {text!r}: expected NAME={what}, e.g. {example}")
     try:
-        bound = float(raw)
+        return name, float(raw)
     except ValueError:
-        raise UsageError(f"--min {text!r}: the bound {raw!r} is not a number") from None
-    return make_check(name.strip(), bound, source=f"--min {text!r}")
+        raise UsageError(f"{option} {text!r}: the {what.lower()} {raw!r} is not a number") from None
 
 
 def make_check(name: str, bound: float, *, source: str) -> Check:
