@@ -247,7 +247,7 @@ def gate_command(
     min_documents: Optional[int] = typer.Option(None, "--min-documents", help="Also fail when fewer documents were scored (config: gate.min_documents)"),
     junit: Optional[Path] = typer.Option(None, "--junit", help="Write JUnit XML to this file: one test case per check"),
 ) -> None:
-    """Pass or fail agreement against bounds, for CI: exit 0 all checks pass, 1 a check failed, 2 bad input.
+    """Pass or fail agreement against bounds, for CI: exit 0 all checks pass, 1 a check failed or (--on lower) is inconclusive, 2 bad input.
 
     Prints each check; appends a Markdown summary to $GITHUB_STEP_SUMMARY when it is set.
     """

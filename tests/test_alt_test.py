@@ -438,3 +438,31 @@ def test_same_result_with_workers(write_jsonl):
     serial = spanagree.alt_test(path, "model").to_dict()
     assert serial["documents"]["excluded"] == {"fewer than two humans submitted it": 1}
     assert spanagree.alt_test(path, "model", jobs=2).to_dict() == serial
+
+
+@pytest.mark.parametrize("seed, noise", [(21, 0.1), (22, 0.35), (23, 0.7)])
+def test_corpus_path_matches_reference_on_set_psa(write_jsonl, seed, noise):
+    """End to end under the exact rule: per-document PSA from span sets, 2|A ∩ B| / (|A| + |B|)
+    (1 when both are empty), through the plain procedure, equals alt_test on the file."""
+    lines = synthetic_lines(50, {**HUMANS, "model": noise}, seed=seed)
+    rng = random.Random(seed)
+    lines = [rec for rec in lines if rng.random() > 0.1]  # some raters skip some documents
+    spans = {(rec["doc_id"], rec["annotator"]): {(s["start"], s["end"], s["label"]) for s in rec["spans"]} for rec in lines}
+    scores = {}
+    for (doc, a), sa in spans.items():
+        for (doc_b, b), sb in spans.items():
+            if doc_b == doc and a < b:
+                scores[doc, a, b] = Fraction(1) if not sa and not sb else Fraction(2 * len(sa & sb), len(sa) + len(sb))
+    per_human, p_values, rejected, winning_rate, rho = reference_procedure(scores, "model", 0.2, 0.05)
+    result = spanagree.alt_test(write_jsonl(lines), "model")
+    rows = {r["rater"]: r for r in result.per_human}
+    for h, (w_c, w_h) in per_human.items():
+        assert rows[h]["documents"] == len(w_c)
+        assert rows[h]["mean_w_candidate"] == pytest.approx(sum(w_c) / len(w_c))
+        if h in p_values:
+            assert rows[h]["p_value"] == pytest.approx(p_values[h], rel=1e-9, abs=1e-300)
+            assert rows[h]["rejected"] == rejected[h]
+    assert result.winning_rate == pytest.approx(winning_rate)
+    assert result.advantage_probability == pytest.approx(float(rho))
+    empty_pairs = sum(1 for (doc, a, b) in scores if not spans[doc, a] and not spans[doc, b])
+    assert result.both_empty_pairs <= empty_pairs
