@@ -35,6 +35,7 @@ continued fraction with the modified Lentz method (Press et al., Numerical Recip
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -232,13 +233,26 @@ def _compare(scores: _Scores, candidate: int, human: int, humans: set[int]) -> t
     diff = sum_c - sum_h
     near = np.flatnonzero(np.abs(diff) <= TIE_TOLERANCE * np.maximum(n_h, 1))
     sign = np.sign(diff)
-    for k in near.tolist():  # decide near-ties exactly (same denominator |G_d| on both sides)
-        exact_c = sum((scores.exact(i) for i in c_rows[index_c == k].tolist()), Fraction(0))
-        exact_h = sum((scores.exact(i) for i in h_rows[index_h == k].tolist()), Fraction(0))
-        sign[k] = (exact_c > exact_h) - (exact_c < exact_h)
+    if len(near):  # decide near-ties exactly (same denominator |G_d| on both sides)
+        rows_c, bounds_c = _grouped(c_rows, index_c, len(docs))
+        rows_h, bounds_h = _grouped(h_rows, index_h, len(docs))
+        whole = (scores.value == 0) | (scores.value == 1)  # sums of 0s and 1s are exact in floats
+        for k in near.tolist():
+            group_c, group_h = rows_c[bounds_c[k]:bounds_c[k + 1]], rows_h[bounds_h[k]:bounds_h[k + 1]]
+            if whole[group_c].all() and whole[group_h].all():
+                continue
+            exact_c = sum((scores.exact(i) for i in group_c.tolist()), Fraction(0))
+            exact_h = sum((scores.exact(i) for i in group_h.tolist()), Fraction(0))
+            sign[k] = (exact_c > exact_h) - (exact_c < exact_h)
     w_c = (sign >= 0).astype(np.int64)
     w_h = (sign <= 0).astype(np.int64)
     return docs, w_c, w_h, int((sign == 0).sum())
+
+
+def _grouped(rows: np.ndarray, group: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray]:
+    """``rows`` sorted by ``group``, and where each group starts (``n_groups + 1`` bounds)."""
+    order = np.argsort(group, kind="stable")
+    return rows[order], np.searchsorted(group[order], np.arange(n_groups + 1))
 
 
 # --- the result ---------------------------------------------------------------------------------
@@ -474,10 +488,14 @@ def from_report(report, candidate: str | Sequence[str], *, epsilon: float = 0.2,
     with np.errstate(invalid="ignore", divide="ignore"):
         value = np.where(empty, 1.0, 2 * a / np.where(empty, 1.0, denominator))
 
+    perfect = (b == 0) & (c == 0)  # both empty, or every span matched with full credit: PSA 1
+
+    @functools.lru_cache(maxsize=None)
     def exact(i: int) -> Fraction:
-        if empty[i]:
+        if perfect[i]:
             return Fraction(1)
-        return 2 * Fraction(float(a[i])) / (2 * Fraction(float(a[i])) + Fraction(float(b[i])) + Fraction(float(c[i])))
+        twice_a = 2 * Fraction(float(a[i]))
+        return twice_a / (twice_a + Fraction(float(b[i])) + Fraction(float(c[i])))
 
     pairs = units.pairs
     table = _Scores(doc=units.doc, r1=pairs[units.pair, 0], r2=pairs[units.pair, 1], value=value, exact=exact,
