@@ -466,3 +466,10 @@ def test_corpus_path_matches_reference_on_set_psa(write_jsonl, seed, noise):
     assert result.advantage_probability == pytest.approx(float(rho))
     empty_pairs = sum(1 for (doc, a, b) in scores if not spans[doc, a] and not spans[doc, b])
     assert result.both_empty_pairs <= empty_pairs
+
+
+def test_incomplete_scores_name_the_document():
+    scores = random_scores(2, n_docs=35, n_humans=3, p_absent=0.0)
+    del scores[next(k for k in scores if k[0] == "doc7" and "model" in k[1:] and "h0" not in k[1:])]
+    with pytest.raises(UsageError, match="document 'doc7'"):
+        at.alt_test_scores(scores, "model")

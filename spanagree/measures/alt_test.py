@@ -201,6 +201,7 @@ class _Scores:
     value: np.ndarray
     exact: Any  # callable: row index -> Fraction
     both_empty: np.ndarray
+    doc_names: Sequence[Any] = ()
 
 
 def _compare(scores: _Scores, candidate: int, human: int, humans: set[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
@@ -209,14 +210,12 @@ def _compare(scores: _Scores, candidate: int, human: int, humans: set[int]) -> t
     r1, r2 = scores.r1, scores.r2
     others = np.array(sorted(humans - {human}), dtype=np.int64)
 
-    def rows_with(rater: int) -> tuple[np.ndarray, np.ndarray]:
-        """Rows pairing ``rater`` with another human g != h, and g."""
+    def rows_with(rater: int) -> np.ndarray:
+        """Rows pairing ``rater`` with another human g != h."""
         partner = np.where(r1 == rater, r2, np.where(r2 == rater, r1, -1))
-        rows = np.flatnonzero(np.isin(partner, others))
-        return rows, partner[rows]
+        return np.flatnonzero(np.isin(partner, others))
 
-    h_rows, _ = rows_with(human)
-    c_rows, _ = rows_with(candidate)
+    h_rows, c_rows = rows_with(human), rows_with(candidate)
     both = np.flatnonzero(((r1 == human) & (r2 == candidate)) | ((r1 == candidate) & (r2 == human)))
     docs = np.intersect1d(np.unique(scores.doc[h_rows]), np.unique(scores.doc[both]))
     # c submitted every document in docs, so its partners there are exactly h's partners
@@ -226,8 +225,12 @@ def _compare(scores: _Scores, candidate: int, human: int, humans: set[int]) -> t
     index_c = np.searchsorted(docs, scores.doc[c_rows])
     n_h = np.bincount(index_h, minlength=len(docs))
     n_c = np.bincount(index_c, minlength=len(docs))
-    if not np.array_equal(n_h, n_c):  # cannot happen with one score per pair and document
-        raise UsageError("the scores do not pair the candidate with every human the human was compared with")
+    if not np.array_equal(n_h, n_c):  # scores given by hand may miss a pair; counted ones never do
+        d = int(docs[int(np.flatnonzero(n_h != n_c)[0])])
+        raise UsageError(
+            f"document {scores.doc_names[d] if d < len(scores.doc_names) else d!r}: the candidate and the human are both scored with other raters, but not "
+            "with the same ones: give a score for every pair of raters who submitted the document"
+        )
     sum_h = np.bincount(index_h, weights=scores.value[h_rows], minlength=len(docs))
     sum_c = np.bincount(index_c, weights=scores.value[c_rows], minlength=len(docs))
     diff = sum_c - sum_h
@@ -454,6 +457,7 @@ def alt_test_scores(
     table = _Scores(
         doc=np.array(doc, dtype=np.int64), r1=np.array(r1, dtype=np.int64), r2=np.array(r2, dtype=np.int64),
         value=np.array(values, dtype=np.float64), exact=exact.__getitem__, both_empty=np.zeros(len(doc), dtype=bool),
+        doc_names=list(doc_code),
     )
     _check_unique_pairs(table)
     results = [
