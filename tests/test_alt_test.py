@@ -127,10 +127,10 @@ def reference_procedure(scores, candidate, epsilon, alpha, min_documents=30):
     for h in tested:
         w_c, w_h = per_human[h]
         d = [x - y for x, y in zip(w_h, w_c)]
-        if len(set(d)) == 1:
-            p_values[h] = 0.0 if Fraction(sum(d), len(d)) < Fraction(epsilon) else 1.0
-        else:
-            p_values[h] = float(scipy_stats.ttest_1samp(d, epsilon, alternative="less").pvalue)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            p = float(scipy_stats.ttest_1samp(d, epsilon, alternative="less").pvalue)
+        # SciPy gives 0 or 1 for a constant d away from ε, and NaN (never rejected) at mean(d) = ε
+        p_values[h] = 1.0 if math.isnan(p) else p
     # Benjamini–Yekutieli, step-up, by hand
     m = len(tested)
     c_m = sum(1 / i for i in range(1, m + 1))
