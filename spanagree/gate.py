@@ -339,8 +339,11 @@ def as_markdown(result: dict[str, Any]) -> str:
     n = len(result["checks"])
     title = (f"spanagree gate: failed ({failed} of {n} {_checks(n)})" if failed
              else f"spanagree gate: passed ({n} {_checks(n)})")
+    icon = "❌" if failed else "✅"
+    if failed and result.get("verdict") == "inconclusive":
+        title, icon = f"spanagree gate: inconclusive ({failed} of {n} {_checks(n)} undecided)", "⚠️"
     on = "the interval's lower bound" if result["on"] == "lower" else "the point estimate"
-    lines = [f"### {'❌' if failed else '✅'} {title}", "", f"Bounds apply to {on}.", "",
+    lines = [f"### {icon} {title}", "", f"Bounds apply to {on}.", "",
              f"| check | value | {_interval_header(result)} | bound | verdict |", "|---|---|---|---|---|"]
     for c in result["checks"]:
         verdict = "pass" if c["passed"] else f"**{_verdict(c)}**: {c['reason']}"

@@ -34,6 +34,8 @@ def test_three_way_verdict(bound, verdict):
     assert check["verdict"] == verdict
     assert check["passed"] is (verdict == "pass") and result["passed"] is (verdict == "pass")
     assert result["verdict"] == {"pass": "passed", "fail": "failed", "inconclusive": "inconclusive"}[verdict]
+    title = gate.as_markdown(result).splitlines()[0]
+    assert title.startswith({"pass": "### ✅", "fail": "### ❌", "inconclusive": "### ⚠️ spanagree gate: inconclusive"}[verdict])
 
 
 def test_documents_to_decide_follows_square_root_law():
