@@ -387,7 +387,7 @@ def compare_command(
 ) -> None:
     """Did agreement change between two rounds? NEW - OLD for every headline statistic, with a
     bootstrap interval over documents, paired on shared documents (1000 replicates unless
-    --bootstrap N). Exit 0, 1 when a --max-drop check found a significant drop, 2 bad input."""
+    --bootstrap N); see docs/deciding.md. Exit 0, 1 when a --max-drop check found a significant drop, 2 bad input."""
     from . import compare, render
 
     try:

@@ -15,7 +15,7 @@ A drop is **significant** when the whole interval of NEW − OLD lies below zero
 ``max_drop NAME=DELTA`` fails only when the data show that the statistic fell by more than DELTA:
 the interval's upper end is below −DELTA. A drop larger than DELTA whose interval still reaches
 −DELTA passes, with a note (more documents would tell). An undefined difference (the statistic
-is undefined in a round) fails its check, with the reason.
+is undefined in a round) fails its check, with the reason. Definitions: ``docs/deciding.md``.
 """
 from __future__ import annotations
 

@@ -42,7 +42,8 @@ Its row says so, with an estimate of how many documents would likely decide it
 (:func:`documents_to_decide`). An inconclusive check still makes the gate exit with code 1, like a
 failed one: a gate passes only on evidence, and CI that treated "undecided" as success would
 let an unproven agreement through; exit code 2 stays reserved for bad input. The JSON and the
-last line tell the two apart (``verdict``: ``failed`` or ``inconclusive``).
+last line tell the two apart (``verdict``: ``failed`` or ``inconclusive``). Definitions:
+``docs/deciding.md``.
 """
 from __future__ import annotations
 
