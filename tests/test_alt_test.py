@@ -201,7 +201,9 @@ def test_ties_are_exact():
 def test_too_few_humans_or_documents_is_inconclusive():
     scores = random_scores(5, n_docs=80, n_humans=2)
     result = at.alt_test_scores(scores, "model")
-    assert result.verdict == "inconclusive" and "only 2 of 2 humans" in result.reason
+    assert result.verdict == "inconclusive" and "only 2 humans besides the candidate" in result.reason
+    one = at.alt_test_scores({k: v for k, v in scores.items() if "h1" not in k[1:]}, "model")
+    assert one.verdict == "inconclusive" and one.per_human[0]["documents"] == 0 and one.winning_rate is None
     scores = random_scores(6, n_docs=25, n_humans=5, p_absent=0.0)
     result = at.alt_test_scores(scores, "model")
     assert result.verdict == "inconclusive" and result.winning_rate is None and result.advantage_probability is None
@@ -215,6 +217,8 @@ def test_bad_parameters():
             at.alt_test_scores(scores, "model", **kwargs)
     with pytest.raises(UsageError, match="not found"):
         at.alt_test_scores(scores, "gpt")
+    with pytest.raises(UsageError, match="every rater is a candidate"):
+        at.alt_test_scores(scores, ["model", "h0", "h1", "h2", "h3"])
     with pytest.raises(UsageError, match="twice"):
         at.alt_test_scores(scores, ["model", "model"])
     with pytest.raises(UsageError, match="finite number"):

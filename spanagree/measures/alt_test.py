@@ -367,8 +367,12 @@ def _run(scores: _Scores, names: list[str], candidate: int, humans: list[int], *
     if n_tested < MIN_HUMANS:
         verdict = INCONCLUSIVE
         untested = [f"{r['rater']} ({r['documents']} documents)" for r in rows if not r["tested"]]
-        reason = (f"only {n_tested} of {len(humans)} humans could be tested; the test needs at least {MIN_HUMANS} "
-                  f"humans with {min_documents} or more documents shared with the candidate and another human")
+        if len(humans) < MIN_HUMANS:
+            reason = (f"only {len(humans)} human{'s' if len(humans) != 1 else ''} besides the candidate; the test "
+                      f"needs at least {MIN_HUMANS}")
+        else:
+            reason = (f"only {n_tested} of {len(humans)} humans could be tested; the test needs at least {MIN_HUMANS} "
+                      f"humans with {min_documents} or more documents shared with the candidate and another human")
         if untested:
             reason += "; too few documents: " + ", ".join(untested)
     else:
@@ -396,11 +400,8 @@ def _resolve_candidates(candidate: str | Sequence[str], raters: Sequence[str]) -
             raise UsageError(f"candidate rater {name!r} not found; raters: {', '.join(raters)}")
     if len(set(wanted)) != len(wanted):
         raise UsageError(f"a candidate is named twice: {', '.join(wanted)}")
-    if len(raters) - len(wanted) < 2:
-        raise UsageError(
-            f"the test compares the candidate with at least two humans; the raters besides the candidates are "
-            f"{', '.join(r for r in raters if r not in wanted) or 'none'}"
-        )
+    if len(raters) == len(wanted):
+        raise UsageError(f"every rater is a candidate ({', '.join(wanted)}): the test needs human raters too")
     return wanted, single
 
 
