@@ -263,7 +263,9 @@ def documents_to_decide(value: float, low: float, high: float, bound: float, doc
     The model: the estimate stays where it is and each side of the interval shrinks as
     1/sqrt(documents) (the standard error of a mean over independent documents), so the side
     facing the bound, ``h`` at n documents, reaches the distance ``|value - bound|`` at
-    ``n' = n · (h / |value - bound|)²``. A rough guide, not a promise: the estimate moves too.
+    ``n' = n · (h / |value - bound|)²``. That is where the interval's edge is expected to reach
+    the bound, so at n' the check is about as likely to stay undecided as to be decided: a floor
+    for planning, not a promise (the estimate moves too).
 
     >>> documents_to_decide(0.80, 0.74, 0.86, 0.77, 100)
     (400, 'pass')
@@ -289,8 +291,8 @@ def _inconclusive(row: dict[str, Any], documents: int) -> None:
     row["reason"] = (
         f"interval's lower bound {interval['low']:.4f} is below {bound:g} but its upper bound "
         f"{interval['high']:.4f} is not: inconclusive; "
-        + (f"about {total - documents} more documents ({total} in all, from the interval narrowing as "
-           f"1/sqrt(documents)) would likely make it {way}" if total is not None
+        + (f"it needs about {total - documents} more documents ({total} in all, the interval narrowing as "
+           f"1/sqrt(documents)) to decide, likely as {way}" if total is not None
            else "the estimate sits on the bound: more documents may not decide it")
     )
 
