@@ -14,16 +14,19 @@ from .agreement import AgreementReport, f_beta, psa, score
 from .align import AlignmentRule, align_spans
 from .errors import InputError, SpanagreeError, UsageError
 from .io import read
+from .measures.alt_test import AltTestResult, alt_test
 from .model import Corpus
 
 __all__ = [
     "AgreementReport",
     "AlignmentRule",
+    "AltTestResult",
     "Corpus",
     "InputError",
     "SpanagreeError",
     "UsageError",
     "align_spans",
+    "alt_test",
     "f_beta",
     "psa",
     "read",

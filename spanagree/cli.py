@@ -247,7 +247,7 @@ def gate_command(
     min_documents: Optional[int] = typer.Option(None, "--min-documents", help="Also fail when fewer documents were scored (config: gate.min_documents)"),
     junit: Optional[Path] = typer.Option(None, "--junit", help="Write JUnit XML to this file: one test case per check"),
 ) -> None:
-    """Pass or fail agreement against bounds, for CI: exit 0 all checks pass, 1 a check failed, 2 bad input.
+    """Pass or fail agreement against bounds, for CI: exit 0 all checks pass, 1 a check failed or (--on lower) is inconclusive, 2 bad input.
 
     Prints each check; appends a Markdown summary to $GITHUB_STEP_SUMMARY when it is set.
     """
@@ -331,6 +331,80 @@ def disagreements_command(
     )
     for note, n in written.get("notes", {}).items():
         typer.echo(f"  {note}: {n}", err=True)
+
+
+@app.command("alt-test", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+@_with_score_options
+def alt_test_command(
+    ctx: typer.Context,
+    paths: List[Path] = typer.Argument(..., help="Annotation files or directories with the humans and the candidate(s); then any --section.key VALUE config overrides", show_default=False),
+    candidate: List[str] = typer.Option(..., "--candidate", help="The rater to test (a model); repeatable: several are ranked by advantage probability. Every other rater is a human", show_default=False),
+    epsilon: float = typer.Option(0.2, "--epsilon", help="Cost-benefit margin ε: 0.2 against experts, 0.15 skilled annotators, 0.1 crowd workers"),
+    alpha: float = typer.Option(0.05, "--alpha", help="False discovery rate of the Benjamini-Yekutieli correction"),
+    human_documents: int = typer.Option(30, "--min-documents-per-human", help="Fewest documents a human must share with the candidate and another human to be tested"),
+    config: Optional[Path] = typer.Option(None, "--config", "-c", help="A .cfg file of settings; flags override it, --section.key VALUE overrides both"),
+    output: Output = typer.Option(Output.table, "--output", help="table, json or markdown"),
+    out_file: Optional[Path] = typer.Option(None, "-o", "--out", help="Write the output to this file"),
+) -> None:
+    """Can a model replace a human annotator? The alternative annotator test (Calderon, Reichart &
+    Dror 2025) on per-document PSA; see docs/alt-test.md.
+
+    Exit 0 every candidate trusted, 1 a candidate untrusted or inconclusive (fewer than three
+    humans could be tested), 2 bad input. JSON: one object, or a list ranked by ρ for several.
+    """
+    from .config import score_with_settings
+    from .measures import alt_test as alt
+
+    try:
+        files, settings = _command_settings(ctx, paths, config)
+        report = score_with_settings(files, settings, progress=_progress())
+        found = alt.from_report(report, candidate, epsilon=epsilon, alpha=alpha, min_documents=human_documents)
+    except SpanagreeError as err:
+        _fail(err)
+    results = [r.to_dict() for r in found]
+    if output is Output.json:
+        text = orjson.dumps(results[0] if len(results) == 1 else results, option=orjson.OPT_INDENT_2).decode("utf-8")
+    else:
+        text = alt.as_markdown(results) if output is Output.markdown else alt.as_text(results)
+    if out_file is None:
+        sys.stdout.write(text + "\n")
+    else:
+        out_file.write_text(text + "\n", encoding="utf-8")
+        typer.echo(f"wrote {out_file}", err=True)
+    if not all(r.trusted for r in found):
+        raise typer.Exit(code=1)
+
+
+@app.command("compare", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+@_with_score_options
+def compare_command(
+    ctx: typer.Context,
+    old: Path = typer.Argument(..., help="The earlier round: a file or a directory of annotation files", show_default=False),
+    new: Path = typer.Argument(..., help="The later round (documents matched to OLD by id)", show_default=False),
+    max_drop: Optional[List[str]] = typer.Option(None, "--max-drop", help="NAME=DELTA, repeatable: fail when the statistic dropped significantly by more than DELTA (names as in gate: pairwise_mean_psa, pooled_psa, macro_psa, macro_pooled_psa, label:<LABEL>, label_pooled:<LABEL>)", show_default=False),
+    config: Optional[Path] = typer.Option(None, "--config", "-c", help="A .cfg file of settings; flags override it, --section.key VALUE overrides both"),
+    output: Output = typer.Option(Output.table, "--output", help="table, json or markdown"),
+) -> None:
+    """Did agreement change between two rounds? NEW - OLD for every headline statistic, with a
+    bootstrap interval over documents, paired on shared documents (1000 replicates unless
+    --bootstrap N); see docs/deciding.md. Exit 0, 1 when a --max-drop check found a significant drop, 2 bad input."""
+    from . import compare, render
+
+    try:
+        files, settings = _command_settings(ctx, [old], config)
+        if len(files) != 1:
+            raise SpanagreeError("compare takes exactly two paths, OLD and NEW, before any --section.key overrides")
+        result = compare.run([str(old)], [str(new)], settings, max_drop or (), progress=_progress())
+    except SpanagreeError as err:
+        _fail(err)
+    if output is Output.json:
+        text = orjson.dumps(result, option=orjson.OPT_INDENT_2).decode("utf-8")
+    else:
+        sections = compare.tables(result)
+        text = render.tables_as_markdown(sections) if output is Output.markdown else render.tables_as_text(sections)
+    sys.stdout.write(text + "\n")
+    if not result["passed"]:
+        raise typer.Exit(code=1)
 
 
 def _emit(report: dict, output: Output, out_file: Path | None) -> None:

@@ -35,6 +35,15 @@ statistic that is **undefined** for the data (no spans of the label, a label or 
 in the corpus, κ with a single category, an interval whose every replicate is undefined) makes
 its check **fail** (exit code 1), with the reason: a gate must not pass on numbers that do not
 exist.
+
+With ``on = "lower"``, a check whose interval straddles its bound (lower end below it, upper end
+at or above it) is **inconclusive**, not failed: the data neither support nor rule out the bound.
+Its row says so, with an estimate of how many documents would likely decide it
+(:func:`documents_to_decide`). An inconclusive check still makes the gate exit with code 1, like a
+failed one: a gate passes only on evidence, and CI that treated "undecided" as success would
+let an unproven agreement through; exit code 2 stays reserved for bad input. The JSON and the
+last line tell the two apart (``verdict``: ``failed`` or ``inconclusive``). Definitions:
+``docs/deciding.md``.
 """
 from __future__ import annotations
 
@@ -108,14 +117,20 @@ def parse_check(text: str) -> Check:
     >>> parse_check("label:PER=0.75")
     Check(statistic='label', bound=0.75, argument='PER')
     """
+    name, bound = name_and_number(text, "--min", "BOUND", "pairwise_mean_psa=0.8")
+    return make_check(name.strip(), bound, source=f"--min {text!r}")
+
+
+def name_and_number(text: str, option: str, what: str, example: str) -> tuple[str, float]:
+    """``NAME=NUMBER`` split at the last ``=`` (so a label may contain one); a usage error
+    naming ``option`` otherwise."""
     name, sep, raw = text.rpartition("=")
     if not sep or not name:
-        raise UsageError(f"--min {text!r}: expected NAME=BOUND, e.g. pairwise_mean_psa=0.8")
+        raise UsageError(f"{option} {text!r}: expected NAME={what}, e.g. {example}")
     try:
-        bound = float(raw)
+        return name, float(raw)
     except ValueError:
-        raise UsageError(f"--min {text!r}: the bound {raw!r} is not a number") from None
-    return make_check(name.strip(), bound, source=f"--min {text!r}")
+        raise UsageError(f"{option} {text!r}: the {what.lower()} {raw!r} is not a number") from None
 
 
 def make_check(name: str, bound: float, *, source: str) -> Check:
@@ -212,7 +227,7 @@ def evaluate(report: dict[str, Any], checks: Sequence[Check], *, on: str = "poin
         if reason is None and not passed:
             what = "value" if on == "point" else "interval's lower bound"
             reason = f"{what} {compared:.4f} is below {check.bound:g}"
-        results.append({
+        row = {
             "name": check.name,
             "description": _describe(check),
             "bound": check.bound,
@@ -221,15 +236,65 @@ def evaluate(report: dict[str, Any], checks: Sequence[Check], *, on: str = "poin
             "compared": compared,
             "passed": passed,
             "reason": None if passed else reason,
-        })
+            "verdict": "pass" if passed else "fail",
+        }
+        if on == "lower" and not passed and compared is not None and value is not None and interval.get("high") is not None \
+                and interval["high"] >= check.bound:
+            _inconclusive(row, report["documents"]["scored"])
+        results.append(row)
     intervals = report.get("intervals")
+    failed = sum(r.get("verdict", "fail") == "fail" for r in results)
+    inconclusive = sum(r.get("verdict") == "inconclusive" for r in results)
     return {
         "passed": all(r["passed"] for r in results),
+        "verdict": "passed" if not failed and not inconclusive else "failed" if failed else "inconclusive",
+        "inconclusive": inconclusive,
         "on": on,
         "level": intervals["level"] if intervals else None,
         "replicates": intervals["replicates"] if intervals else None,
         "checks": results,
     }
+
+
+def documents_to_decide(value: float, low: float, high: float, bound: float, documents: int) -> tuple[int | None, str | None]:
+    """How many documents in all would likely decide a check whose interval straddles its bound,
+    and which way (``"pass"`` or ``"fail"``); ``(None, None)`` when the estimate sits on the bound.
+
+    The model: the estimate stays where it is and each side of the interval shrinks as
+    1/sqrt(documents) (the standard error of a mean over independent documents), so the side
+    facing the bound, ``h`` at n documents, reaches the distance ``|value - bound|`` at
+    ``n' = n · (h / |value - bound|)²``. That is where the interval's edge is expected to reach
+    the bound, so at n' the check is about as likely to stay undecided as to be decided: a floor
+    for planning, not a promise (the estimate moves too).
+
+    >>> documents_to_decide(0.80, 0.74, 0.86, 0.77, 100)
+    (400, 'pass')
+    """
+    if value > bound:
+        side, gap, way = value - low, value - bound, "pass"
+    elif value < bound:
+        side, gap, way = high - value, bound - value, "fail"
+    else:
+        return None, None
+    return max(documents + 1, math.ceil(documents * (side / gap) ** 2)), way
+
+
+def _inconclusive(row: dict[str, Any], documents: int) -> None:
+    """Mark a check whose interval straddles its bound as inconclusive, with an estimate of the
+    documents that would decide it."""
+    interval, bound = row["interval"], row["bound"]
+    total, way = documents_to_decide(row["value"], interval["low"], interval["high"], bound, documents)
+    row["verdict"] = "inconclusive"
+    row["documents"] = documents
+    row["documents_to_decide"] = total
+    row["likely"] = way
+    row["reason"] = (
+        f"interval's lower bound {interval['low']:.4f} is below {bound:g} but its upper bound "
+        f"{interval['high']:.4f} is not: inconclusive; "
+        + (f"it needs about {total - documents} more documents ({total} in all, the interval narrowing as "
+           f"1/sqrt(documents)) to decide, likely as {way}" if total is not None
+           else "the estimate sits on the bound: more documents may not decide it")
+    )
 
 
 def run(paths, settings: dict[str, dict[str, Any]], extra: Sequence[str] = (), *, progress=None) -> dict[str, Any]:
@@ -253,15 +318,19 @@ def as_text(result: dict[str, Any], *, color: bool = False) -> str:
     from wasabi import Printer, table
 
     rows = [[c["name"], _value(c["value"]), _interval(c["interval"]), f">= {c['bound']:g}",
-             "pass" if c["passed"] else "FAIL", c["reason"] or ""] for c in result["checks"]]
+             _verdict(c), c["reason"] or ""] for c in result["checks"]]
     header = ["check", "value", _interval_header(result), "bound" + (" (lower)" if result["on"] == "lower" else ""),
               "verdict", "reason"]
     text = table(rows, header=header, divider=True, max_col=60)
     failed = sum(not c["passed"] for c in result["checks"])
     printer = Printer(no_print=True, pretty=color)
     n = len(result["checks"])
-    if failed:
-        verdict = printer.fail(f"gate failed: {failed} of {n} {_checks(n)}")
+    undecided = result.get("inconclusive", 0)
+    if failed and undecided == failed:
+        verdict = printer.warn(f"gate inconclusive: {undecided} of {n} {_checks(n)} undecided (exit code 1)")
+    elif failed:
+        verdict = printer.fail(f"gate failed: {failed} of {n} {_checks(n)}"
+                               + (f" ({undecided} of them inconclusive)" if undecided else ""))
     else:
         verdict = printer.good(f"gate passed: {'the' if n == 1 else 'all'} {n} {_checks(n)}")
     return text + "\n" + verdict
@@ -273,11 +342,14 @@ def as_markdown(result: dict[str, Any]) -> str:
     n = len(result["checks"])
     title = (f"spanagree gate: failed ({failed} of {n} {_checks(n)})" if failed
              else f"spanagree gate: passed ({n} {_checks(n)})")
+    icon = "❌" if failed else "✅"
+    if failed and result.get("verdict") == "inconclusive":
+        title, icon = f"spanagree gate: inconclusive ({failed} of {n} {_checks(n)} undecided)", "⚠️"
     on = "the interval's lower bound" if result["on"] == "lower" else "the point estimate"
-    lines = [f"### {'❌' if failed else '✅'} {title}", "", f"Bounds apply to {on}.", "",
+    lines = [f"### {icon} {title}", "", f"Bounds apply to {on}.", "",
              f"| check | value | {_interval_header(result)} | bound | verdict |", "|---|---|---|---|---|"]
     for c in result["checks"]:
-        verdict = "pass" if c["passed"] else f"**FAIL**: {c['reason']}"
+        verdict = "pass" if c["passed"] else f"**{_verdict(c)}**: {c['reason']}"
         lines.append(
             f"| `{_md(c['name'])}` | {_value(c['value'])} | {_interval(c['interval'])} | >= {c['bound']:g} | {_md(verdict)} |"
         )
@@ -304,7 +376,8 @@ def as_junit(result: dict[str, Any]) -> bytes:
         if c["interval"] is not None:
             detail += f", interval {_interval(c['interval'])}"
         if not c["passed"]:
-            failure = ET.SubElement(case, "failure", message=_xml(c["reason"] or "failed"), type="GateFailure")
+            kind = "GateInconclusive" if c.get("verdict") == "inconclusive" else "GateFailure"
+            failure = ET.SubElement(case, "failure", message=_xml(c["reason"] or "failed"), type=kind)
             failure.text = _xml(detail)
         else:
             ET.SubElement(case, "system-out").text = _xml(detail)
@@ -449,6 +522,10 @@ def _interval(interval: dict | None) -> str:
 
 def _interval_header(result: dict) -> str:
     return f"{result['level']:.0%} interval" if result["level"] is not None else "interval"
+
+
+def _verdict(check: dict) -> str:
+    return "pass" if check["passed"] else "inconclusive" if check.get("verdict") == "inconclusive" else "FAIL"
 
 
 def _checks(n: int) -> str:

@@ -116,10 +116,15 @@ def _chance_tables(chance: dict) -> list[Table]:
 
 def as_text(report: dict) -> str:
     """Plain-text tables for a terminal (wasabi)."""
+    return tables_as_text(tables(report))
+
+
+def tables_as_text(sections: list[Table]) -> str:
+    """Titled sections ``(title, header, rows)`` as plain-text tables (wasabi)."""
     from wasabi import table
 
     parts = []
-    for title, header, rows in tables(report):
+    for title, header, rows in sections:
         parts.append(f"\n{title}\n{'=' * len(title)}")
         parts.append(table(rows, header=header if any(header) else None, divider=any(header), max_col=80))
     return "\n".join(parts)
@@ -127,8 +132,13 @@ def as_text(report: dict) -> str:
 
 def as_markdown(report: dict) -> str:
     """GitHub-flavoured Markdown tables."""
+    return tables_as_markdown(tables(report))
+
+
+def tables_as_markdown(sections: list[Table]) -> str:
+    """Titled sections ``(title, header, rows)`` as GitHub-flavoured Markdown tables."""
     parts = []
-    for title, header, rows in tables(report):
+    for title, header, rows in sections:
         parts.append(f"### {title}\n")
         head = header if any(header) else ["", ""]
         parts.append("| " + " | ".join(map(str, head)) + " |")

@@ -1,0 +1,102 @@
+"""spanagree compare: NEW - OLD with a paired bootstrap interval, and --max-drop checks."""
+from __future__ import annotations
+
+import copy
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+import spanagree
+from spanagree import compare
+from spanagree.cli import app
+from spanagree.errors import UsageError
+from spanagree.synthetic import generate_corpus
+
+
+def run(*args):
+    return CliRunner().invoke(app, [str(a) for a in args])
+
+
+@pytest.fixture(scope="module")
+def rounds():
+    old = list(generate_corpus(100, n_raters=3, seed=2))
+    slight = copy.deepcopy(old)  # rater_1 forgets every span in two documents
+    for rec in slight:
+        if rec["annotator"] == "rater_1" and rec["doc_id"] in ("doc-000010", "doc-000020"):
+            rec["spans"] = []
+    heavy = copy.deepcopy(old)  # rater_1 drops half its spans everywhere
+    for rec in heavy:
+        if rec["annotator"] == "rater_1":
+            rec["spans"] = rec["spans"][::2]
+    return old, slight, heavy
+
+
+def _write(write_jsonl, lines, name):
+    return write_jsonl(lines, name)
+
+
+def test_same_round_differs_by_exactly_zero(write_jsonl, rounds):
+    """Paired: every replicate weighs a shared document the same in both rounds."""
+    path = _write(write_jsonl, rounds[0], "old.jsonl")
+    report = spanagree.score(path)
+    result = compare.compare(report, spanagree.score(path), replicates=200)
+    for s in result["statistics"]:
+        assert s["difference"] == 0 and s["interval"] == {"low": 0.0, "high": 0.0} and s["significant"] is None
+    assert result["paired"] and result["documents"]["shared"] == 100
+
+
+def test_significant_and_non_significant_drops(write_jsonl, rounds):
+    old, slight, heavy = (_write(write_jsonl, lines, f"{k}.jsonl") for k, lines in enumerate(rounds))
+    small = run("compare", old, slight, "--max-drop", "pairwise_mean_psa=0", "--bootstrap", "400", "--output", "json")
+    assert small.exit_code == 0, small.output
+    data = json.loads(small.stdout)
+    entry = next(s for s in data["statistics"] if s["name"] == "pairwise_mean_psa")
+    assert entry["difference"] < 0 and entry["significant"] is None and entry["interval"]["high"] >= 0
+    check = data["checks"][0]
+    assert check["passed"] and "not significantly" in check["reason"]
+
+    big = run("compare", old, heavy, "--max-drop", "pairwise_mean_psa=0.05", "--bootstrap", "400", "--output", "json")
+    assert big.exit_code == 1
+    data = json.loads(big.stdout)
+    entry = next(s for s in data["statistics"] if s["name"] == "pairwise_mean_psa")
+    assert entry["significant"] == "drop" and entry["interval"]["high"] < -0.05
+    assert not data["checks"][0]["passed"] and "significant drop" in data["checks"][0]["reason"]
+    # the same drop within a generous allowance passes
+    assert run("compare", old, heavy, "--max-drop", "pairwise_mean_psa=0.5", "--bootstrap", "200").exit_code == 0
+
+
+def test_point_difference_equals_the_two_scores(write_jsonl, rounds):
+    old, heavy = _write(write_jsonl, rounds[0], "a.jsonl"), _write(write_jsonl, rounds[2], "b.jsonl")
+    result = compare.compare(spanagree.score(old, rule="overlap"), spanagree.score(heavy, rule="overlap"), replicates=50)
+    before, after = spanagree.score(old, rule="overlap").to_dict(), spanagree.score(heavy, rule="overlap").to_dict()
+    by_name = {s["name"]: s for s in result["statistics"]}
+    assert by_name["pooled_psa"]["difference"] == pytest.approx(after["overall"]["pooled_psa"] - before["overall"]["pooled_psa"])
+    assert by_name["label:PER"]["old"] == pytest.approx(before["labels"]["PER"]["pairwise_mean_psa"])
+    # the CLI applies score options to both rounds
+    cli = json.loads(run("compare", old, heavy, "--rule", "overlap", "--bootstrap", "50", "--output", "json").stdout)
+    assert {s["name"]: s["difference"] for s in cli["statistics"]} == pytest.approx(
+        {s["name"]: s["difference"] for s in result["statistics"]})
+
+
+def test_unshared_documents_are_resampled_within_their_round(write_jsonl, rounds):
+    old = _write(write_jsonl, [r for r in rounds[0] if r["doc_id"] < "doc-000070"], "a.jsonl")
+    new = _write(write_jsonl, [r for r in rounds[0] if r["doc_id"] >= "doc-000030"], "b.jsonl")
+    result = compare.compare(spanagree.score(old), spanagree.score(new), replicates=200)
+    assert result["documents"] == {"old": 70, "new": 70, "shared": 40, "old_only": 30, "new_only": 30}
+    entry = result["statistics"][0]
+    assert entry["interval"]["low"] < entry["difference"] < entry["interval"]["high"]
+
+
+def test_bad_max_drop():
+    for text in ("pairwise_mean_psa", "nope=0.1", "pooled_psa=-1", "pooled_psa=x", "label:=0.1"):
+        with pytest.raises(UsageError):
+            compare.parse_max_drop([text])
+
+
+def test_cli_bad_input(write_jsonl, rounds, tmp_path):
+    old = _write(write_jsonl, rounds[0], "a.jsonl")
+    assert run("compare", old, old, "--max-drop", "label:NOPE=0.1", "--bootstrap", "20").exit_code == 2
+    assert run("compare", old, tmp_path / "missing.jsonl").exit_code == 2
+    table = run("compare", old, old, "--bootstrap", "20")
+    assert table.exit_code == 0 and "NEW - OLD" in table.stdout
