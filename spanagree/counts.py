@@ -16,10 +16,9 @@ import numpy as np
 from .align import AlignmentRule, SpanColumns, align
 from ._arrays import pairs_within_blocks, ranges
 from .model import Corpus
+from .outcomes import OUTCOMES, OutcomeAlignment, best_explanation
 
-#: Diagnostic outcomes of a label-blind overlap alignment, rater A taken as the reference
-#: (the vocabulary of the SemEval-2013 NER evaluation, as in nervaluate).
-OUTCOMES = ("correct", "wrong_label", "partial", "missed", "spurious")
+__all__ = ["OUTCOMES", "Counts", "Units", "count", "make_units", "side"]
 
 
 @dataclass(frozen=True)
@@ -43,7 +42,9 @@ class Units:
 @dataclass
 class Counts:
     """Counts per unit: ``abc`` (n_units, 3) under the rule; ``abc_label`` (n_units, n_labels, 3)
-    under the rule with labels strict; ``outcomes`` (n_units, 5) in the order of OUTCOMES."""
+    under the rule with labels strict; ``outcomes`` (n_units, 5) in the order of OUTCOMES, from
+    ``outcome_pairs``, the one outcome alignment (:mod:`spanagree.outcomes`; None when the counts
+    were merged from parts, which keep only the per-unit outcome counts)."""
 
     units: Units
     rule: AlignmentRule
@@ -52,6 +53,7 @@ class Counts:
     abc_label: np.ndarray
     outcomes: np.ndarray
     notes: Counter = field(default_factory=Counter)
+    outcome_pairs: OutcomeAlignment | None = None
 
 
 def make_units(corpus: Corpus) -> Units:
@@ -81,8 +83,8 @@ def count(
     """Align every unit of the corpus under ``rule`` and count a, b, c per unit and label."""
     units = make_units(corpus) if units is None else units
     starts, ends, notes = _positions(corpus, unit)
-    side_a, _ = side(corpus, units.ann_a, starts, ends)
-    side_b, _ = side(corpus, units.ann_b, starts, ends)
+    side_a, spans_a = side(corpus, units.ann_a, starts, ends)
+    side_b, spans_b = side(corpus, units.ann_b, starts, ends)
     n_units, n_labels = len(units), len(corpus.labels)
 
     strict_rule = rule if rule.by_label else _replace(rule, labels="strict")
@@ -99,28 +101,8 @@ def count(
         a = np.bincount(side_a.group[blind.a_index], weights=blind.credit, minlength=n_units)
         abc = np.stack([a, n_a.sum(1) - a, n_b.sum(1) - a], axis=1)
 
-    outcomes = _outcomes(side_a, side_b, n_units, search)
-    return Counts(units, rule, unit, abc, abc_label, outcomes, notes)
-
-
-def _outcomes(side_a: SpanColumns, side_b: SpanColumns, n_units: int, search: str) -> np.ndarray:
-    """correct / wrong_label / partial / missed / spurious per unit, rater A as the reference.
-
-    From a label-blind overlap alignment: a matched pair is ``correct`` with the same label and
-    boundaries, ``partial`` with the same label and other boundaries, ``wrong_label`` otherwise;
-    unmatched spans of A are ``missed``, of B ``spurious``.
-    """
-    found = align(side_a, side_b, AlignmentRule(rule="overlap", labels="ignore"), search=search)
-    ia, ib = found.a_index, found.b_index
-    same_label = side_a.label[ia] == side_b.label[ib]
-    same_bounds = (side_a.start[ia] == side_b.start[ib]) & (side_a.end[ia] == side_b.end[ib])
-    kind = np.where(same_label, np.where(same_bounds, 0, 2), 1)
-    unit = side_a.group[ia]
-    table = np.zeros((n_units, len(OUTCOMES)), dtype=np.int64)
-    np.add.at(table, (unit, kind), 1)
-    table[:, 3] = np.bincount(side_a.group, minlength=n_units) - np.bincount(unit, minlength=n_units)
-    table[:, 4] = np.bincount(side_b.group, minlength=n_units) - np.bincount(side_b.group[ib], minlength=n_units)
-    return table
+    pairs = best_explanation(units, side_a, spans_a, side_b, spans_b, search=search)
+    return Counts(units, rule, unit, abc, abc_label, pairs.table(), notes, pairs)
 
 
 def _positions(corpus: Corpus, unit: str) -> tuple[np.ndarray, np.ndarray, Counter]:
