@@ -14,6 +14,7 @@ and macro over labels, per document, and each rater against a reference rater.
 from __future__ import annotations
 
 import copy
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
@@ -21,7 +22,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from .align import AlignmentRule
-from .counts import OUTCOMES, Counts, count
+from .counts import OUTCOMES, Counts, count, unit_exclusions
 from .errors import UsageError
 from .model import Corpus
 
@@ -252,9 +253,14 @@ class AgreementReport:
         alone = int(lengths[~in_units].sum())
         if alone:
             excluded["in a document no other rater submitted"] = alone
+        scored = int(lengths[in_units].sum())
+        if self.counts.unit_name == "token":
+            left_out = _token_exclusions(corpus, np.flatnonzero(in_units))
+            scored -= sum(left_out.values())
+            excluded.update(left_out)
         section = {
             "read": corpus.n_spans_read,
-            "scored": int(lengths[in_units].sum()),
+            "scored": scored,
             "excluded": dict(sorted(excluded.items())),
         }
         notes = corpus.exclusions.notes + self.counts.notes
@@ -478,3 +484,9 @@ def _mean_none(values: list[float | None]) -> float | None:
 def _floats(values: np.ndarray) -> list[float | None]:
     """An array as a list of floats, with None where it is NaN (undefined)."""
     return [None if v != v else v for v in np.asarray(values, dtype=np.float64).tolist()]
+
+
+def _token_exclusions(corpus: Corpus, ann: np.ndarray) -> Counter:
+    """Spans of the annotations ``ann`` that the token unit leaves out of the alignment, by reason."""
+    starts, ends, _ = corpus.token_offsets()
+    return unit_exclusions(corpus, ann, starts, ends)

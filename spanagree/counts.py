@@ -85,6 +85,8 @@ def count(
     starts, ends, notes = _positions(corpus, unit)
     side_a, spans_a = side(corpus, units.ann_a, starts, ends)
     side_b, spans_b = side(corpus, units.ann_b, starts, ends)
+    if unit != "char":
+        notes.pop("spans covering no token", None)  # excluded instead: see unit_exclusions
     n_units, n_labels = len(units), len(corpus.labels)
 
     strict_rule = rule if rule.by_label else _replace(rule, labels="strict")
@@ -115,12 +117,19 @@ def _positions(corpus: Corpus, unit: str) -> tuple[np.ndarray, np.ndarray, Count
     raise UsageError(f"unit must be 'char' or 'token'; got {unit!r}")
 
 
+#: Why a span read is not aligned in the chosen unit (token unit only; see ``docs/diagnostics.md``).
+NO_TOKEN = "covers no token (white space only), in tokens"
+MERGED = "coincides in tokens with another span of the same rater (merged into one)"
+
+
 def side(corpus: Corpus, ann: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tuple[SpanColumns, np.ndarray]:
     """The spans of the given annotations, one alignment group per position in ``ann``, and each
-    span's index in the corpus.
+    span's index in the corpus; within a group in canonical order (start, end, label).
 
     Spans with no extent in the chosen unit (a span over white space only, in tokens) are left
-    out here; they are counted in the corpus notes.
+    out, and of spans of one annotation that coincide in the unit (two character spans widened
+    to the same tokens, with the same label) only the first is kept; :func:`unit_exclusions`
+    counts both.
     """
     lengths = corpus.ann_ptr[ann + 1] - corpus.ann_ptr[ann]
     idx = ranges(corpus.ann_ptr[ann], lengths)
@@ -128,7 +137,24 @@ def side(corpus: Corpus, ann: np.ndarray, starts: np.ndarray, ends: np.ndarray) 
     keep = ends[idx] > starts[idx]
     if not keep.all():
         idx, group = idx[keep], group[keep]
-    return SpanColumns(group=group, start=starts[idx], end=ends[idx], label=corpus.span_label[idx]), idx
+    start, end, label = starts[idx], ends[idx], corpus.span_label[idx]
+    order = np.lexsort((idx, label, end, start, group))
+    group, start, end, label, idx = group[order], start[order], end[order], label[order], idx[order]
+    if len(idx) > 1:
+        first = np.ones(len(idx), dtype=bool)
+        first[1:] = (np.diff(group) != 0) | (np.diff(start) != 0) | (np.diff(end) != 0) | (np.diff(label) != 0)
+        if not first.all():
+            group, start, end, label, idx = group[first], start[first], end[first], label[first], idx[first]
+    return SpanColumns(group=group, start=start, end=end, label=label), idx
+
+
+def unit_exclusions(corpus: Corpus, ann: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> Counter:
+    """How many spans of the annotations ``ann`` :func:`side` leaves out, by reason."""
+    lengths = corpus.ann_ptr[ann + 1] - corpus.ann_ptr[ann]
+    idx = ranges(corpus.ann_ptr[ann], lengths)
+    empty = int((ends[idx] <= starts[idx]).sum())
+    kept = len(side(corpus, ann, starts, ends)[1])
+    return +Counter({NO_TOKEN: empty, MERGED: len(idx) - empty - kept})
 
 
 def _bincount2(rows: np.ndarray, cols: np.ndarray, n_rows: int, n_cols: int, weights=None) -> np.ndarray:

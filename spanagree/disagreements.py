@@ -13,8 +13,9 @@ then pairs of the same label (the best explanation). Then
 
 So the number of cases of each kind equals the report's outcome count of that kind. Offsets are
 always characters of the document text (``text[start:end]``), also when the alignment ran in
-tokens (``unit = "token"``); spans with no extent in tokens are left out of the alignment (and
-counted in the report's notes), as they are in the outcome counts.
+tokens (``unit = "token"``); spans with no extent in tokens, and a rater's spans that coincide
+once widened to tokens, are left out of the alignment (and counted in the report's excluded spans),
+as they are in the outcome counts.
 
 Outputs (:func:`write`):
 
