@@ -14,7 +14,6 @@ and macro over labels, per document, and each rater against a reference rater.
 from __future__ import annotations
 
 import copy
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
@@ -22,7 +21,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from .align import AlignmentRule
-from .counts import OUTCOMES, Counts, count, unit_exclusions
+from .counts import EXCLUSIONS, OUTCOMES, Counts, count
 from .errors import UsageError
 from .model import Corpus
 
@@ -254,16 +253,16 @@ class AgreementReport:
         if alone:
             excluded["in a document no other rater submitted"] = alone
         scored = int(lengths[in_units].sum())
-        if self.counts.unit_name == "token":
-            left_out = _token_exclusions(corpus, np.flatnonzero(in_units))
-            scored -= sum(left_out.values())
-            excluded.update(left_out)
+        notes = corpus.exclusions.notes + self.counts.notes
+        for reason in EXCLUSIONS:  # spans the unit leaves out of the alignment
+            if notes.get(reason):
+                excluded[reason] = notes.pop(reason)
+                scored -= excluded[reason]
         section = {
             "read": corpus.n_spans_read,
             "scored": scored,
             "excluded": dict(sorted(excluded.items())),
         }
-        notes = corpus.exclusions.notes + self.counts.notes
         if notes:
             section["notes"] = dict(sorted(notes.items()))
         return section
@@ -485,8 +484,3 @@ def _floats(values: np.ndarray) -> list[float | None]:
     """An array as a list of floats, with None where it is NaN (undefined)."""
     return [None if v != v else v for v in np.asarray(values, dtype=np.float64).tolist()]
 
-
-def _token_exclusions(corpus: Corpus, ann: np.ndarray) -> Counter:
-    """Spans of the annotations ``ann`` that the token unit leaves out of the alignment, by reason."""
-    starts, ends, _ = corpus.token_offsets()
-    return unit_exclusions(corpus, ann, starts, ends)

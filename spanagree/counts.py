@@ -86,7 +86,11 @@ def count(
     side_a, spans_a = side(corpus, units.ann_a, starts, ends)
     side_b, spans_b = side(corpus, units.ann_b, starts, ends)
     if unit != "char":
-        notes.pop("spans covering no token", None)  # excluded instead: see unit_exclusions
+        # excluded instead (the report moves EXCLUSIONS out of the notes; kept here so that
+        # counts merged from parts add up)
+        notes.pop("spans covering no token", None)
+        in_units = np.unique(np.concatenate([units.ann_a, units.ann_b]))
+        notes.update(unit_exclusions(corpus, in_units, starts, ends))
     n_units, n_labels = len(units), len(corpus.labels)
 
     strict_rule = rule if rule.by_label else _replace(rule, labels="strict")
@@ -99,9 +103,16 @@ def count(
     if rule.by_label:
         abc = abc_label.sum(axis=1)
     else:
-        blind = align(side_a, side_b, rule, search=search)
-        a = np.bincount(side_a.group[blind.a_index], weights=blind.credit, minlength=n_units)
-        abc = np.stack([a, n_a.sum(1) - a, n_b.sum(1) - a], axis=1)
+        # positions only: a rater's same-position spans with several labels are one span
+        pos_a, pos_b = position_set(side_a), position_set(side_b)
+        stacked = len(side_a) - len(pos_a) + len(side_b) - len(pos_b)
+        if stacked:
+            notes[STACKED] += stacked
+        blind = align(pos_a, pos_b, rule, search=search)
+        a = np.bincount(pos_a.group[blind.a_index], weights=blind.credit, minlength=n_units)
+        n_pos_a = np.bincount(pos_a.group, minlength=n_units)
+        n_pos_b = np.bincount(pos_b.group, minlength=n_units)
+        abc = np.stack([a, n_pos_a - a, n_pos_b - a], axis=1)
 
     pairs = best_explanation(units, side_a, spans_a, side_b, spans_b, search=search)
     return Counts(units, rule, unit, abc, abc_label, pairs.table(), notes, pairs)
@@ -119,7 +130,11 @@ def _positions(corpus: Corpus, unit: str) -> tuple[np.ndarray, np.ndarray, Count
 
 #: Why a span read is not aligned in the chosen unit (token unit only; see ``docs/diagnostics.md``).
 NO_TOKEN = "covers no token (white space only), in tokens"
+#: Note when labels are ignored: one rater's spans at one position with several labels (per pair).
+STACKED = "same position with several labels by one rater, one span when labels are ignored (per rater pair)"
 MERGED = "coincides in tokens with another span of the same rater (merged into one)"
+#: The reasons above: spans read but not aligned, carried in ``Counts.notes``.
+EXCLUSIONS = (NO_TOKEN, MERGED)
 
 
 def side(corpus: Corpus, ann: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tuple[SpanColumns, np.ndarray]:
@@ -146,6 +161,17 @@ def side(corpus: Corpus, ann: np.ndarray, starts: np.ndarray, ends: np.ndarray) 
         if not first.all():
             group, start, end, label, idx = group[first], start[first], end[first], label[first], idx[first]
     return SpanColumns(group=group, start=start, end=end, label=label), idx
+
+
+def position_set(columns: SpanColumns) -> SpanColumns:
+    """The distinct positions ``(group, start, end)`` of one side in canonical order, labels
+    dropped: what ``labels="ignore"`` scores (as spaCy's unlabeled span scorer scores sets of
+    positions)."""
+    if len(columns) < 2:
+        return SpanColumns(columns.group, columns.start, columns.end, np.zeros(len(columns), np.int64))
+    first = np.ones(len(columns), dtype=bool)
+    first[1:] = (np.diff(columns.group) != 0) | (np.diff(columns.start) != 0) | (np.diff(columns.end) != 0)
+    return SpanColumns(columns.group[first], columns.start[first], columns.end[first], np.zeros(int(first.sum()), np.int64))
 
 
 def unit_exclusions(corpus: Corpus, ann: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> Counter:

@@ -120,3 +120,15 @@ def test_nested_layers_pair_by_label(write_jsonl):
 def test_the_report_and_the_disagreements_share_one_alignment(write_jsonl):
     report = score(write_jsonl, [line("d1", "A", [(0, 5, "PER")]), line("d1", "B", [(0, 5, "ORG"), (0, 5, "PER")])])
     assert disagreements.from_report(report) is report.counts.outcome_pairs
+
+
+def test_labels_ignored_score_a_set_of_positions(write_jsonl):
+    # ann marks Alice as PER and as ORG; bob marks Alice once: positions agree completely
+    records = [line("d1", "ann", [(0, 5, "ORG"), (0, 5, "PER")]), line("d1", "bob", [(0, 5, "PER")])]
+    report = score(write_jsonl, records, labels="ignore").to_dict()
+    assert report["overall"]["pairwise_mean_psa"] == 1.0
+    assert report["pairs"][0]["a"] == 1 and report["pairs"][0]["b"] == 0 and report["pairs"][0]["c"] == 0
+    assert sum("several labels" in note for note in report["spans"]["notes"]) == 1
+    # labels strict: the ORG span is ann's alone
+    strict = score(write_jsonl, records).to_dict()
+    assert strict["overall"]["pairwise_mean_psa"] == 2 / 3
