@@ -24,6 +24,7 @@ from .align import AlignmentRule
 from .counts import EXCLUSIONS, OUTCOMES, Counts, count
 from .errors import UsageError
 from .model import Corpus
+from .raters import rater_view
 
 UNITS = ("char", "token")
 
@@ -82,6 +83,7 @@ class AgreementReport:
     chance: dict | None = None
     items: Any = None  # the candidates' ItemMatrix, when candidates were configured
     interval_options: Any = None  # IntervalOptions, when intervals were asked for
+    per_rater: bool = False  # add the per-rater view (spanagree.raters) to the output
     _intervals: dict | None = field(default=None, repr=False)
 
     # --- per pair -----------------------------------------------------------------------------
@@ -175,6 +177,8 @@ class AgreementReport:
             "labels": labels,
             "per_document": self._per_document(max_documents),
         }
+        if self.per_rater:
+            result["per_rater"] = rater_view(self)
         if self.reference is not None:
             result["reference"] = self._against_reference(pair_abc)
         if self.chance is not None:
@@ -353,6 +357,7 @@ def score(
     client: Any = None,
     stream: bool = False,
     progress: Any = None,
+    per_rater: bool = False,
 ) -> AgreementReport:
     """Align every pair of raters on every document they share and count agreement.
 
@@ -382,7 +387,8 @@ def score(
         ``stream=True`` does it in this process, one chunk at a time (bounded memory);
         ``engine="dask"`` on a Dask cluster: ``client`` is a ``distributed.Client``, a scheduler
         address, or None for a local cluster of ``jobs`` workers. The report is the same; its
-        ``corpus`` then holds ids and counts but no spans or texts. With ``candidates``, or a
+        ``corpus`` then holds ids and counts but no spans or texts (so the per-rater view's
+        span-level parts are then None, with the reason). With ``candidates``, or a
         format other than spanagree or Prodigy JSONL, the input is read serially (and said so).
     """
     counts = None
@@ -426,6 +432,7 @@ def score(
         counts = count(corpus, rule, unit=unit, search=search)
     return AgreementReport(
         corpus, counts, reference=reference, beta=beta, chance=chance, items=items, interval_options=interval_options,
+        per_rater=per_rater,
     )
 
 

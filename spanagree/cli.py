@@ -88,6 +88,7 @@ def score_command(
     engine: str = typer.Option("local", "--engine", help="local or dask (config: engine.engine)"),
     scheduler: Optional[str] = typer.Option(None, "--scheduler", help="Dask scheduler address; default a local cluster of --jobs workers (config: engine.scheduler)"),
     output: Output = typer.Option(Output.table, "--output", help="table, json or markdown (config: report.output)"),
+    per_rater: bool = typer.Option(False, "--per-rater", help="Add the per-rater view: each rater against the others and their consensus (docs/diagnostics.md) (config: report.per_rater)"),
     out_file: Optional[Path] = typer.Option(None, "-o", "--out", help="Write the output to this file"),
 ) -> None:
     """Align every pair of raters and report positive specific agreement.
