@@ -224,6 +224,8 @@ class AgreementReport:
                 "psa": value,
                 "labels": label_row,
                 "outcomes": dict(zip(OUTCOMES, outcome_row)),
+                # missed / spurious by whose span it is (the pair's first rater is A)
+                "only_in": {names[ra]: outcome_row[3], names[rb]: outcome_row[4]},
             }
             for (ra, rb), docs, (a, b, c), value, label_row, outcome_row in zip(
                 units.pairs[shown].tolist(), pair_docs[shown].tolist(), pair_abc[shown].tolist(),

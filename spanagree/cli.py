@@ -288,6 +288,7 @@ def report_command(
         html_report.check_dependencies()
         if settings["intervals"]["bootstrap"] is None:
             settings["intervals"]["bootstrap"] = html_report.DEFAULT_REPLICATES
+        settings["report"]["per_rater"] = True  # the page always has the per-rater view
         result = score_with_settings(files, settings, progress=_progress(), needs_texts=True)
         written = html_report.write(result, out, title=title, max_documents=documents, sources=files)
     except SpanagreeError as err:

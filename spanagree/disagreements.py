@@ -9,7 +9,8 @@ then pairs of the same label (the best explanation). Then
 - a matched pair with the same label and boundaries is ``correct`` (not a disagreement);
 - a matched pair with the same label and other boundaries is ``partial``;
 - a matched pair with different labels is ``wrong_label`` (whatever its boundaries);
-- a span of A that matched nothing is ``missed``, a span of B that matched nothing ``spurious``.
+- a span of A that matched nothing is ``missed``, a span of B that matched nothing ``spurious``
+  (the SemEval-2013 names, with A as the reference); ``only_in`` names the rater whose span it is.
 
 So the number of cases of each kind equals the report's outcome count of that kind. Offsets are
 always characters of the document text (``text[start:end]``), also when the alignment ran in
@@ -57,7 +58,7 @@ FIELDS = (
     "kind", "doc_id", "rater_a", "rater_b",
     "a_start", "a_end", "a_label", "a_text",
     "b_start", "b_end", "b_label", "b_text",
-    "context_left", "context_right",
+    "context_left", "context_right", "only_in",
 )
 
 def outcome_alignment(corpus: Corpus, units: Units, unit: str = "char", *, search: str = "sweep") -> OutcomeAlignment:
@@ -132,6 +133,8 @@ def cases(corpus: Corpus, found: OutcomeAlignment, *, context: int = CONTEXT) ->
             lo, hi = min(lo, s), max(hi, e)
         record["context_left"] = text[max(0, lo - context):lo]
         record["context_right"] = text[hi:hi + context]
+        # whose span a missed / spurious case is, by name (None for a matched pair)
+        record["only_in"] = record["rater_a"] if kind[i] == 3 else record["rater_b"] if kind[i] == 4 else None
         yield record
 
 
