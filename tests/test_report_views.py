@@ -58,9 +58,15 @@ def test_the_kappa_curve_says_which_psa_it_approaches(written):
     assert f"headline span PSA ({report['overall']['pairwise_mean_psa']:.3f})" in html
 
 
-def test_the_bands_sentence_only_when_two_conventions_show():
-    assert views.band_note({"Landis & Koch"}) is None
-    assert "different conventions" in views.band_note({"Landis & Koch", "Krippendorff"})
+def test_the_bands_sentence_only_when_the_words_disagree(written):
+    from spanagree.report import bands
+
+    agree = [("κ", bands.landis_koch(0.85), 0.85), ("α", bands.krippendorff(0.83), 0.83)]
+    assert views.band_note(agree) is None
+    assert "different conventions" not in written.read_text(encoding="utf-8")  # κ .874 and α .870 agree
+    differ = [("κ", bands.landis_koch(0.72), 0.72), ("α", bands.krippendorff(0.70), 0.70)]
+    note = views.band_note(differ)
+    assert "κ reads “substantial” (0.720)" in note and "α reads “tentative only" in note
 
 
 def test_nested_spans_are_drawn_one_label_per_line(write_jsonl):

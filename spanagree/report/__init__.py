@@ -147,12 +147,12 @@ def _headline(data: dict) -> list[str]:
                   "mean over labels of each label's pairwise mean PSA"),
     ]
     chance = data.get("chance_corrected")
-    used: set[str] = set()  # the band conventions shown
+    readings: list[tuple[str, str, float]] = []  # (coefficient, band word, value) shown
     if chance is not None:
         pooled, everyone = chance["pooled"], chance["all_raters"]
         kappa = pooled["cohen_kappa"]
         if kappa["value"] is not None:
-            used.add("Landis & Koch")
+            readings.append(("Cohen's κ, pooled", bands.landis_koch(kappa["value"]), kappa["value"]))
         rows.append(_stat_row("Cohen's κ, pooled", kappa["value"], kappa.get("interval"),
                               _band(bands.landis_koch(kappa["value"]), "Landis & Koch"),
                               "marked vs NONE over the candidate items, all pairs", kappa.get("undefined")))
@@ -168,7 +168,7 @@ def _headline(data: dict) -> list[str]:
                 continue
             label = _band(band(entry["value"]), source) if band else None
             if label:
-                used.add(source)
+                readings.append((name, band(entry["value"]), entry["value"]))
             rows.append(_stat_row(name, entry["value"], entry.get("interval"), label, "all raters, all categories",
                                   entry.get("undefined")))
     notes = (
@@ -182,7 +182,7 @@ def _headline(data: dict) -> list[str]:
     out = ["<h2>Headline</h2>", table(header, rows, css="headline", numeric={2}), notes]
     from .views import band_note
 
-    contradiction = band_note(used)
+    contradiction = band_note(readings)
     if contradiction:
         out.append(contradiction)
     return out

@@ -72,14 +72,27 @@ def kappa_note(chance: dict, headline: float | None) -> str:
     )
 
 
-def band_note(shown: set[str]) -> str | None:
-    """One sentence when words from two band conventions sit side by side."""
-    if len(shown) < 2:
+#: How strong each band word reads: 0 weak, 1 middling, 2 strong.
+GRADE = {
+    "poor": 0, "slight": 0, "fair": 0, "moderate": 1, "substantial": 2, "almost perfect": 2,
+    "unreliable (α < .667)": 0, "tentative only (.667 ≤ α < .800)": 1, "reliable (α ≥ .800)": 2,
+}
+
+
+def band_note(readings: list[tuple[str, str, float]]) -> str | None:
+    """One sentence when the band words on the page grade the agreement differently.
+
+    ``readings``: (coefficient, band word, value) for every coefficient shown with a band.
+    """
+    graded = [(name, word, value) for name, word, value in readings if word in GRADE]
+    if len({GRADE[word] for _, word, _ in graded}) < 2:
         return None
-    return ("<p class=\"note\">The bands can seem to contradict each other because they are different "
-            "conventions: Landis &amp; Koch's words for κ are lenient (.61 is already \"substantial\"), "
-            "Krippendorff's thresholds for α are strict (below .667 \"unreliable\"), so read the numbers, which "
-            "differ less than the words.</p>")
+    strong = max(graded, key=lambda r: GRADE[r[1]])
+    weak = min(graded, key=lambda r: GRADE[r[1]])
+    return (f"<p class=\"note\">{esc(strong[0])} reads “{esc(strong[1])}” ({strong[2]:.3f}) while "
+            f"{esc(weak[0])} reads “{esc(weak[1])}” ({weak[2]:.3f}): the words come from different conventions — "
+            "Landis &amp; Koch's for κ are lenient (.61 is already \"substantial\"), Krippendorff's for α are "
+            "strict (reliable only from .800) — so compare the numbers, which differ less than the words.</p>")
 
 
 def documents_table(per_document: list[dict], csv_name: str | None) -> list[str]:
