@@ -364,6 +364,10 @@ def _solve_component(
     # the pair count is the last tie-break level
     keys = [(*k, 1) for k in keys]
     if len(cols) <= DP_MAX_SIDE:
+        if unit_credit:  # credit 1 and every level a whole number: one exact score per edge
+            base = len(cols) + 1
+            score = [sum(k * base ** (len(key) - l) for l, k in enumerate(key)) + base ** (len(key) + 1) for key in keys]
+            return _dp_matching(r, c, [float(x) for x in score], [()] * len(keys), len(rows))
         return _dp_matching(r, c, credit, keys, len(rows))
     return _hungarian_matching(np.array(r), np.array(c), np.array(credit), keys, len(rows), len(cols), unit_credit)
 
@@ -412,6 +416,7 @@ def _dp_matching(r: list[int], c: list[int], w: list[float], keys: list[tuple[in
     for e, (ri, ci) in enumerate(zip(r, c)):
         by_row[ri].append((ci, e))
     zero = tuple(0 for _ in keys[0]) if keys else ()
+    plain = not zero  # no key levels: compare the scores alone
     # state: used-column mask -> (credit, key sums, chosen edges as a tuple)
     states: dict[int, tuple[float, tuple[int, ...], tuple[int, ...]]] = {0: (0.0, zero, ())}
     for options in by_row:
@@ -420,7 +425,7 @@ def _dp_matching(r: list[int], c: list[int], w: list[float], keys: list[tuple[in
             for ci, e in options:
                 if mask >> ci & 1:
                     continue
-                added = tuple(x + y for x, y in zip(sums, keys[e]))
+                added = sums if plain else tuple(x + y for x, y in zip(sums, keys[e]))
                 _offer(nxt, mask | 1 << ci, (total + w[e], added, edges + (e,)))
             _offer(nxt, mask, (total, sums, edges))
         states = nxt
