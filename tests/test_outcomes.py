@@ -132,3 +132,13 @@ def test_labels_ignored_score_a_set_of_positions(write_jsonl):
     # labels strict: the ORG span is ann's alone
     strict = score(write_jsonl, records).to_dict()
     assert strict["overall"]["pairwise_mean_psa"] == 2 / 3
+
+
+def test_potts_nested_layers_read_as_agreement(real_dir):
+    # PotTS: two raters, sentiment spans holding emotion spans; an arbitrary maximum matching
+    # called 3,929 pairs wrong_label
+    report = spanagree.score(spanagree.read(real_dir / "potts.jsonl"), rule="overlap")
+    outcomes = report.to_dict()["overall"]["outcomes"]
+    assert outcomes["wrong_label"] < 1000 and outcomes["correct"] > 7500
+    confusion = disagreements.label_confusion(report.corpus, disagreements.from_report(report))
+    assert np.trace(confusion) > 0.9 * confusion.sum()
