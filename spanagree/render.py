@@ -41,8 +41,10 @@ def tables(report: dict) -> list[Table]:
         for p in pairs[:MAX_PAIRS]
     ]
     title = "Per pair" + (f" (the {MAX_PAIRS} sharing most documents, of {n_pairs})" if n_pairs > MAX_PAIRS else "")
-    outcome_names = list(report["overall"]["outcomes"])
-    out.append((title, ["pair", "docs", "PSA", "a", "b", "c", *outcome_names], rows))
+    # missed / spurious are the spans only the pair's first (A) / second (B) rater marked
+    roles = {"missed": "missed (only A)", "spurious": "spurious (only B)"}
+    outcome_names = [roles.get(name, name) for name in report["overall"]["outcomes"]]
+    out.append((title, ["pair (A ~ B)", "docs", "PSA", "a", "b", "c", *outcome_names], rows))
 
     rows = [
         [name, _num(v["pairwise_mean_psa"]) + _ci(v, "pairwise_mean_psa"), _num(v["pooled_psa"]), _num(v["a"], 2),
