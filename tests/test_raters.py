@@ -102,3 +102,13 @@ def test_off_by_default_and_on_with_the_flag(write_jsonl):
     assert [row["rater"] for row in json.loads(result.stdout)["per_rater"]] == ["r1", "r2", "r3"]
     table = CliRunner().invoke(app, ["score", str(path), "--per-rater"])
     assert table.exit_code == 0 and "Per rater" in table.stdout
+
+
+def test_counts_in_parts_give_the_same_view_without_the_span_parts(write_jsonl):
+    path = write_jsonl(random_records(4))
+    whole = spanagree.score(path, per_rater=True).to_dict()["per_rater"]
+    parts = spanagree.score(path, per_rater=True, stream=True).to_dict()["per_rater"]
+    for mine, theirs in zip(whole, parts):
+        assert theirs["mean_psa"] == mine["mean_psa"] and theirs["against_others"] == mine["against_others"]
+        assert theirs["only_theirs"] is None and theirs["against_consensus"] is None
+        assert "without the spans" in theirs["against_consensus_not_computed"]
