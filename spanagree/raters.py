@@ -22,9 +22,11 @@ For each rater ``r`` (definitions in ``docs/diagnostics.md``):
   label's pooled PSA over all pairs (``gap = F − pooled PSA``, most negative first; a positive gap
   means ``r`` agrees with the others better than the pairs do on average).
 
-Every figure is a function of the per-pair sums of the counts (nothing is re-aligned), so the
-bootstrap over documents gives intervals for ``mean_psa`` and ``against_others.f`` in the same
-replicates as the headline (see :mod:`spanagree.intervals`).
+Every figure but the consensus is a function of the per-pair sums of the counts (nothing is
+re-aligned), so the bootstrap over documents gives intervals for ``mean_psa`` and
+``against_others.f`` in the same replicates as the headline (see :mod:`spanagree.intervals`);
+``against_consensus.f`` gets its own percentile bootstrap over the consensus documents, with the
+same level, replicates and seed.
 """
 from __future__ import annotations
 
@@ -220,7 +222,40 @@ def _against_consensus(report) -> tuple[dict[str, dict] | None, str | None]:
             "min_raters": majority,
             "labels": labels,
         }
+        if report.interval_options is not None:
+            out[name]["f_interval"] = _bootstrap_f(pair_counts.abc[:, order], report.interval_options)
     return out, None
+
+
+def _bootstrap_f(rows: np.ndarray, options) -> dict[str, Any]:
+    """Percentile bootstrap interval of ``F = 2a / (2a + own + other)`` over the rows (one per
+    document), with the report's level, replicates and seed."""
+    from .agreement import psa_array
+    from .intervals import BLOCK
+
+    n = len(rows)
+    rng = np.random.default_rng(options.seed)
+    values = []
+    done = 0
+    while done < options.replicates:
+        block = min(BLOCK, options.replicates - done)
+        draws = rng.integers(0, n, size=(block, n))
+        weights = np.stack([np.bincount(row, minlength=n) for row in draws]).astype(float)
+        sums = weights @ rows
+        values.append(psa_array(sums[:, 0], sums[:, 1], sums[:, 2]))
+        done += block
+    values = np.concatenate(values)
+    defined = values[~np.isnan(values)]
+    alpha = (1 - options.level) / 2
+    total = rows.sum(axis=0)
+    entry: dict[str, Any] = {
+        "value": prf(*total.tolist())["f"],
+        "low": float(np.quantile(defined, alpha)) if len(defined) else None,
+        "high": float(np.quantile(defined, 1 - alpha)) if len(defined) else None,
+    }
+    if len(defined) < len(values):
+        entry["undefined_replicates"] = int(len(values) - len(defined))
+    return entry
 
 
 def _free_name(names: list[str]) -> str:

@@ -108,7 +108,7 @@ def rater_cells(row: dict, interval) -> list[Any]:
         row["rater"], row["documents"], row["spans"],
         _num(row["mean_psa"]) + interval(row, "mean_psa"),
         f"{_num(others['precision'])} / {_num(others['recall'])} / {_num(others['f'])}" + interval(others, "f"),
-        _num(consensus["f"]) if consensus else "not computed",
+        _num(consensus["f"]) + interval(consensus, "f") if consensus else "not computed",
         only["spans"] if only is not None else "not computed",
         parts,
     ]

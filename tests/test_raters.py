@@ -92,6 +92,9 @@ def test_intervals_from_the_bootstrap(write_jsonl):
         assert iv["value"] == pytest.approx(row["mean_psa"])
         assert iv["low"] <= row["mean_psa"] <= iv["high"]
         assert row["against_others"]["f_interval"]["value"] == pytest.approx(row["against_others"]["f"])
+        consensus = row["against_consensus"]
+        assert consensus["f_interval"]["value"] == pytest.approx(consensus["f"])
+        assert consensus["f_interval"]["low"] <= consensus["f"] <= consensus["f_interval"]["high"]
 
 
 def test_off_by_default_and_on_with_the_flag(write_jsonl):
