@@ -171,7 +171,7 @@ def _only_theirs(report) -> dict[str, Counter]:
     """Per rater and label, scored spans that no other rater's span explains."""
     from .disagreements import from_report
 
-    corpus, units = report.corpus, report.counts.units
+    corpus = report.corpus
     found = from_report(report)
     matched = np.zeros(corpus.n_spans, dtype=bool)
     matched[found.match_a] = True
