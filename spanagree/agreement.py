@@ -21,9 +21,10 @@ from typing import Any, Sequence
 import numpy as np
 
 from .align import AlignmentRule
-from .counts import OUTCOMES, Counts, count
+from .counts import EXCLUSIONS, OUTCOMES, Counts, count
 from .errors import UsageError
 from .model import Corpus
+from .raters import rater_view
 
 UNITS = ("char", "token")
 
@@ -82,6 +83,7 @@ class AgreementReport:
     chance: dict | None = None
     items: Any = None  # the candidates' ItemMatrix, when candidates were configured
     interval_options: Any = None  # IntervalOptions, when intervals were asked for
+    per_rater: bool = False  # add the per-rater view (spanagree.raters) to the output
     _intervals: dict | None = field(default=None, repr=False)
 
     # --- per pair -----------------------------------------------------------------------------
@@ -175,6 +177,8 @@ class AgreementReport:
             "labels": labels,
             "per_document": self._per_document(max_documents),
         }
+        if self.per_rater:
+            result["per_rater"] = rater_view(self)
         if self.reference is not None:
             result["reference"] = self._against_reference(pair_abc)
         if self.chance is not None:
@@ -220,6 +224,8 @@ class AgreementReport:
                 "psa": value,
                 "labels": label_row,
                 "outcomes": dict(zip(OUTCOMES, outcome_row)),
+                # missed / spurious by whose span it is (the pair's first rater is A)
+                "only_in": {names[ra]: outcome_row[3], names[rb]: outcome_row[4]},
             }
             for (ra, rb), docs, (a, b, c), value, label_row, outcome_row in zip(
                 units.pairs[shown].tolist(), pair_docs[shown].tolist(), pair_abc[shown].tolist(),
@@ -252,12 +258,17 @@ class AgreementReport:
         alone = int(lengths[~in_units].sum())
         if alone:
             excluded["in a document no other rater submitted"] = alone
+        scored = int(lengths[in_units].sum())
+        notes = corpus.exclusions.notes + self.counts.notes
+        for reason in EXCLUSIONS:  # spans the unit leaves out of the alignment
+            if notes.get(reason):
+                excluded[reason] = notes.pop(reason)
+                scored -= excluded[reason]
         section = {
             "read": corpus.n_spans_read,
-            "scored": int(lengths[in_units].sum()),
+            "scored": scored,
             "excluded": dict(sorted(excluded.items())),
         }
-        notes = corpus.exclusions.notes + self.counts.notes
         if notes:
             section["notes"] = dict(sorted(notes.items()))
         return section
@@ -348,6 +359,7 @@ def score(
     client: Any = None,
     stream: bool = False,
     progress: Any = None,
+    per_rater: bool = False,
 ) -> AgreementReport:
     """Align every pair of raters on every document they share and count agreement.
 
@@ -377,7 +389,8 @@ def score(
         ``stream=True`` does it in this process, one chunk at a time (bounded memory);
         ``engine="dask"`` on a Dask cluster: ``client`` is a ``distributed.Client``, a scheduler
         address, or None for a local cluster of ``jobs`` workers. The report is the same; its
-        ``corpus`` then holds ids and counts but no spans or texts. With ``candidates``, or a
+        ``corpus`` then holds ids and counts but no spans or texts (so the per-rater view's
+        span-level parts are then None, with the reason). With ``candidates``, or a
         format other than spanagree or Prodigy JSONL, the input is read serially (and said so).
     """
     counts = None
@@ -421,6 +434,7 @@ def score(
         counts = count(corpus, rule, unit=unit, search=search)
     return AgreementReport(
         corpus, counts, reference=reference, beta=beta, chance=chance, items=items, interval_options=interval_options,
+        per_rater=per_rater,
     )
 
 
@@ -478,3 +492,4 @@ def _mean_none(values: list[float | None]) -> float | None:
 def _floats(values: np.ndarray) -> list[float | None]:
     """An array as a list of floats, with None where it is NaN (undefined)."""
     return [None if v != v else v for v in np.asarray(values, dtype=np.float64).tolist()]
+

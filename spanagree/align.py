@@ -11,9 +11,19 @@ seen by one rater pair), so a whole corpus is aligned in a handful of NumPy pass
    the same pairs; it is kept as an independent path and for comparison (``bench/``).
 2. **Credit** per pair from the rule (exact, overlap, partial, proportional).
 3. **Matching.** Pairs whose two spans have no other candidate are matched directly. The rest form
-   small connected components, each solved exactly for the largest total credit (ties: more
-   matched pairs, then earlier spans) by dynamic programming over the smaller side, or by the
-   Hungarian algorithm when both sides are large.
+   small connected components, each solved exactly by dynamic programming over the smaller side,
+   or by the Hungarian algorithm when both sides are large, for the lexicographic best of
+
+   1. the largest total credit (credits within ``CREDIT_TOLERANCE`` are equal);
+   2. then the most *identical* pairs (same start, end and label);
+   3. then the most pairs with the same label (this only matters with ``labels="ignore"``);
+   4. then the most pairs;
+   5. then the earliest spans (the first optimum found, spans in canonical order).
+
+   Levels 2 and 3 make the matching the best explanation of the two raters' spans: a span marked
+   identically by both is never paired off elsewhere when an equally good matching keeps the
+   identical pair (see ``docs/diagnostics.md``). Every level is a property of the pair of spans,
+   not of which rater is A, so the totals are the same with the raters swapped or reordered.
 """
 from __future__ import annotations
 
@@ -148,7 +158,15 @@ def align(a: SpanColumns, b: SpanColumns, rule: AlignmentRule, *, search: str = 
     ia, ib = candidate_pairs(a, b, by_label=rule.by_label, exact=rule.rule == "exact", search=search)
     credit = rule.credit(a.start[ia], a.end[ia], b.start[ib], b.end[ib])
     keep = credit > 0
-    return match(ia[keep], ib[keep], credit[keep], len(a), len(b))
+    ia, ib, credit = ia[keep], ib[keep], credit[keep]
+    return match(ia, ib, credit, len(a), len(b), levels=tie_levels(a, b, ia, ib))
+
+
+def tie_levels(a: SpanColumns, b: SpanColumns, ia: np.ndarray, ib: np.ndarray) -> np.ndarray:
+    """Per candidate pair, the tie-break levels after credit: (identical, same label), as 0/1."""
+    same_label = a.label[ia] == b.label[ib]
+    identical = same_label & (a.start[ia] == b.start[ib]) & (a.end[ia] == b.end[ib])
+    return np.stack([identical, same_label], axis=1).astype(np.int64)
 
 
 def candidate_pairs(
@@ -194,12 +212,18 @@ def candidate_pairs(
     return ia[order], ib[order]
 
 
-def match(ia: np.ndarray, ib: np.ndarray, credit: np.ndarray, n_a: int, n_b: int) -> Matching:
+def match(
+    ia: np.ndarray, ib: np.ndarray, credit: np.ndarray, n_a: int, n_b: int, levels: np.ndarray | None = None
+) -> Matching:
     """Largest-credit one-to-one matching of a bipartite graph given as an edge list.
 
-    Edges must be sorted by ``(ia, ib)``. Isolated edges (both ends of degree one) are matched
+    Edges must be sorted by ``(ia, ib)``. ``levels`` (n_edges, k) holds whole-number tie-break
+    scores per edge: among matchings of equal credit the one with the larger sums wins, level by
+    level, then the one with more pairs. Isolated edges (both ends of degree one) are matched
     directly; every other connected component is solved exactly.
     """
+    if levels is None:
+        levels = np.zeros((len(ia), 0), dtype=np.int64)
     if not len(ia):
         return Matching(ia, ib, credit)
     deg_a = np.bincount(ia, minlength=n_a)
@@ -214,9 +238,10 @@ def match(ia: np.ndarray, ib: np.ndarray, credit: np.ndarray, n_a: int, n_b: int
         bounds = [0, *(np.flatnonzero(np.diff(comp)) + 1).tolist(), len(rest)]
         unit_credit = bool(np.all(credit[rest] == 1.0))
         rows, cols, weights = ia[rest].tolist(), ib[rest].tolist(), credit[rest].tolist()
+        keys = [tuple(k) for k in levels[rest].tolist()]
         chosen = []
         for lo, hi in zip(bounds[:-1], bounds[1:]):
-            picked = _solve_component(rows[lo:hi], cols[lo:hi], weights[lo:hi], unit_credit)
+            picked = _solve_component(rows[lo:hi], cols[lo:hi], weights[lo:hi], keys[lo:hi], unit_credit)
             chosen.extend(lo + k for k in picked)
         keep.append(rest[np.array(chosen, dtype=np.int64)])
     take = np.sort(np.concatenate(keep))
@@ -317,12 +342,15 @@ def _components(ia: np.ndarray, ib: np.ndarray, n_a: int) -> np.ndarray:
         label = new
 
 
-def _solve_component(ia: list[int], ib: list[int], credit: list[float], unit_credit: bool) -> list[int]:
+def _solve_component(
+    ia: list[int], ib: list[int], credit: list[float], keys: list[tuple[int, ...]], unit_credit: bool
+) -> list[int]:
     """Positions (into the given edges) of an optimal matching of one component.
 
-    Maximises total credit; ties go to more matched pairs, then to matching earlier spans first.
-    When every credit is 1 this is a maximum-cardinality matching (augmenting paths); otherwise
-    dynamic programming over the smaller side, or the Hungarian algorithm when both are large.
+    Maximises total credit; ties go to the larger sums of ``keys`` (level by level), then to more
+    matched pairs, then to matching earlier spans first. When every credit is 1 and every key the
+    same this is a maximum-cardinality matching (augmenting paths); otherwise dynamic programming
+    over the smaller side, or the Hungarian algorithm when both are large.
     """
     rows = {a: k for k, a in enumerate(sorted(set(ia)))}
     cols = {b: k for k, b in enumerate(sorted(set(ib)))}
@@ -330,11 +358,18 @@ def _solve_component(ia: list[int], ib: list[int], credit: list[float], unit_cre
     c = [cols[b] for b in ib]
     if len(cols) > len(rows):
         rows, cols, r, c = cols, rows, c, r
-    if unit_credit:
+    uniform = len(set(keys)) == 1
+    if unit_credit and uniform:
         return _augmenting_matching(r, c, len(rows))
+    # the pair count is the last tie-break level
+    keys = [(*k, 1) for k in keys]
     if len(cols) <= DP_MAX_SIDE:
-        return _dp_matching(r, c, credit, len(rows))
-    return _hungarian_matching(np.array(r), np.array(c), np.array(credit), len(rows), len(cols))
+        if unit_credit:  # credit 1 and every level a whole number: one exact score per edge
+            base = len(cols) + 1
+            score = [sum(k * base ** (len(key) - l) for l, k in enumerate(key)) + base ** (len(key) + 1) for key in keys]
+            return _dp_matching(r, c, [float(x) for x in score], [()] * len(keys), len(rows))
+        return _dp_matching(r, c, credit, keys, len(rows))
+    return _hungarian_matching(np.array(r), np.array(c), np.array(credit), keys, len(rows), len(cols), unit_credit)
 
 
 def _augmenting_matching(r: list[int], c: list[int], n_rows: int) -> list[int]:
@@ -375,21 +410,24 @@ def _augmenting_matching(r: list[int], c: list[int], n_rows: int) -> list[int]:
     return sorted(e for _, e in col_match.values())
 
 
-def _dp_matching(r: list[int], c: list[int], w: list[float], n_rows: int) -> list[int]:
-    """Exact lexicographic (credit, pairs) optimum by DP over rows with a bitmask of used columns."""
+def _dp_matching(r: list[int], c: list[int], w: list[float], keys: list[tuple[int, ...]], n_rows: int) -> list[int]:
+    """Exact lexicographic (credit, key sums) optimum by DP over rows with a bitmask of used columns."""
     by_row: list[list[tuple[int, int]]] = [[] for _ in range(n_rows)]
     for e, (ri, ci) in enumerate(zip(r, c)):
         by_row[ri].append((ci, e))
-    # state: used-column mask -> (credit, pairs, chosen edges as a tuple)
-    states: dict[int, tuple[float, int, tuple[int, ...]]] = {0: (0.0, 0, ())}
+    zero = tuple(0 for _ in keys[0]) if keys else ()
+    plain = not zero  # no key levels: compare the scores alone
+    # state: used-column mask -> (credit, key sums, chosen edges as a tuple)
+    states: dict[int, tuple[float, tuple[int, ...], tuple[int, ...]]] = {0: (0.0, zero, ())}
     for options in by_row:
-        nxt: dict[int, tuple[float, int, tuple[int, ...]]] = {}
-        for mask, (total, pairs, edges) in states.items():
+        nxt: dict[int, tuple[float, tuple[int, ...], tuple[int, ...]]] = {}
+        for mask, (total, sums, edges) in states.items():
             for ci, e in options:
                 if mask >> ci & 1:
                     continue
-                _offer(nxt, mask | 1 << ci, (total + w[e], pairs + 1, edges + (e,)))
-            _offer(nxt, mask, (total, pairs, edges))
+                added = sums if plain else tuple(x + y for x, y in zip(sums, keys[e]))
+                _offer(nxt, mask | 1 << ci, (total + w[e], added, edges + (e,)))
+            _offer(nxt, mask, (total, sums, edges))
         states = nxt
     best = None
     for value in states.values():
@@ -398,14 +436,15 @@ def _dp_matching(r: list[int], c: list[int], w: list[float], n_rows: int) -> lis
     return list(best[2])
 
 
-def _offer(states: dict, mask: int, value: tuple[float, int, tuple[int, ...]]) -> None:
+def _offer(states: dict, mask: int, value: tuple[float, tuple[int, ...], tuple[int, ...]]) -> None:
     held = states.get(mask)
     if held is None or _better(value, held):
         states[mask] = value
 
 
-def _better(x: tuple[float, int, tuple[int, ...]], y: tuple[float, int, tuple[int, ...]]) -> bool:
-    """Larger credit; within tolerance, more pairs; then the earlier choice (kept on a tie)."""
+def _better(x: tuple[float, tuple[int, ...], tuple[int, ...]], y: tuple[float, tuple[int, ...], tuple[int, ...]]) -> bool:
+    """Larger credit; within tolerance, larger key sums level by level (the last level counts
+    pairs); then the earlier choice (kept on a tie)."""
     if x[0] > y[0] + CREDIT_TOLERANCE:
         return True
     if x[0] < y[0] - CREDIT_TOLERANCE:
@@ -413,17 +452,29 @@ def _better(x: tuple[float, int, tuple[int, ...]], y: tuple[float, int, tuple[in
     return x[1] > y[1]
 
 
-def _hungarian_matching(r: np.ndarray, c: np.ndarray, w: np.ndarray, n_rows: int, n_cols: int) -> list[int]:
+def _hungarian_matching(
+    r: np.ndarray, c: np.ndarray, w: np.ndarray, keys: list[tuple[int, ...]], n_rows: int, n_cols: int,
+    unit_credit: bool,
+) -> list[int]:
     """Maximum-credit assignment by the Hungarian algorithm (Kuhn 1955; Munkres 1957).
 
-    Rows >= columns. Each edge's credit gets a bonus smaller than 1e-9 in total, so that among
-    matchings of equal credit the one with more pairs wins; non-edges cost nothing, which is the
-    same as leaving both ends unmatched.
+    Rows >= columns. The lexicographic objective (credit, then the key sums level by level) is
+    folded into one whole-number profit per edge: with ``base = n + 1`` (n = the smaller side, so
+    no key sum reaches ``base``), ``profit = credit·Q·base^k + Σ_l key_l·base^(k-1-l)``. Credits
+    are rounded to multiples of ``1/Q`` (Q = 1 for whole credits; otherwise as large as keeps every
+    sum exact in 64-bit floats, at least 2^20 for components of up to a few hundred spans), so
+    totals closer than ``1/Q`` count as equal there. Non-edges cost nothing, which is the same as
+    leaving both ends unmatched.
     """
-    bonus = 1e-9 / (min(n_rows, n_cols) + 1)
+    base = min(n_rows, n_cols) + 1
+    n_keys = len(keys[0])
+    scale = base ** n_keys
+    room = 2.0 ** 50 / (scale * base)
+    q = 1.0 if unit_credit else float(2 ** max(0, min(30, int(np.log2(max(room, 1.0))))))
+    extra = np.array([sum(k * base ** (n_keys - 1 - l) for l, k in enumerate(key)) for key in keys], dtype=np.float64)
     profit = np.zeros((n_cols, n_rows))  # the algorithm below wants rows <= columns
     edge_at = -np.ones((n_cols, n_rows), dtype=np.int64)
-    profit[c, r] = w + bonus
+    profit[c, r] = np.round(w * q) * scale + extra
     edge_at[c, r] = np.arange(len(w))
     assignment = _hungarian(-profit)
     return [int(edge_at[i, j]) for i, j in enumerate(assignment) if edge_at[i, j] >= 0]

@@ -88,6 +88,7 @@ def score_command(
     engine: str = typer.Option("local", "--engine", help="local or dask (config: engine.engine)"),
     scheduler: Optional[str] = typer.Option(None, "--scheduler", help="Dask scheduler address; default a local cluster of --jobs workers (config: engine.scheduler)"),
     output: Output = typer.Option(Output.table, "--output", help="table, json or markdown (config: report.output)"),
+    per_rater: bool = typer.Option(False, "--per-rater", help="Add the per-rater view: each rater against the others and their consensus (docs/diagnostics.md) (config: report.per_rater)"),
     out_file: Optional[Path] = typer.Option(None, "-o", "--out", help="Write the output to this file"),
 ) -> None:
     """Align every pair of raters and report positive specific agreement.
@@ -287,6 +288,7 @@ def report_command(
         html_report.check_dependencies()
         if settings["intervals"]["bootstrap"] is None:
             settings["intervals"]["bootstrap"] = html_report.DEFAULT_REPLICATES
+        settings["report"]["per_rater"] = True  # the page always has the per-rater view
         result = score_with_settings(files, settings, progress=_progress(), needs_texts=True)
         written = html_report.write(result, out, title=title, max_documents=documents, sources=files)
     except SpanagreeError as err:

@@ -21,6 +21,7 @@ The command-line options and the config keys are one vocabulary (``--partial-cre
     reference = null
     beta = 1.0
     output = "table"          # table | json | markdown
+    per_rater = false         # add the per-rater view (docs/diagnostics.md)
 
     [candidates]
     source = null             # null | "tokens" | "documents" | a path to candidate spans
@@ -89,7 +90,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "partial_credit": 0.5,
         "proportional": "jaccard",
     },
-    "report": {"reference": None, "beta": 1.0, "output": "table"},
+    "report": {"reference": None, "beta": 1.0, "output": "table", "per_rater": False},
     "candidates": {"source": None, "language": "en", "strict_candidates": False},
     "intervals": {"bootstrap": None, "ci": 0.95, "seed": 0},
     "engine": {"jobs": 1, "stream": False, "engine": "local", "scheduler": None},
@@ -111,6 +112,7 @@ FLAGS: dict[str, tuple[str, str]] = {
     "reference": ("report", "reference"),
     "beta": ("report", "beta"),
     "output": ("report", "output"),
+    "per_rater": ("report", "per_rater"),
     "candidates": ("candidates", "source"),
     "language": ("candidates", "language"),
     "strict_candidates": ("candidates", "strict_candidates"),
@@ -246,6 +248,8 @@ def score_options(settings: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
     options = dict(settings["alignment"])
     options["reference"] = settings["report"]["reference"]
     options["beta"] = settings["report"]["beta"]
+    if settings["report"].get("per_rater"):
+        options["per_rater"] = True
     candidates = settings["candidates"]
     if candidates["source"] is not None:
         options["candidates"] = candidates["source"]
@@ -382,6 +386,8 @@ def _validate(settings: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
         report["reference"] = str(report["reference"])
     if not _number(report["beta"]) or report["beta"] <= 0:
         fail("report", "beta", "a number > 0")
+    if not isinstance(report.get("per_rater", False), bool):
+        fail("report", "per_rater", "true or false")
     if cand["source"] is not None and not (isinstance(cand["source"], str) and cand["source"]):
         fail("candidates", "source", 'null, "tokens", "documents" or a path')
     if not isinstance(cand["language"], str) or not cand["language"]:

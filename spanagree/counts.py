@@ -16,10 +16,9 @@ import numpy as np
 from .align import AlignmentRule, SpanColumns, align
 from ._arrays import pairs_within_blocks, ranges
 from .model import Corpus
+from .outcomes import OUTCOMES, OutcomeAlignment, best_explanation
 
-#: Diagnostic outcomes of a label-blind overlap alignment, rater A taken as the reference
-#: (the vocabulary of the SemEval-2013 NER evaluation, as in nervaluate).
-OUTCOMES = ("correct", "wrong_label", "partial", "missed", "spurious")
+__all__ = ["OUTCOMES", "Counts", "Units", "count", "make_units", "side"]
 
 
 @dataclass(frozen=True)
@@ -43,7 +42,9 @@ class Units:
 @dataclass
 class Counts:
     """Counts per unit: ``abc`` (n_units, 3) under the rule; ``abc_label`` (n_units, n_labels, 3)
-    under the rule with labels strict; ``outcomes`` (n_units, 5) in the order of OUTCOMES."""
+    under the rule with labels strict; ``outcomes`` (n_units, 5) in the order of OUTCOMES, from
+    ``outcome_pairs``, the one outcome alignment (:mod:`spanagree.outcomes`; None when the counts
+    were merged from parts, which keep only the per-unit outcome counts)."""
 
     units: Units
     rule: AlignmentRule
@@ -52,6 +53,7 @@ class Counts:
     abc_label: np.ndarray
     outcomes: np.ndarray
     notes: Counter = field(default_factory=Counter)
+    outcome_pairs: OutcomeAlignment | None = None
 
 
 def make_units(corpus: Corpus) -> Units:
@@ -81,8 +83,14 @@ def count(
     """Align every unit of the corpus under ``rule`` and count a, b, c per unit and label."""
     units = make_units(corpus) if units is None else units
     starts, ends, notes = _positions(corpus, unit)
-    side_a, _ = side(corpus, units.ann_a, starts, ends)
-    side_b, _ = side(corpus, units.ann_b, starts, ends)
+    side_a, spans_a = side(corpus, units.ann_a, starts, ends)
+    side_b, spans_b = side(corpus, units.ann_b, starts, ends)
+    if unit != "char":
+        # excluded instead (the report moves EXCLUSIONS out of the notes; kept here so that
+        # counts merged from parts add up)
+        notes.pop("spans covering no token", None)
+        in_units = np.unique(np.concatenate([units.ann_a, units.ann_b]))
+        notes.update(unit_exclusions(corpus, in_units, starts, ends))
     n_units, n_labels = len(units), len(corpus.labels)
 
     strict_rule = rule if rule.by_label else _replace(rule, labels="strict")
@@ -95,32 +103,19 @@ def count(
     if rule.by_label:
         abc = abc_label.sum(axis=1)
     else:
-        blind = align(side_a, side_b, rule, search=search)
-        a = np.bincount(side_a.group[blind.a_index], weights=blind.credit, minlength=n_units)
-        abc = np.stack([a, n_a.sum(1) - a, n_b.sum(1) - a], axis=1)
+        # positions only: a rater's same-position spans with several labels are one span
+        pos_a, pos_b = position_set(side_a), position_set(side_b)
+        stacked = len(side_a) - len(pos_a) + len(side_b) - len(pos_b)
+        if stacked:
+            notes[STACKED] += stacked
+        blind = align(pos_a, pos_b, rule, search=search)
+        a = np.bincount(pos_a.group[blind.a_index], weights=blind.credit, minlength=n_units)
+        n_pos_a = np.bincount(pos_a.group, minlength=n_units)
+        n_pos_b = np.bincount(pos_b.group, minlength=n_units)
+        abc = np.stack([a, n_pos_a - a, n_pos_b - a], axis=1)
 
-    outcomes = _outcomes(side_a, side_b, n_units, search)
-    return Counts(units, rule, unit, abc, abc_label, outcomes, notes)
-
-
-def _outcomes(side_a: SpanColumns, side_b: SpanColumns, n_units: int, search: str) -> np.ndarray:
-    """correct / wrong_label / partial / missed / spurious per unit, rater A as the reference.
-
-    From a label-blind overlap alignment: a matched pair is ``correct`` with the same label and
-    boundaries, ``partial`` with the same label and other boundaries, ``wrong_label`` otherwise;
-    unmatched spans of A are ``missed``, of B ``spurious``.
-    """
-    found = align(side_a, side_b, AlignmentRule(rule="overlap", labels="ignore"), search=search)
-    ia, ib = found.a_index, found.b_index
-    same_label = side_a.label[ia] == side_b.label[ib]
-    same_bounds = (side_a.start[ia] == side_b.start[ib]) & (side_a.end[ia] == side_b.end[ib])
-    kind = np.where(same_label, np.where(same_bounds, 0, 2), 1)
-    unit = side_a.group[ia]
-    table = np.zeros((n_units, len(OUTCOMES)), dtype=np.int64)
-    np.add.at(table, (unit, kind), 1)
-    table[:, 3] = np.bincount(side_a.group, minlength=n_units) - np.bincount(unit, minlength=n_units)
-    table[:, 4] = np.bincount(side_b.group, minlength=n_units) - np.bincount(side_b.group[ib], minlength=n_units)
-    return table
+    pairs = best_explanation(units, side_a, spans_a, side_b, spans_b, search=search)
+    return Counts(units, rule, unit, abc, abc_label, pairs.table(), notes, pairs)
 
 
 def _positions(corpus: Corpus, unit: str) -> tuple[np.ndarray, np.ndarray, Counter]:
@@ -133,12 +128,23 @@ def _positions(corpus: Corpus, unit: str) -> tuple[np.ndarray, np.ndarray, Count
     raise UsageError(f"unit must be 'char' or 'token'; got {unit!r}")
 
 
+#: Why a span read is not aligned in the chosen unit (token unit only; see ``docs/diagnostics.md``).
+NO_TOKEN = "covers no token (white space only), in tokens"
+#: Note when labels are ignored: one rater's spans at one position with several labels (per pair).
+STACKED = "same position with several labels by one rater, one span when labels are ignored (per rater pair)"
+MERGED = "coincides in tokens with another span of the same rater (merged into one)"
+#: The reasons above: spans read but not aligned, carried in ``Counts.notes``.
+EXCLUSIONS = (NO_TOKEN, MERGED)
+
+
 def side(corpus: Corpus, ann: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tuple[SpanColumns, np.ndarray]:
     """The spans of the given annotations, one alignment group per position in ``ann``, and each
-    span's index in the corpus.
+    span's index in the corpus; within a group in canonical order (start, end, label).
 
     Spans with no extent in the chosen unit (a span over white space only, in tokens) are left
-    out here; they are counted in the corpus notes.
+    out, and of spans of one annotation that coincide in the unit (two character spans widened
+    to the same tokens, with the same label) only the first is kept; :func:`unit_exclusions`
+    counts both.
     """
     lengths = corpus.ann_ptr[ann + 1] - corpus.ann_ptr[ann]
     idx = ranges(corpus.ann_ptr[ann], lengths)
@@ -146,7 +152,35 @@ def side(corpus: Corpus, ann: np.ndarray, starts: np.ndarray, ends: np.ndarray) 
     keep = ends[idx] > starts[idx]
     if not keep.all():
         idx, group = idx[keep], group[keep]
-    return SpanColumns(group=group, start=starts[idx], end=ends[idx], label=corpus.span_label[idx]), idx
+    start, end, label = starts[idx], ends[idx], corpus.span_label[idx]
+    order = np.lexsort((idx, label, end, start, group))
+    group, start, end, label, idx = group[order], start[order], end[order], label[order], idx[order]
+    if len(idx) > 1:
+        first = np.ones(len(idx), dtype=bool)
+        first[1:] = (np.diff(group) != 0) | (np.diff(start) != 0) | (np.diff(end) != 0) | (np.diff(label) != 0)
+        if not first.all():
+            group, start, end, label, idx = group[first], start[first], end[first], label[first], idx[first]
+    return SpanColumns(group=group, start=start, end=end, label=label), idx
+
+
+def position_set(columns: SpanColumns) -> SpanColumns:
+    """The distinct positions ``(group, start, end)`` of one side in canonical order, labels
+    dropped: what ``labels="ignore"`` scores (as spaCy's unlabeled span scorer scores sets of
+    positions)."""
+    if len(columns) < 2:
+        return SpanColumns(columns.group, columns.start, columns.end, np.zeros(len(columns), np.int64))
+    first = np.ones(len(columns), dtype=bool)
+    first[1:] = (np.diff(columns.group) != 0) | (np.diff(columns.start) != 0) | (np.diff(columns.end) != 0)
+    return SpanColumns(columns.group[first], columns.start[first], columns.end[first], np.zeros(int(first.sum()), np.int64))
+
+
+def unit_exclusions(corpus: Corpus, ann: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> Counter:
+    """How many spans of the annotations ``ann`` :func:`side` leaves out, by reason."""
+    lengths = corpus.ann_ptr[ann + 1] - corpus.ann_ptr[ann]
+    idx = ranges(corpus.ann_ptr[ann], lengths)
+    empty = int((ends[idx] <= starts[idx]).sum())
+    kept = len(side(corpus, ann, starts, ends)[1])
+    return +Counter({NO_TOKEN: empty, MERGED: len(idx) - empty - kept})
 
 
 def _bincount2(rows: np.ndarray, cols: np.ndarray, n_rows: int, n_cols: int, weights=None) -> np.ndarray:

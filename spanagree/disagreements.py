@@ -1,19 +1,22 @@
 """Every disagreement between two raters, listed for adjudication.
 
-The cases come from the same label-blind overlap alignment that gives the report's diagnostic
-outcomes (:func:`spanagree.counts.count`, ``overall.outcomes``): for each unit (a document as
+The cases are the report's diagnostic outcomes themselves: the one outcome alignment computed with
+the counts (:mod:`spanagree.outcomes`, ``overall.outcomes``). For each unit (a document as
 submitted by both raters of a pair, the pair's first rater taken as the reference), the spans of
-rater A and rater B are matched one-to-one by overlap, labels ignored. Then
+rater A and rater B are matched one-to-one by overlap, labels ignored, preferring identical pairs,
+then pairs of the same label (the best explanation). Then
 
 - a matched pair with the same label and boundaries is ``correct`` (not a disagreement);
 - a matched pair with the same label and other boundaries is ``partial``;
 - a matched pair with different labels is ``wrong_label`` (whatever its boundaries);
-- a span of A that matched nothing is ``missed``, a span of B that matched nothing ``spurious``.
+- a span of A that matched nothing is ``missed``, a span of B that matched nothing ``spurious``
+  (the SemEval-2013 names, with A as the reference); ``only_in`` names the rater whose span it is.
 
 So the number of cases of each kind equals the report's outcome count of that kind. Offsets are
 always characters of the document text (``text[start:end]``), also when the alignment ran in
-tokens (``unit = "token"``); spans with no extent in tokens are left out of the alignment (and
-counted in the report's notes), as they are in the outcome counts.
+tokens (``unit = "token"``); spans with no extent in tokens, and a rater's spans that coincide
+once widened to tokens, are left out of the alignment (and counted in the report's excluded spans),
+as they are in the outcome counts.
 
 Outputs (:func:`write`):
 
@@ -38,11 +41,11 @@ from typing import Any, Iterator
 import numpy as np
 import orjson
 
-from .align import AlignmentRule, align
-from .counts import OUTCOMES, Units, _positions
+from .counts import Units, _positions
 from .counts import side as unit_side
 from .errors import UsageError
 from .model import Corpus
+from .outcomes import OUTCOMES, OutcomeAlignment, best_explanation
 
 #: The kinds of disagreement, in the order of the report's outcomes (``correct`` is left out).
 KINDS = tuple(kind for kind in OUTCOMES if kind != "correct")
@@ -55,75 +58,24 @@ FIELDS = (
     "kind", "doc_id", "rater_a", "rater_b",
     "a_start", "a_end", "a_label", "a_text",
     "b_start", "b_end", "b_label", "b_text",
-    "context_left", "context_right",
+    "context_left", "context_right", "only_in",
 )
 
-@dataclass(frozen=True)
-class OutcomeAlignment:
-    """The label-blind overlap alignment of every unit, in corpus span indices.
-
-    ``match_unit``, ``match_a``, ``match_b`` and ``match_kind`` have one entry per matched pair
-    (the unit, rater A's span, rater B's span, and the outcome code in the order of
-    :data:`~spanagree.counts.OUTCOMES`: 0 correct, 1 wrong_label, 2 partial).
-    ``missed_unit``/``missed_span`` are A's unmatched spans, ``spurious_unit``/``spurious_span``
-    B's.
-    """
-
-    units: Units
-    match_unit: np.ndarray
-    match_a: np.ndarray
-    match_b: np.ndarray
-    match_kind: np.ndarray
-    missed_unit: np.ndarray
-    missed_span: np.ndarray
-    spurious_unit: np.ndarray
-    spurious_span: np.ndarray
-
-    def kind_counts(self) -> dict[str, int]:
-        """How many cases of each outcome (the report's ``overall.outcomes``)."""
-        matched = np.bincount(self.match_kind, minlength=3)
-        return {
-            "correct": int(matched[0]),
-            "wrong_label": int(matched[1]),
-            "partial": int(matched[2]),
-            "missed": len(self.missed_span),
-            "spurious": len(self.spurious_span),
-        }
-
-
 def outcome_alignment(corpus: Corpus, units: Units, unit: str = "char", *, search: str = "sweep") -> OutcomeAlignment:
-    """Align every unit label-blind by overlap (as the outcome counts do) and keep the pairs.
-
-    ``units`` are the report's (``report.counts.units``), ``unit`` its ``counts.unit_name``.
-    """
+    """The outcome alignment of ``units`` (``report.counts.units``) in ``unit`` (its
+    ``counts.unit_name``), for counts that do not carry it (merged from parts)."""
     starts, ends, _ = _positions(corpus, unit)
     side_a, spans_a = unit_side(corpus, units.ann_a, starts, ends)
     side_b, spans_b = unit_side(corpus, units.ann_b, starts, ends)
-    found = align(side_a, side_b, AlignmentRule(rule="overlap", labels="ignore"), search=search)
-    ia, ib = found.a_index, found.b_index
-    same_label = side_a.label[ia] == side_b.label[ib]
-    same_bounds = (side_a.start[ia] == side_b.start[ib]) & (side_a.end[ia] == side_b.end[ib])
-    kind = np.where(same_label, np.where(same_bounds, 0, 2), 1).astype(np.int64)
-    unmatched_a = np.ones(len(side_a), dtype=bool)
-    unmatched_a[ia] = False
-    unmatched_b = np.ones(len(side_b), dtype=bool)
-    unmatched_b[ib] = False
-    return OutcomeAlignment(
-        units=units,
-        match_unit=side_a.group[ia],
-        match_a=spans_a[ia],
-        match_b=spans_b[ib],
-        match_kind=kind,
-        missed_unit=side_a.group[unmatched_a],
-        missed_span=spans_a[unmatched_a],
-        spurious_unit=side_b.group[unmatched_b],
-        spurious_span=spans_b[unmatched_b],
-    )
+    return best_explanation(units, side_a, spans_a, side_b, spans_b, search=search)
 
 
 def from_report(report, *, search: str = "sweep") -> OutcomeAlignment:
-    """The outcome alignment of a :class:`~spanagree.agreement.AgreementReport`'s units."""
+    """The outcome alignment behind a :class:`~spanagree.agreement.AgreementReport`'s outcome
+    counts: the one computed with the counts (computed here only when the counts were merged)."""
     counts = report.counts
+    if counts.outcome_pairs is not None:
+        return counts.outcome_pairs
     return outcome_alignment(report.corpus, counts.units, counts.unit_name, search=search)
 
 
@@ -181,6 +133,8 @@ def cases(corpus: Corpus, found: OutcomeAlignment, *, context: int = CONTEXT) ->
             lo, hi = min(lo, s), max(hi, e)
         record["context_left"] = text[max(0, lo - context):lo]
         record["context_right"] = text[hi:hi + context]
+        # whose span a missed / spurious case is, by name (None for a matched pair)
+        record["only_in"] = record["rater_a"] if kind[i] == 3 else record["rater_b"] if kind[i] == 4 else None
         yield record
 
 

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from .agreement import AgreementReport, psa_array
+from .raters import interval_statistics as rater_statistics
 
 #: Replicates per block of the weight matrix (bounds memory: block × documents floats).
 BLOCK = 250
@@ -174,6 +175,8 @@ class DocumentCounts:
             out["labels", name, "pooled_psa"] = label_pooled[:, k]
         for p in range(pair_psa.shape[1]):
             out["pairs", p, "psa"] = pair_psa[:, p]
+        if self.report.per_rater:
+            out.update(rater_statistics(pair, self.report.counts.units.pairs, len(self.report.corpus.raters)))
         if self.chance:
             out.update(_chance_statistics(parts))
         return out
@@ -249,6 +252,13 @@ def attach(result: dict[str, Any], intervals: dict[str, Any], report: AgreementR
                 continue
             entry = {**entry, "analytic_se": analytic_psa_se(target["a"], target["b"], target["c"])}
             target["psa_interval"] = entry
+            continue
+        if parts[0] == "raters":
+            row = next((row for row in result.get("per_rater", ()) if row["rater"] == corpus.raters[parts[1]]), None)
+            if row is None:
+                continue
+            holder = row if len(parts) == 3 else row[parts[2]]
+            holder[f"{parts[-1]}_interval"] = entry
             continue
         if parts[0] == "chance":
             _attach_chance(result.get("chance_corrected"), parts[1:], entry)

@@ -12,6 +12,7 @@ in tokens (``unit="token"``).
 """
 from __future__ import annotations
 
+import hashlib
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable, Hashable, Sequence
@@ -87,6 +88,8 @@ class Corpus:
     n_documents_read: int = 0
     n_annotations_read: int = 0
     n_spans_read: int = 0
+    #: documents whose raters supplied different token lists: doc id -> two such raters (sorted)
+    token_conflicts: dict[str, tuple[str, str]] = field(default_factory=dict)
 
     @property
     def n_documents(self) -> int:
@@ -130,6 +133,15 @@ class Corpus:
         widened to whole tokens, and one that covers no token (only white space) gets
         ``token_start == token_end``. Both are counted in ``notes``.
         """
+        if self.token_conflicts:
+            doc_id, (first, second) = min(self.token_conflicts.items())
+            raise InputError(
+                f"raters {first!r} and {second!r} supplied different tokens for this document, so "
+                f"token offsets would depend on whose line came first; give every rater the same "
+                f"tokens or use --unit char ({len(self.token_conflicts)} such documents)",
+                doc_id=doc_id,
+                field="tokens",
+            )
         if not self.has_tokens():
             missing = next(self.doc_ids[d] for d in np.unique(self.ann_doc) if self.doc_tokens[d] is None)
             raise UsageError(
@@ -172,6 +184,9 @@ class CorpusBuilder:
         self._texts: list[str] = []
         self._text_source: list[tuple[str, Location]] = []
         self._tokens: list[np.ndarray | None] = []
+        self._token_rater: list[str | None] = []
+        self._token_conflicts: dict[int, tuple[str, str]] = {}
+        self._token_versions: dict[int, dict[bytes, str]] = {}
         self._rater_index: dict[str, int] = {}
         self._ann_seen: dict[tuple[int, int], tuple[int, int, Location]] = {}
         self._ann_doc: list[int] = []
@@ -202,6 +217,7 @@ class CorpusBuilder:
             self._texts.append(text)
             self._text_source.append((rater, where))
             self._tokens.append(None)
+            self._token_rater.append(None)
             return index
         seen = self._texts[index]
         if seen != text:
@@ -246,8 +262,8 @@ class CorpusBuilder:
         doc = self._doc_index.get(key)
         if doc is None or self._texts[doc] != text:  # new document, or a text to check and report
             doc = self.document(key, doc_id, text, where, rater)
-        if tokens is not None and self._tokens[doc] is None:
-            self._tokens[doc] = tokens
+        if tokens is not None:
+            self._add_tokens(doc, rater, tokens)
         rater_code = self._rater_index.setdefault(rater, len(self._rater_index))
         unique = sorted(set(spans)) if len(spans) > 1 else list(spans)
         if len(unique) < len(spans):
@@ -266,6 +282,21 @@ class CorpusBuilder:
             self._starts.extend(starts)
             self._ends.extend(ends)
             self._labels.extend(labels)
+
+    def _add_tokens(self, doc: int, rater: str, tokens: np.ndarray) -> None:
+        """Keep the first token list of a document. When raters' lists differ, remember, for the
+        two versions whose alphabetically first raters come first, those two raters (the same
+        whatever the order of the input lines)."""
+        held = self._tokens[doc]
+        if held is None:
+            self._tokens[doc], self._token_rater[doc] = tokens, rater
+            return
+        versions = self._token_versions.setdefault(doc, {_digest(held): self._token_rater[doc]})
+        key = _digest(tokens)
+        versions[key] = min(versions.get(key, rater), rater)
+        if len(versions) > 1:
+            first, second = sorted(versions.values())[:2]
+            self._token_conflicts[doc] = (first, second)
 
     def _repeated(self, previous, unique, n_read, rater, doc_id, where) -> None:
         """A second line for the same (document, rater): kept once if identical, else an error."""
@@ -385,7 +416,13 @@ class CorpusBuilder:
             n_documents_read=len(self._doc_ids),
             n_annotations_read=self.n_annotations_read,
             n_spans_read=self.n_spans_read,
+            token_conflicts={self._doc_ids[d]: pair for d, pair in self._token_conflicts.items()},
         )
+
+
+def _digest(tokens: np.ndarray) -> bytes:
+    """A short fingerprint of a token list (offsets as 64-bit integers)."""
+    return hashlib.blake2b(np.ascontiguousarray(tokens, dtype=np.int64).tobytes(), digest_size=16).digest()
 
 
 def _rank_codes(index: dict[str, int], ordered: list[str]) -> np.ndarray:

@@ -41,8 +41,10 @@ def tables(report: dict) -> list[Table]:
         for p in pairs[:MAX_PAIRS]
     ]
     title = "Per pair" + (f" (the {MAX_PAIRS} sharing most documents, of {n_pairs})" if n_pairs > MAX_PAIRS else "")
-    outcome_names = list(report["overall"]["outcomes"])
-    out.append((title, ["pair", "docs", "PSA", "a", "b", "c", *outcome_names], rows))
+    # missed / spurious are the spans only the pair's first (A) / second (B) rater marked
+    roles = {"missed": "missed (only A)", "spurious": "spurious (only B)"}
+    outcome_names = [roles.get(name, name) for name in report["overall"]["outcomes"]]
+    out.append((title, ["pair (A ~ B)", "docs", "PSA", "a", "b", "c", *outcome_names], rows))
 
     rows = [
         [name, _num(v["pairwise_mean_psa"]) + _ci(v, "pairwise_mean_psa"), _num(v["pooled_psa"]), _num(v["a"], 2),
@@ -57,6 +59,9 @@ def tables(report: dict) -> list[Table]:
             [name, _num(v["precision"]), _num(v["recall"]), _num(v["f"])] for name, v in ref["raters"].items()
         ]
         out.append((f"Against reference {ref['rater']!r}", ["rater", "precision", "recall", f"F{ref['beta']:g}"], rows))
+
+    if "per_rater" in report:
+        out.append(rater_table(report["per_rater"]))
 
     worst = sorted(
         (d for d in report["per_document"] if d["pairwise_mean_psa"] is not None),
@@ -77,6 +82,36 @@ def tables(report: dict) -> list[Table]:
     rows += [["spans", f"note: {reason}", n] for reason, n in report["spans"].get("notes", {}).items()]
     out.append(("Excluded, and why", ["what", "reason", "count"], rows or [["-", "nothing was excluded", 0]]))
     return out
+
+
+#: Column names of the per-rater table (text, Markdown and the HTML report).
+RATER_COLUMNS = ["rater", "docs", "spans", "mean PSA", "P / R / F vs others", "F vs others' consensus",
+                 "only theirs", "parts most on"]
+
+
+def rater_table(rows: list[dict], limit: int | None = MAX_PAIRS) -> Table:
+    """The per-rater view as a table, lowest mean PSA first (the raters to look at first)."""
+    ordered = sorted(rows, key=lambda r: (r["mean_psa"] is None, r["mean_psa"] or 0.0, r["rater"]))
+    shown = ordered[:limit] if limit else ordered
+    body = [rater_cells(r, _ci) for r in shown]
+    title = "Per rater (lowest mean PSA first" + (f"; {len(shown)} of {len(rows)})" if len(shown) < len(rows) else ")")
+    return title, RATER_COLUMNS, body
+
+
+def rater_cells(row: dict, interval) -> list[Any]:
+    """One rater's cells; ``interval(holder, name)`` formats an interval (or nothing)."""
+    others = row["against_others"]
+    consensus = row.get("against_consensus")
+    only = row.get("only_theirs")
+    parts = ", ".join(f"{p['label']} ({p['gap']:+.2f})" for p in row["parts_most"] if p["gap"] < 0) or "-"
+    return [
+        row["rater"], row["documents"], row["spans"],
+        _num(row["mean_psa"]) + interval(row, "mean_psa"),
+        f"{_num(others['precision'])} / {_num(others['recall'])} / {_num(others['f'])}" + interval(others, "f"),
+        _num(consensus["f"]) + interval(consensus, "f") if consensus else "not computed",
+        only["spans"] if only is not None else "not computed",
+        parts,
+    ]
 
 
 def _chance_tables(chance: dict) -> list[Table]:

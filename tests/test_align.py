@@ -44,19 +44,33 @@ def credit_of(rule: AlignmentRule, x, y) -> float:
     return 2 * overlap / ((x[1] - x[0]) + (y[1] - y[0]))
 
 
-def brute_force(rule, spans_a, spans_b) -> tuple[float, int]:
-    """Largest total credit over every one-to-one matching, then most pairs (exhaustive)."""
-    best = (0.0, 0)
+def matchings(spans_a, spans_b, allowed):
+    """Every one-to-one matching (as a list of index pairs) whose pairs are all ``allowed``."""
     n_a, n_b = len(spans_a), len(spans_b)
+    yield []
     for k in range(1, min(n_a, n_b) + 1):
         for rows in itertools.combinations(range(n_a), k):
             for cols in itertools.permutations(range(n_b), k):
-                credits = [credit_of(rule, spans_a[i], spans_b[j]) for i, j in zip(rows, cols)]
-                if min(credits) <= 0:
-                    continue
-                value = (sum(credits), k)
-                if value[0] > best[0] + 1e-12 or abs(value[0] - best[0]) <= 1e-12 and k > best[1]:
-                    best = value
+                pairs = list(zip(rows, cols))
+                if all(allowed(spans_a[i], spans_b[j]) for i, j in pairs):
+                    yield pairs
+
+
+def brute_force(rule, spans_a, spans_b) -> tuple[float, int, int, int]:
+    """The lexicographic best over every one-to-one matching (exhaustive): largest total credit,
+    then most identical pairs, then most same-label pairs, then most pairs.
+
+    Returns (credit, identical, same label, pairs)."""
+    best = (0.0, 0, 0, 0)
+    for pairs in matchings(spans_a, spans_b, lambda x, y: credit_of(rule, x, y) > 0):
+        value = (
+            sum(credit_of(rule, spans_a[i], spans_b[j]) for i, j in pairs),
+            sum(spans_a[i] == spans_b[j] for i, j in pairs),
+            sum(spans_a[i][2] == spans_b[j][2] for i, j in pairs),
+            len(pairs),
+        )
+        if value[0] > best[0] + 1e-12 or abs(value[0] - best[0]) <= 1e-12 and value[1:] > best[1:]:
+            best = value
     return best
 
 
@@ -75,9 +89,12 @@ def test_aligner_equals_brute_force(spans_a, spans_b, rule, search):
     columns_a = _recode(spans_a, labels)
     columns_b = _recode(spans_b, labels)
     found = align(columns_a, columns_b, rule, search=search)
-    total, pairs = brute_force(rule, sorted(spans_a), sorted(spans_b))
+    total, identical, same_label, pairs = brute_force(rule, sorted(spans_a), sorted(spans_b))
     assert found.total == pytest.approx(total, abs=1e-9)
     assert len(found.credit) == pairs
+    chosen = [(sorted(spans_a)[i], sorted(spans_b)[j]) for i, j in zip(found.a_index.tolist(), found.b_index.tolist())]
+    assert sum(x == y for x, y in chosen) == identical
+    assert sum(x[2] == y[2] for x, y in chosen) == same_label
     # one-to-one
     assert len(set(found.a_index.tolist())) == len(found.a_index)
     assert len(set(found.b_index.tolist())) == len(found.b_index)

@@ -72,7 +72,7 @@ def test_the_page_is_self_contained(example_html):
     assert not re.search(r"https?:|//[a-z0-9]", html, re.I)
     assert not re.search(r"<(link|iframe|object|embed|img|image)\b|@import|@font-face|url\((?!#)|data:", html, re.I)
     assert "default-src 'none'" in html
-    assert html.count("<svg") == 3  # labels, pairs, κ(d)
+    assert html.count("<svg") == 4  # labels, raters, pairs, κ(d)
 
 
 def test_the_page_has_the_numbers(example_html, example_path):
@@ -94,10 +94,14 @@ def test_the_page_has_the_numbers(example_html, example_path):
 
 
 def test_the_same_input_gives_the_same_bytes(example_path, tmp_path):
-    first, second = tmp_path / "a.html", tmp_path / "b.html"
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    # the same name in two folders: the page links the CSV beside it by name
+    first, second = tmp_path / "a" / "r.html", tmp_path / "b" / "r.html"
     assert run("report", example_path, "--bootstrap", "100", "-o", first).exit_code == 0
     assert run("report", example_path, "--bootstrap", "100", "-o", second).exit_code == 0
     assert first.read_bytes() == second.read_bytes()
+    assert (tmp_path / "a" / "r.documents.csv").read_bytes() == (tmp_path / "b" / "r.documents.csv").read_bytes()
     assert "<svg" in first.read_text() and "κ as d grows" not in first.read_text()  # no candidates, no curve
 
 
@@ -241,7 +245,7 @@ def test_charts_render_in_chromium_without_console_errors(page, example_html, tm
         " shapes: s.querySelectorAll('path, use, image').length}; }))"
     )
     charts = json.loads(charts)
-    assert [c["id"] for c in charts] == ["chart-labels", "chart-pairs", "chart-kappa"]
+    assert [c["id"] for c in charts] == ["chart-labels", "chart-raters", "chart-pairs", "chart-kappa"]
     for chart in charts:
         assert chart["w"] > 100 and chart["h"] > 100 and chart["shapes"] > 10, chart
     assert page.evaluate("document.scripts.length") == 0

@@ -10,8 +10,13 @@ What the page shows, from one :class:`~spanagree.agreement.AgreementReport`:
 - the label confusion among position-matched spans: the label-blind overlap alignment of the
   outcome counts (:mod:`spanagree.disagreements`), a labels × labels table of matched pairs
   pooled over rater pairs;
+- the per-rater view (:mod:`spanagree.raters`): a table, a chart of each rater's mean PSA with
+  its interval, and each rater's F against the others per label;
 - the documents where raters disagree most (lowest per-document pairwise mean PSA), with each
-  rater's spans highlighted in the text and the spans in a disagreement outlined.
+  rater's spans highlighted in the text (one line per label when a rater's spans nest or stack)
+  and the spans in a disagreement outlined;
+- every document, lowest agreement first, in a collapsed table, and as a CSV beside the page
+  (:func:`write`).
 
 The file has no scripts and makes no requests (charts are inline SVG from matplotlib; no fonts,
 no CDN), and every piece of text from the data is escaped. Intervals are part of the point, so
@@ -41,8 +46,8 @@ OUTCOME_HELP = {
     "correct": "same label, same boundaries",
     "wrong_label": "overlapping spans, different labels",
     "partial": "same label, different boundaries",
-    "missed": "a span of the pair's first rater that overlaps nothing of the second",
-    "spurious": "a span of the pair's second rater that overlaps nothing of the first",
+    "missed": "a span only the pair's first rater (A, named first in the pair table) marked",
+    "spurious": "a span only the pair's second rater (B) marked",
 }
 
 
@@ -54,25 +59,32 @@ def check_dependencies() -> None:
 
 
 def render(report, *, title: str | None = None, max_documents: int = MAX_DOCUMENTS,
-           sources: Sequence[str] = ()) -> str:
-    """The HTML page for ``report`` (an :class:`~spanagree.agreement.AgreementReport`)."""
+           sources: Sequence[str] = (), documents_csv: str | None = None) -> str:
+    """The HTML page for ``report`` (an :class:`~spanagree.agreement.AgreementReport`);
+    ``documents_csv`` names the per-document CSV beside the page, for a link."""
     from .. import __version__
     from ..disagreements import disputed_spans, from_report, label_confusion
-    from . import charts
+    from ..raters import rater_view
+    from . import charts, views
 
     data = report.to_dict()
+    if "per_rater" not in data:
+        data["per_rater"] = rater_view(report)
     corpus = report.corpus
     found = from_report(report)
     title = title or "Agreement report"
     parts = [f"<h1>{esc(title)}</h1>", _lead(data, sources)]
     parts += _headline(data)
     parts += _labels(data, charts)
+    parts += views.per_rater(data["per_rater"], corpus.labels, charts)
     parts += _pairs(data, corpus, charts)
     if "chance_corrected" in data:
         parts += _kappa_curve(data["chance_corrected"], charts)
+        parts.append(views.kappa_note(data["chance_corrected"], data["overall"]["pairwise_mean_psa"]))
     parts += _outcomes(data)
     parts += _confusion(corpus.labels, label_confusion(corpus, found))
     parts += _documents(data, corpus, disputed_spans(corpus, found), max_documents)
+    parts += views.documents_table(data["per_document"], documents_csv)
     parts += _excluded(data)
     parts.append(
         f"<footer>Made by spanagree {esc(__version__)}. Definitions: positive specific agreement "
@@ -83,11 +95,17 @@ def render(report, *, title: str | None = None, max_documents: int = MAX_DOCUMEN
 
 
 def write(report, out: str | Path, **options: Any) -> dict[str, Any]:
-    """Write :func:`render`'s page to ``out``; returns ``{"out", "bytes"}``."""
-    html = render(report, **options)
+    """Write :func:`render`'s page to ``out``, and every document by agreement to
+    ``<out stem>.documents.csv`` beside it; returns ``{"out", "bytes", "documents_csv"}``."""
+    from . import views
+
+    out = Path(out)
+    csv_path = out.with_name(out.stem + ".documents.csv")
+    html = render(report, documents_csv=csv_path.name, **options)
     data = html.encode("utf-8")
-    Path(out).write_bytes(data)
-    return {"out": str(out), "bytes": len(data)}
+    out.write_bytes(data)
+    views.write_documents_csv(report.to_dict()["per_document"], csv_path)
+    return {"out": str(out), "bytes": len(data), "documents_csv": str(csv_path)}
 
 
 # --- sections -----------------------------------------------------------------------------------
@@ -129,9 +147,12 @@ def _headline(data: dict) -> list[str]:
                   "mean over labels of each label's pairwise mean PSA"),
     ]
     chance = data.get("chance_corrected")
+    readings: list[tuple[str, str, float]] = []  # (coefficient, band word, value) shown
     if chance is not None:
         pooled, everyone = chance["pooled"], chance["all_raters"]
         kappa = pooled["cohen_kappa"]
+        if kappa["value"] is not None:
+            readings.append(("Cohen's κ, pooled", bands.landis_koch(kappa["value"]), kappa["value"]))
         rows.append(_stat_row("Cohen's κ, pooled", kappa["value"], kappa.get("interval"),
                               _band(bands.landis_koch(kappa["value"]), "Landis & Koch"),
                               "marked vs NONE over the candidate items, all pairs", kappa.get("undefined")))
@@ -146,6 +167,8 @@ def _headline(data: dict) -> list[str]:
             if entry is None:
                 continue
             label = _band(band(entry["value"]), source) if band else None
+            if label:
+                readings.append((name, band(entry["value"]), entry["value"]))
             rows.append(_stat_row(name, entry["value"], entry.get("interval"), label, "all raters, all categories",
                                   entry.get("undefined")))
     notes = (
@@ -156,7 +179,13 @@ def _headline(data: dict) -> list[str]:
     )
     level = data["intervals"]["level"] if "intervals" in data else None
     header = ["statistic", "value", f"{level:.0%} interval" if level else "interval", "reading", "what it is"]
-    return ["<h2>Headline</h2>", table(header, rows, css="headline", numeric={2}), notes]
+    out = ["<h2>Headline</h2>", table(header, rows, css="headline", numeric={2}), notes]
+    from .views import band_note
+
+    contradiction = band_note(readings)
+    if contradiction:
+        out.append(contradiction)
+    return out
 
 
 def _labels(data: dict, charts) -> list[str]:
@@ -209,8 +238,10 @@ def _pairs(data: dict, corpus, charts) -> list[str]:
         out.append(f"<p class=\"note\">The heatmap shows the {len(shown)} raters who submitted most documents, of {len(raters)}.</p>")
     ordered = sorted(pairs, key=lambda p: -p["documents"])[:MAX_PAIR_ROWS]
     rows = [[f"{esc(p['raters'][0])} ~ {esc(p['raters'][1])}", str(p["documents"]), _num(p["psa"]), _ci(p.get("psa_interval")),
-             _count(p["a"]), _count(p["b"]), _count(p["c"])] for p in ordered]
-    out.append(table(["pair", "documents", "PSA", "interval", "a", "b", "c"], rows, numeric={1, 2, 3, 4, 5, 6}))
+             _count(p["a"]), _count(p["b"]), _count(p["c"]),
+             "; ".join(f"{esc(name)} {n}" for name, n in p.get("only_in", {}).items())] for p in ordered]
+    out.append(table(["pair (A ~ B)", "documents", "PSA", "interval", "a", "b (A's unmatched)", "c (B's unmatched)",
+                      "spans only one marked (outcomes)"], rows, numeric={1, 2, 3, 4, 5, 6}))
     if len(pairs) > len(ordered):
         out.append(f"<p class=\"note\">The {len(ordered)} pairs sharing the most documents, of {len(pairs)}.</p>")
     return out
@@ -235,8 +266,11 @@ def _outcomes(data: dict) -> list[str]:
     outcomes = data["overall"]["outcomes"]
     rows = [[esc(k), str(v), esc(OUTCOME_HELP.get(k, ""))] for k, v in outcomes.items()]
     return ["<h2>Outcomes</h2>",
-            "<p class=\"note\">From a label-blind overlap alignment of every pair on every shared document "
-            "(the pair's first rater as the reference), summed over pairs. "
+            "<p class=\"note\">From the best explanation of every pair on every shared document: among the "
+            "largest label-blind overlap matchings, the one with the most identical pairs, then the most pairs of "
+            "the same label; summed over pairs. A span two raters marked identically is always correct, however "
+            "many other labels sit on the same words. <em>missed</em> and <em>spurious</em> are the spans only "
+            "one rater of a pair marked (the pair table names whose). "
             "<code>spanagree disagreements</code> lists every case.</p>",
             table(["outcome", "count", "meaning"], rows, numeric={1})]
 
@@ -266,12 +300,15 @@ def _confusion(labels: list[str], counts: np.ndarray) -> list[str]:
 
 
 def _documents(data: dict, corpus, disputed: np.ndarray, limit: int) -> list[str]:
+    from . import views
+
     docs = sorted((d for d in data["per_document"] if d["pairwise_mean_psa"] is not None),
                   key=lambda d: (d["pairwise_mean_psa"], d["doc_id"]))[:limit]
     out = ["<h2>Documents where raters disagree most</h2>",
            f"<p class=\"note\">The {len(docs)} documents with the lowest pairwise mean PSA; each rater's spans in "
            "the colour of their label, with the label after the span. A span with a dashed outline is part of a disagreement "
-           "(missed, spurious, partial or wrong label against some other rater).</p>"]
+           "(missed, spurious, partial or wrong label against some other rater). When a rater's spans nest or "
+           "stack (one inside another, or the same words under two labels), the rater gets one line per label.</p>"]
     if corpus.labels:
         legend = "".join(f"<span><span class=\"swatch l{k}\"></span>{esc(name)}</span>" for k, name in enumerate(corpus.labels))
         out.append(f"<p class=\"legend\">{legend}</p>")
@@ -286,11 +323,16 @@ def _documents(data: dict, corpus, disputed: np.ndarray, limit: int) -> list[str
                 (int(corpus.span_start[i]), int(corpus.span_end[i]), int(corpus.span_label[i]), bool(disputed[i]))
                 for i in range(lo, hi)
             ]
-            who = esc(corpus.raters[int(corpus.ann_rater[ann])])
-            marked = _highlight(text, spans, corpus.labels)
-            if not spans:
-                who += " <span class=\"muted\">(no spans)</span>"
-            rows.append(f"<div class=\"rater\"><div class=\"who\">{who}</div><div class=\"text\">{marked}</div></div>")
+            name = esc(corpus.raters[int(corpus.ann_rater[ann])])
+            shown_layers = views.layers(spans)
+            for layer in shown_layers:
+                who = name
+                if len(shown_layers) > 1:  # nested or stacked spans: one line per label
+                    who += f" <span class=\"muted\">· {esc(corpus.labels[layer[0][2]])}</span>"
+                if not spans:
+                    who += " <span class=\"muted\">(no spans)</span>"
+                marked = _highlight(text, layer, corpus.labels)
+                rows.append(f"<div class=\"rater\"><div class=\"who\">{who}</div><div class=\"text\">{marked}</div></div>")
         heading = (f"document <code>{esc(entry['doc_id'])}</code>: pairwise mean PSA {_num(entry['pairwise_mean_psa'])} "
                    f"(a {_count(entry['a'])}, b {_count(entry['b'])}, c {_count(entry['c'])}; {entry['raters']} raters)")
         out.append(f"<div class=\"doc\"><h3>{heading}</h3>{''.join(rows)}</div>")

@@ -43,8 +43,9 @@ def _matplotlib():
 
 
 def label_intervals(names: Sequence[str], values: Sequence[float | None], lows: Sequence[float | None],
-                    highs: Sequence[float | None], *, prefix: str) -> str | None:
-    """Per-label pairwise mean PSA as points with interval bars (labels top to bottom)."""
+                    highs: Sequence[float | None], *, prefix: str,
+                    xlabel: str = "pairwise mean PSA (bar: interval)") -> str | None:
+    """Values as points with interval bars, one row per name top to bottom (per label, per rater)."""
     if not len(names):
         return None
     matplotlib, Figure = _matplotlib()
@@ -64,7 +65,7 @@ def label_intervals(names: Sequence[str], values: Sequence[float | None], lows: 
         ax.set_yticks(y, labels=[_plain(n) for n in names])
         ax.set_xlim(0, 1.0)
         ax.set_ylim(-0.7, len(names) - 0.3)
-        ax.set_xlabel("pairwise mean PSA (bar: interval)")
+        ax.set_xlabel(xlabel)
         ax.grid(axis="x", color="#dddddd", linewidth=0.6)
         ax.set_axisbelow(True)
         return _svg(fig, prefix)
