@@ -50,13 +50,7 @@ REFERENCE, PREDICTED = "reference", "predicted"
         "scorer": {"@scorers": SCORER},
     },
     assigns=["doc._.agreement"],
-    default_score_weights={
-        "spanagree_ents_f": 1.0,
-        "spanagree_ents_p": 0.0,
-        "spanagree_ents_r": 0.0,
-        "spanagree_ents_psa": 0.0,
-        "spanagree_ents_per_type": None,
-    },
+    default_score_weights={"ents_f": 1.0, "ents_p": 0.0, "ents_r": 0.0, "ents_per_type": None},
 )
 def make_span_agreement(
     nlp: Language,
@@ -156,6 +150,8 @@ class SpanAgreement(_RaterGroups):
                  labels="strict", unit="char", min_overlap=1, partial_credit=0.5, proportional="jaccard",
                  scorer: Optional[Callable] = None):
         super().__init__(nlp, name, rater_keys, rater_prefix, rule, labels, unit, min_overlap, partial_credit, proportional)
+        if isinstance(scorer, AgreementScorer) and scorer.inherit:
+            scorer = scorer.with_rule(self.rule, self.unit)  # no rule given to the scorer: the component's
         self.scorer = scorer
         self._records: List[Dict[str, Any]] = []
         if not Doc.has_extension("agreement"):
@@ -330,58 +326,79 @@ def _overlapping(spans: List) -> bool:
 
 
 def make_agreement_scorer(
-    rule: str = "exact",
-    labels: str = "strict",
-    min_overlap: int = 1,
-    partial_credit: float = 0.5,
-    proportional: str = "jaccard",
+    rule: Optional[str] = None,
+    labels: Optional[str] = None,
+    min_overlap: Optional[int] = None,
+    partial_credit: Optional[float] = None,
+    proportional: Optional[str] = None,
     spans_key: Optional[str] = None,
     attr: Optional[str] = None,
-    unit: str = "char",
+    unit: Optional[str] = None,
 ) -> "AgreementScorer":
     """Make a scorer of predicted against reference spans under a spanagree rule (registered as
-    ``spanagree.agreement_scorer.v1``).
+    ``spanagree.agreement_scorer.v1``). See ``docs/spacy.md``.
 
     Parameters
     ----------
-    rule, labels, min_overlap, partial_credit, proportional : the alignment rule (SPEC §2).
+    rule, labels, min_overlap, partial_credit, proportional : the alignment rule
+        (``docs/spacy.md``). Left unset, the scorer of a ``span_agreement`` component takes the
+        component's rule; anywhere else the defaults apply (exact rule, strict labels).
     spans_key : ``None`` or ``"ents"`` scores ``doc.ents``; any other key ``doc.spans[spans_key]``.
-    attr : the name in the result keys (default: ``ents`` or the spans key).
-    unit : ``"char"`` or ``"token"`` (the reference Doc's tokens).
+    attr : the prefix of the result keys: ``"ents"`` for ``doc.ents``, ``"spans_{spans_key}"``
+        for a span group, as spaCy's own scorers name them.
+    unit : ``"char"`` (default) or ``"token"`` (the reference Doc's tokens).
 
     Returns
     -------
-    A callable ``(examples, **kwargs) -> dict`` with the keys ``spanagree_{attr}_p``, ``_r``,
-    ``_f``, ``_psa`` and ``_per_type`` (``{label: {"p", "r", "f"}}``).
+    A callable ``(examples, **kwargs) -> dict`` with spaCy's keys ``{attr}_p``, ``_r``, ``_f``,
+    ``_per_type`` (``{label: {"p", "r", "f"}}``) and spanagree's ``_psa``, ``_a``, ``_b``, ``_c``
+    and ``_rule``.
     """
+    given = {"rule": rule, "labels": labels, "min_overlap": min_overlap, "partial_credit": partial_credit,
+             "proportional": proportional}
+    explicit = {k: v for k, v in given.items() if v is not None}
     return AgreementScorer(
-        AlignmentRule(rule=rule, labels=labels, min_overlap=min_overlap, partial_credit=partial_credit, proportional=proportional),
+        AlignmentRule(**explicit),
         spans_key=spans_key,
         attr=attr,
-        unit=unit,
+        unit=unit or "char",
+        inherit=not explicit and unit is None,
     )
 
 
 class AgreementScorer:
-    """Precision, recall, F and PSA of predicted spans against reference spans (SPEC §3).
+    """Precision, recall and F of predicted spans against reference spans under a spanagree rule.
 
     The reference is rater A: ``recall = a / (a + b)``, ``precision = a / (a + c)``, with ``a``
-    the matched credit (fractional under the partial and proportional rules). A score whose
-    denominator is zero is None (undefined), never 0. As spaCy's own scorers do, an Example
-    whose reference has no annotation of this kind (no entity annotation at all, or no span group
-    ``spans_key``) is skipped.
+    the matched credit (fractional under the partial and proportional rules).
+
+    The keys spaCy reads (``{attr}_p``, ``_r``, ``_f``, ``_per_type``) follow spaCy's own
+    convention (``Scorer.score_spans``): when there is nothing to score at all (no span on either
+    side) they are None; otherwise a ratio whose denominator is zero is 0.0 (precision with no
+    predicted span, recall with no reference span), as spaCy's ``PRFScore`` gives. spaCy's
+    training loop drops for good any score weight whose value was None at one evaluation, so
+    None is kept for the case spaCy itself reports as None. ``{attr}_psa`` keeps spanagree's
+    convention: None when undefined. As spaCy's own scorers do, an Example whose reference has no
+    annotation of this kind (no entity annotation at all, or no span group ``spans_key``) is
+    skipped.
     """
 
-    def __init__(self, rule: AlignmentRule, *, spans_key: Optional[str] = None, attr: Optional[str] = None, unit: str = "char"):
+    def __init__(self, rule: AlignmentRule, *, spans_key: Optional[str] = None, attr: Optional[str] = None,
+                 unit: str = "char", inherit: bool = False):
         if unit not in UNITS:
             raise UsageError(f"unit must be one of {', '.join(UNITS)}; got {unit!r}")
         self.rule = rule
         self.spans_key = None if spans_key in (None, "ents") else spans_key
-        self.attr = attr or self.spans_key or "ents"
+        self.attr = attr or (f"spans_{self.spans_key}" if self.spans_key else "ents")
         self.unit = unit
+        self.inherit = inherit
 
     def __repr__(self) -> str:
         return f"AgreementScorer({self.rule!r}, spans_key={self.spans_key!r}, unit={self.unit!r})"
+
+    def with_rule(self, rule: AlignmentRule, unit: str) -> "AgreementScorer":
+        """The same scorer under another rule and unit (a component's, when none was given)."""
+        return AgreementScorer(rule, spans_key=self.spans_key, attr=self.attr, unit=unit)
 
     def _spans(self, doc: Doc):
         return doc.ents if self.spans_key is None else doc.spans.get(self.spans_key, [])
@@ -389,8 +406,12 @@ class AgreementScorer:
     def _annotated(self, doc: Doc) -> bool:
         return doc.has_annotation("ENT_IOB") if self.spans_key is None else self.spans_key in doc.spans
 
+    def rule_name(self) -> str:
+        """The rule in a few characters, for the ``{attr}_rule`` key: ``partial/strict/char``."""
+        return f"{self.rule.rule}/{self.rule.labels}/{self.unit}"
+
     def __call__(self, examples: Iterable, **kwargs) -> Dict[str, Any]:
-        prefix = f"spanagree_{self.attr}"
+        prefix = self.attr
         builder = CorpusBuilder()
         where = Location("<examples>")
         for i, eg in enumerate(examples, 1):
@@ -399,23 +420,24 @@ class AgreementScorer:
                 continue
             doc_id = f"example-{i:06d}"
             tokens = doc_tokens(ref) if self.unit == "token" else None
-            builder.add(doc_id, doc_id, ref.text, REFERENCE, span_tuples(self._spans(ref), where, doc_id, self.attr, builder), where, tokens)
-            builder.add(doc_id, doc_id, pred.text, PREDICTED, span_tuples(self._spans(pred), where, doc_id, self.attr, builder), where, tokens)
-        result: Dict[str, Any] = {f"{prefix}_{k}": None for k in ("p", "r", "f", "psa")}
-        result[f"{prefix}_per_type"] = None
+            builder.add(doc_id, doc_id, ref.text, REFERENCE, span_tuples(self._spans(ref), where, doc_id, prefix, builder), where, tokens)
+            builder.add(doc_id, doc_id, pred.text, PREDICTED, span_tuples(self._spans(pred), where, doc_id, prefix, builder), where, tokens)
+        result: Dict[str, Any] = {f"{prefix}_{k}": None for k in ("p", "r", "f", "per_type", "psa", "a", "b", "c")}
+        result[f"{prefix}_rule"] = self.rule_name()
         corpus = builder.build()
-        if not corpus.n_annotations:
+        if not corpus.n_spans:
             return result
         report = score(corpus, self.rule, unit=self.unit)
         flip = corpus.raters.index(REFERENCE) == 1  # side A is the first rater in sorted order
         a, b, c = _as_reference(report.pair_abc()[0].tolist(), flip)
-        result.update(_prf(prefix, a, b, c))
+        result.update({f"{prefix}_{k}": v for k, v in spacy_prf(a, b, c).items()})
+        result.update({f"{prefix}_psa": psa(a, b, c), f"{prefix}_a": a, f"{prefix}_b": b, f"{prefix}_c": c})
         per_type = {}
         by_label = report.pair_label_abc()[0]
         for k, label in enumerate(corpus.labels):
             la, lb, lc = _as_reference(by_label[k].tolist(), flip)
-            prf = _prf("", la, lb, lc)
-            per_type[label] = {"p": prf["_p"], "r": prf["_r"], "f": prf["_f"]}
+            if la + lb + lc > 0:
+                per_type[label] = spacy_prf(la, lb, lc)
         result[f"{prefix}_per_type"] = per_type
         return result
 
@@ -426,10 +448,18 @@ def _as_reference(abc: List[float], flip: bool) -> Tuple[float, float, float]:
     return (a, c, b) if flip else (a, b, c)
 
 
-def _prf(prefix: str, a: float, b: float, c: float) -> Dict[str, Optional[float]]:
+def spacy_prf(a: float, b: float, c: float) -> Dict[str, float]:
+    """``{"p", "r", "f"}`` as spaCy's ``PRFScore`` reports them: a zero denominator gives 0.0.
+
+    Only for the keys spaCy consumes; with ``a + b + c > 0`` F is ``2a / (2a + b + c)``.
+
+    >>> spacy_prf(0, 2, 0)
+    {'p': 0.0, 'r': 0.0, 'f': 0.0}
+    >>> spacy_prf(1, 0, 1)
+    {'p': 0.5, 'r': 1.0, 'f': 0.6666666666666666}
+    """
     return {
-        f"{prefix}_p": None if a + c == 0 else a / (a + c),
-        f"{prefix}_r": None if a + b == 0 else a / (a + b),
-        f"{prefix}_f": f_beta(a, b, c),
-        f"{prefix}_psa": psa(a, b, c),
+        "p": a / (a + c) if a + c else 0.0,
+        "r": a / (a + b) if a + b else 0.0,
+        "f": f_beta(a, b, c) or 0.0,
     }

@@ -1,0 +1,170 @@
+"""spaCy workflows run as their users run them: ``spacy train`` with the spanagree scorer and
+reader, ``spacy evaluate`` and ``meta.json`` on the result, DocBins that spaCy's tools read."""
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import spanagree
+from conftest import EXAMPLE
+
+spacy = pytest.importorskip("spacy")
+from spacy.scorer import Scorer  # noqa: E402
+from spacy.tokens import DocBin  # noqa: E402
+
+ALICE, BOB = "news_ner-alice", "news_ner-bob"
+N_DOCS = 8
+
+BASE_CONFIG = textwrap.dedent(
+    """
+    [paths]
+    data = null
+
+    [nlp]
+    lang = "en"
+    pipeline = ["ner", "ruler"]
+    batch_size = 10
+
+    [components]
+
+    [components.ner]
+    factory = "ner"
+
+    [components.ner.scorer]
+    @scorers = "spanagree.agreement_scorer.v1"
+    rule = "partial"
+
+    [components.ner.model]
+    @architectures = "spacy.TransitionBasedParser.v2"
+    state_type = "ner"
+    hidden_width = 16
+    maxout_pieces = 2
+    use_upper = true
+
+    [components.ner.model.tok2vec]
+    @architectures = "spacy.HashEmbedCNN.v2"
+    pretrained_vectors = null
+    width = 16
+    depth = 1
+    embed_size = 500
+    window_size = 1
+    maxout_pieces = 2
+    subword_features = false
+
+    [components.ruler]
+    source = "{ruler}"
+
+    [corpora]
+
+    [corpora.train]
+    @readers = "spanagree.RaterCorpus.v1"
+    path = ${paths.data}
+    reference = "news_ner-alice"
+    limit = 8
+
+    [corpora.dev]
+    @readers = "spanagree.RaterCorpus.v1"
+    path = ${paths.data}
+    reference = "news_ner-alice"
+    limit = 8
+
+    [training]
+    max_steps = 6
+    eval_frequency = 3
+    frozen_components = ["ruler"]
+    seed = 0
+    """
+)
+
+
+def _spacy(*args, cwd=None) -> subprocess.CompletedProcess:
+    proc = subprocess.run([sys.executable, "-m", "spacy", *map(str, args)], capture_output=True, text=True, cwd=cwd, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return proc
+
+
+def _ruler_pipeline(path):
+    """A frozen entity ruler whose patterns are bob's spans: its output is bob's markup, so the
+    scores are alice-against-bob, known in advance, whatever the few training steps do."""
+    corpus = spanagree.read(EXAMPLE)
+    bob = corpus.raters.index(BOB)
+    patterns = set()
+    for i, (d, r) in enumerate(zip(corpus.ann_doc.tolist(), corpus.ann_rater.tolist())):
+        if r == bob and d < N_DOCS:
+            lo, hi = corpus.ann_ptr[i], corpus.ann_ptr[i + 1]
+            for s, e, k in zip(corpus.span_start[lo:hi].tolist(), corpus.span_end[lo:hi].tolist(), corpus.span_label[lo:hi].tolist()):
+                patterns.add((corpus.labels[k], corpus.texts[d][s:e]))
+    nlp = spacy.blank("en")
+    scorer = {"@scorers": "spanagree.agreement_scorer.v1", "rule": "partial"}
+    nlp.add_pipe("entity_ruler", name="ruler", config={"overwrite_ents": True, "scorer": scorer}).add_patterns(
+        [{"label": label, "pattern": text} for label, text in sorted(patterns)]
+    )
+    nlp.to_disk(path)
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    """Run ``spacy init fill-config`` and ``spacy train`` for six steps; the directory and the
+    training output."""
+    root = tmp_path_factory.mktemp("train")
+    _ruler_pipeline(root / "ruler")
+    (root / "base.cfg").write_text(BASE_CONFIG.replace("{ruler}", str(root / "ruler")))
+    _spacy("init", "fill-config", root / "base.cfg", root / "config.cfg")
+    proc = _spacy("train", root / "config.cfg", "--output", root / "out", "--paths.data", EXAMPLE)
+    return root, proc.stdout
+
+
+def _table(stdout: str):
+    """The training table as (header, last row)."""
+    lines = [re.sub(r"\x1b\[[0-9;]*m", "", line) for line in stdout.splitlines()]
+    at = next(i for i, line in enumerate(lines) if line.startswith("E ") and "SCORE" in line)
+    header = lines[at].split()
+    rows = [line.split() for line in lines[at + 2:] if re.match(r"^\s*\d+\s+\d+\s", line)]
+    return header, dict(zip(reversed(header), reversed(rows[-1])))  # "LOSS NER" is one column
+
+
+def _expected(model_dir):
+    """The trained pipeline's output on the dev documents, scored by spanagree under the partial
+    rule in this process, and by spaCy's own exact scorer."""
+    from spacy.training import Example
+
+    from spanagree.readers import make_rater_corpus
+
+    nlp = spacy.load(model_dir)
+    examples = list(make_rater_corpus(EXAMPLE, reference=ALICE, limit=N_DOCS)(nlp))
+    predicted = [Example(nlp(eg.reference.text), eg.reference) for eg in examples]
+    scorer = spacy.registry.get("scorers", "spanagree.agreement_scorer.v1")(rule="partial")
+    return examples, scorer(predicted), Scorer.score_spans(predicted, "ents")
+
+
+def test_training_table_meta_and_evaluate_show_the_spanagree_figures(trained):
+    root, stdout = trained
+    examples, partial, exact = _expected(root / "out" / "model-best")
+    assert exact["ents_f"] < partial["ents_f"]  # the rule makes a difference on these documents
+
+    header, last = _table(stdout)
+    assert header[-4:] == ["ENTS_F", "ENTS_P", "ENTS_R", "SCORE"]  # ner's default weights, no override
+    assert not any(col.startswith("SPANAGREE") for col in header)
+    for key in ("f", "p", "r"):
+        assert float(last[f"ENTS_{key.upper()}"]) == pytest.approx(100 * partial[f"ents_{key}"], abs=0.006)
+    assert float(last["ENTS_F"]) > 0
+    assert float(last["SCORE"]) == pytest.approx(partial["ents_f"], abs=0.006)  # SCORE is the weighted F
+
+    meta = json.loads((root / "out" / "model-best" / "meta.json").read_text())
+    assert meta["performance"]["ents_f"] == pytest.approx(partial["ents_f"])
+    per_type = meta["performance"]["ents_per_type"]
+    assert set(per_type) == set(partial["ents_per_type"])
+    for label, prf in partial["ents_per_type"].items():
+        assert per_type[label] == pytest.approx(prf)
+
+    DocBin(docs=[eg.reference for eg in examples]).to_disk(root / "dev.spacy")
+    proc = _spacy("evaluate", root / "out" / "model-best", root / "dev.spacy", "--output", root / "scores.json")
+    shown = re.search(r"NER F\s+([\d.]+)", proc.stdout)
+    assert shown and float(shown.group(1)) == pytest.approx(100 * partial["ents_f"], abs=0.006)
+    scores = json.loads((root / "scores.json").read_text())
+    assert scores["ents_f"] == pytest.approx(partial["ents_f"]) and scores["ents_rule"] == "partial/strict/char"
