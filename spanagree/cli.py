@@ -125,6 +125,8 @@ def convert_command(
     repair: Optional[str] = typer.Option(None, "--repair", help="conll: ill-formed tag sequences: begin, drop or error (default begin)"),
     columns: Optional[str] = typer.Option(None, "--columns", help="conll: one file, the last N columns are these raters' tags, e.g. ann1,ann2"),
     relevant_at: Optional[int] = typer.Option(None, "--relevant-at", help="qrels: lowest relevance grade that counts as relevant (default 1)"),
+    ents: Optional[str] = typer.Option(None, "--ents", help=".spacy output: this rater's spans also go to doc.ents, for spacy train/evaluate/debug data (docs/spacy.md)"),
+    spans_key: Optional[str] = typer.Option(None, "--spans-key", help=".spacy output, with --ents: also copy that rater's spans to this span group (e.g. sc for spancat)"),
 ) -> None:
     """Convert annotations to spanagree JSONL, Prodigy JSONL or another format with a writer."""
     from .convert import convert
@@ -134,7 +136,7 @@ def convert_command(
     if answers:
         options["answers"] = tuple(a.strip() for a in answers.split(","))
     try:
-        result = convert(paths, out, to=to, format=format, **options)
+        result = convert(paths, out, to=to, format=format, ents=ents, spans_key=spans_key, **options)
     except SpanagreeError as err:
         _fail(err)
     written = result["written"]
@@ -145,6 +147,7 @@ def convert_command(
     for kind, reasons in result["excluded"].items():
         for reason, n in reasons.items():
             typer.echo(f"  on reading, {kind}: {reason}: {n}")
+    _echo_write_notes(written)
 
 
 @app.command("consensus")
@@ -163,6 +166,8 @@ def consensus_command(
     answers: Optional[str] = typer.Option(None, "--answers", help="Prodigy answers that count, comma-separated (default accept)"),
     language: str = typer.Option("en", "--language", help=".spacy output: blank spaCy tokenizer for documents without tokens"),
     report_file: Optional[Path] = typer.Option(None, "--report", help="Also write the full report (ties listed) as JSON to this file"),
+    ents: bool = typer.Option(True, "--ents/--no-ents", help=".spacy output: also write the consensus as doc.ents (overlapping spans counted, left out of doc.ents)"),
+    spans_key: Optional[str] = typer.Option(None, "--spans-key", help=".spacy output: also copy the consensus to this span group (e.g. sc for spancat)"),
 ) -> None:
     """Build a consensus gold set by vote; ties are left out and listed, never broken."""
     from .consensus import run
@@ -172,7 +177,7 @@ def consensus_command(
         report = run(
             paths, out, min_raters=min_raters, format=format, language=language, read_options=read_options,
             rule=rule.value, labels=labels.value, unit=unit.value, min_overlap=min_overlap,
-            partial_credit=partial_credit, proportional=proportional.value, name=name,
+            partial_credit=partial_credit, proportional=proportional.value, name=name, ents=ents, spans_key=spans_key,
         )
     except SpanagreeError as err:
         _fail(err)
@@ -187,6 +192,7 @@ def consensus_command(
         typer.echo(f"  documents left out, {reason}: {n}", err=True)
     for what, n in report.get("notes", {}).items():
         typer.echo(f"  {what}: {n}", err=True)
+    _echo_write_notes(report["written"], err=True)
     if report_file is not None:
         report_file.write_bytes(orjson.dumps(report, option=orjson.OPT_INDENT_2) + b"\n")
         typer.echo(f"wrote {report_file}", err=True)
@@ -331,6 +337,14 @@ def disagreements_command(
     )
     for note, n in written.get("notes", {}).items():
         typer.echo(f"  {note}: {n}", err=True)
+
+
+def _echo_write_notes(written: dict, err: bool = False) -> None:
+    """What a writer counted besides documents, annotations and spans (widened spans, spans
+    left out of doc.ents, ...)."""
+    for what, n in written.items():
+        if isinstance(n, int) and what not in ("documents", "annotations", "spans"):
+            typer.echo(f"  written, {what}: {n}", err=err)
 
 
 def _emit(report: dict, output: Output, out_file: Path | None) -> None:

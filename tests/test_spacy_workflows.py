@@ -20,6 +20,10 @@ from spacy.tokens import DocBin  # noqa: E402
 ALICE, BOB = "news_ner-alice", "news_ner-bob"
 N_DOCS = 8
 
+
+def S(start, end, label):
+    return {"start": start, "end": end, "label": label}
+
 BASE_CONFIG = textwrap.dedent(
     """
     [paths]
@@ -82,9 +86,9 @@ BASE_CONFIG = textwrap.dedent(
 )
 
 
-def _spacy(*args, cwd=None) -> subprocess.CompletedProcess:
+def _spacy(*args, cwd=None, check=True) -> subprocess.CompletedProcess:
     proc = subprocess.run([sys.executable, "-m", "spacy", *map(str, args)], capture_output=True, text=True, cwd=cwd, check=False)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.returncode == 0 or not check, proc.stdout + proc.stderr
     return proc
 
 
@@ -168,3 +172,50 @@ def test_training_table_meta_and_evaluate_show_the_spanagree_figures(trained):
     assert shown and float(shown.group(1)) == pytest.approx(100 * partial["ents_f"], abs=0.006)
     scores = json.loads((root / "scores.json").read_text())
     assert scores["ents_f"] == pytest.approx(partial["ents_f"]) and scores["ents_rule"] == "partial/strict/char"
+
+
+# --- DocBins that spaCy's tools read ------------------------------------------------------------
+
+
+def test_consensus_docbin_labels_found_by_spacy_corpus_and_debug_data(tmp_path):
+    from spanagree.consensus import run
+
+    gold = tmp_path / "gold.spacy"
+    report = run(EXAMPLE, gold, min_raters=2, spans_key="sc")
+    assert report["written"]["ents"] == report["spans"]["in_consensus"] > 0
+    nlp = spacy.blank("en")
+    examples = list(spacy.registry.resolve({"c": {"@readers": "spacy.Corpus.v1", "path": str(gold), "gold_preproc": False}})["c"](nlp))
+    found = {ent.label_ for eg in examples for ent in eg.reference.ents}
+    assert found == {"PERSON", "ORG", "GPE", "DATE", "MONEY"}
+    assert all(list(eg.reference.ents) == list(eg.reference.spans["consensus"]) == list(eg.reference.spans["sc"]) for eg in examples)
+    # ``spacy debug data`` on a ner config finds the five labels (it exits 1 on its own findings
+    # about so small a corpus, such as train and dev being the same file)
+    _spacy("init", "config", "-p", "ner", "-l", "en", tmp_path / "ner.cfg", "-F")
+    proc = _spacy("debug", "data", tmp_path / "ner.cfg", "--paths.train", gold, "--paths.dev", gold, check=False)
+    assert re.search(r"5 label\(s\)", proc.stdout) and "0 missing value(s)" in proc.stdout, proc.stdout
+
+
+def test_convert_writes_a_chosen_rater_as_ents_and_reports_overlaps(write_jsonl, tmp_path):
+    from spanagree.convert import convert
+    from spanagree.errors import UsageError
+
+    text = "Maria Lopez met growers in Kellsbridge."
+    path = write_jsonl([
+        {"doc_id": "d1", "annotator": "alice", "text": text, "spans": [S(0, 11, "PER"), S(0, 5, "PER"), S(27, 38, "LOC")]},
+        {"doc_id": "d1", "annotator": "bob", "text": text, "spans": [S(27, 38, "LOC")]},
+        {"doc_id": "d2", "annotator": "bob", "text": "Nothing here.", "spans": []},
+    ])
+    with pytest.warns(UserWarning, match="overlapping another"):
+        result = convert(path, tmp_path / "out.spacy", ents="alice", spans_key="sc")
+    written = result["written"]
+    assert written["ents"] == 1 and written["spans overlapping another, not in doc.ents (tokens marked missing)"] == 2
+    assert written["documents alice did not submit (no entity annotation)"] == 1
+    d1, d2 = DocBin().from_disk(tmp_path / "out.spacy").get_docs(spacy.blank("en").vocab)
+    assert [(e.text, e.label_) for e in d1.ents] == [("Kellsbridge", "LOC")]
+    assert [t.ent_iob_ for t in d1[:2]] == ["", ""]  # the overlapping spans' tokens: missing, not "outside"
+    assert d1[2].ent_iob_ == "O" and len(d1.spans["alice"]) == len(d1.spans["sc"]) == 3
+    assert not d2.has_annotation("ENT_IOB")  # alice did not submit it: no entity annotation at all
+    with pytest.raises(UsageError, match="no rater 'carol'"):
+        convert(path, tmp_path / "x.spacy", ents="carol")
+    with pytest.raises(UsageError, match="DocBin output"):
+        convert(path, tmp_path / "x.jsonl", ents="alice")
