@@ -219,3 +219,60 @@ def test_convert_writes_a_chosen_rater_as_ents_and_reports_overlaps(write_jsonl,
         convert(path, tmp_path / "x.spacy", ents="carol")
     with pytest.raises(UsageError, match="DocBin output"):
         convert(path, tmp_path / "x.jsonl", ents="alice")
+
+
+# --- spanagree.RaterCorpus.v1 as a drop-in for spacy.Corpus.v1 ------------------------------------
+
+
+def _reader(**config):
+    return spacy.registry.resolve({"r": {"@readers": "spanagree.RaterCorpus.v1", **config}})["r"]
+
+
+def test_rater_corpus_takes_every_spacy_corpus_parameter(tmp_path):
+    from spacy.training.augment import create_lower_casing_augmenter
+
+    gold = tmp_path / "gold.spacy"
+    DocBin(docs=[eg.reference for eg in _reader(path=str(EXAMPLE), reference=ALICE, limit=6)(spacy.blank("en"))]).to_disk(gold)
+    nlp = spacy.blank("en")
+    common = {"path": str(gold), "gold_preproc": False, "max_length": 0, "limit": 0, "augmenter": None}
+    ours = list(_reader(**common)(nlp))  # one rater in the file: no reference needed
+    theirs = list(spacy.registry.resolve({"c": {"@readers": "spacy.Corpus.v1", **common}})["c"](nlp))
+    assert [(eg.reference.text, [(e.start_char, e.end_char, e.label_) for e in eg.reference.ents]) for eg in ours] == [
+        (eg.reference.text, [(e.start_char, e.end_char, e.label_) for e in eg.reference.ents]) for eg in theirs
+    ]
+    assert [len(eg.predicted) for eg in ours] == [len(eg.predicted) for eg in theirs]
+    assert len(list(_reader(**{**common, "limit": 2})(nlp))) == 2
+
+    lengths = sorted(len(eg.reference) for eg in ours)
+    cut = lengths[3]
+    with pytest.warns(UserWarning, match=r"documents of max_length tokens or more \(skipped\)"):
+        short = list(_reader(**{**common, "max_length": cut})(nlp))
+    assert len(short) == sum(n < cut for n in lengths)
+
+    augmenter = create_lower_casing_augmenter(level=1.0)
+    lowered = list(_reader(**{**common, "augmenter": augmenter})(nlp))
+    assert all(eg.reference.text == eg.reference.text.lower() for eg in lowered) and len(lowered) == len(ours)
+
+    # gold_preproc: the predicted Doc takes the reference's tokens, not the tokenizer's
+    odd = tmp_path / "odd.jsonl"
+    odd.write_text(json.dumps({"doc_id": "d", "annotator": "a", "text": "New-York rocks", "tokens": [
+        {"start": 0, "end": 8}, {"start": 9, "end": 14}], "spans": [{"start": 0, "end": 8, "label": "GPE"}]}) + "\n")
+    (eg,) = _reader(path=str(odd), gold_preproc=True)(nlp)
+    assert [t.text for t in eg.predicted] == ["New-York", "rocks"]
+    (eg,) = _reader(path=str(odd), gold_preproc=False)(nlp)
+    assert [t.text for t in eg.predicted] == [t.text for t in nlp.make_doc("New-York rocks")]
+
+
+def test_rater_corpus_reads_several_paths_and_needs_a_reference_among_several_raters(tmp_path, write_jsonl):
+    from spanagree.errors import UsageError
+
+    one = write_jsonl([{"doc_id": "1", "annotator": "a", "text": "Maria came.", "spans": [S(0, 5, "PER")]}], "one.jsonl")
+    two = write_jsonl([{"doc_id": "2", "annotator": "a", "text": "Bob left.", "spans": [S(0, 3, "PER")]}], "two.jsonl")
+    examples = list(_reader(path=[str(one), str(two)])(spacy.blank("en")))
+    assert sorted(eg.reference.text for eg in examples) == ["Bob left.", "Maria came."]
+    with pytest.raises(UsageError, match="name the reference rater"):
+        list(_reader(path=str(EXAMPLE))(spacy.blank("en")))
+    with pytest.raises(UsageError, match="path is null"):
+        _reader(path=None)
+    with pytest.raises(UsageError, match="max_length"):
+        _reader(path=str(EXAMPLE), max_length=-1)
