@@ -17,7 +17,10 @@ without importing spanagree. Nothing here re-implements alignment or counting: D
 
 This module imports spaCy; ``import spanagree`` does not import it.
 """
+import multiprocessing
+import os
 from collections import Counter
+from multiprocessing.context import get_spawning_popen
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple
 
 from spacy.language import Language
@@ -30,6 +33,15 @@ from .io.docbin import doc_id_of, doc_tokens, spacy_spans, span_tuples
 from .model import Corpus, CorpusBuilder
 
 SCORER = "spanagree.agreement_scorer.v1"
+EXISTING_ENTS = ("replace", "keep")
+#: What span_consensus did to a Doc's entities (``doc._.consensus["ents_note"]``).
+ENTS_NOTES = {
+    "set": "the consensus was set as doc.ents",
+    "replaced": "the consensus replaced the Doc's existing entities",
+    "kept": "doc.ents not set: the Doc had entities, kept (existing_ents = keep)",
+    "overlapping": "doc.ents not set: the consensus spans overlap; doc.ents left as it was",
+    "not set": "doc.ents not set (set_ents = false)",
+}
 REFERENCE, PREDICTED = "reference", "predicted"
 
 
@@ -86,7 +98,10 @@ class _RaterGroups:
 
     ``rater_keys``: exactly these keys (a key absent from a Doc: that rater did not submit it);
     ``rater_prefix``: every key that starts with the prefix, the rater being the rest of the key;
-    neither: every span group of the Doc.
+    neither: every span group of the Doc except those the pipeline writes itself: the
+    ``spans_key`` of any component that has one (``span_consensus``'s ``consensus``,
+    ``spancat``'s and ``span_finder``'s ``sc``, ``span_ruler``'s ``ruler``), which are outputs,
+    not raters. Name such a group in ``rater_keys`` to count it.
     """
 
     def __init__(self, nlp: Language, name: str, rater_keys, rater_prefix, rule, labels, unit, min_overlap, partial_credit, proportional):
@@ -103,14 +118,35 @@ class _RaterGroups:
             rule=rule, labels=labels, min_overlap=min_overlap, partial_credit=partial_credit, proportional=proportional
         )
         self.unit = unit
+        self.nlp = nlp
         self._n_docs = 0
+        self._outputs: Tuple[Tuple[str, ...], frozenset] = ((), frozenset())
+
+    def pipeline_outputs(self) -> frozenset:
+        """The span group keys the pipeline's components write (their ``spans_key``)."""
+        names = tuple(self.nlp.component_names)
+        if self._outputs[0] != names:
+            keys = set()
+            for name in names:
+                try:
+                    key = self.nlp.get_pipe_config(name).get("spans_key")
+                except ValueError:  # a component without a stored config
+                    continue
+                if isinstance(key, str):
+                    keys.add(key)
+            self._outputs = (names, frozenset(keys))
+        return self._outputs[1]
 
     def groups(self, doc: Doc) -> List[Tuple[str, str]]:
         """``(rater, span group key)`` for every rater group in the Doc."""
         if self.rater_keys is not None:
             return [(key, key) for key in self.rater_keys if key in doc.spans]
         prefix = self.rater_prefix or ""
-        return [(key[len(prefix):], key) for key in sorted(doc.spans) if key.startswith(prefix) and len(key) > len(prefix)]
+        outputs = self.pipeline_outputs() if self.rater_prefix is None else frozenset()
+        return [
+            (key[len(prefix):], key) for key in sorted(doc.spans)
+            if key.startswith(prefix) and len(key) > len(prefix) and key not in outputs
+        ]
 
     def record(self, doc: Doc) -> Dict[str, Any]:
         """One Doc as plain data: id, text, tokens and each rater's ``(start, end, label)`` spans."""
@@ -154,12 +190,29 @@ class SpanAgreement(_RaterGroups):
             scorer = scorer.with_rule(self.rule, self.unit)  # no rule given to the scorer: the component's
         self.scorer = scorer
         self._records: List[Dict[str, Any]] = []
+        self._home = os.getpid()
+        self._elsewhere = _shared_counter()
         if not Doc.has_extension("agreement"):
             Doc.set_extension("agreement", default=None)
 
+    def __getstate__(self) -> Dict[str, Any]:
+        state = dict(self.__dict__)
+        if get_spawning_popen() is None:
+            state["_elsewhere"] = None  # a shared counter travels only to the processes it starts
+        return state
+
+    def __setstate__(self, state: Dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        if self._elsewhere is None:
+            self._elsewhere = _shared_counter()
+
     def __call__(self, doc: Doc) -> Doc:
         record = self.record(doc)
-        self._records.append(record)
+        if os.getpid() == self._home:
+            self._records.append(record)
+        elif self._elsewhere is not None:  # a worker of nlp.pipe(n_process=...): the counts travel on the Doc
+            with self._elsewhere.get_lock():
+                self._elsewhere.value += 1
         report = score(self.corpus([record]), self.rule, unit=self.unit).to_dict()
         doc._.agreement = _document_summary(record, report)
         return doc
@@ -168,20 +221,54 @@ class SpanAgreement(_RaterGroups):
         for doc in stream:
             yield self(doc)
 
-    def report(self, *, reference: Optional[str] = None, beta: float = 1.0) -> Dict[str, Any]:
-        """The corpus report over every Doc processed since the last :meth:`reset`."""
-        return score(self.corpus(self._records), self.rule, unit=self.unit, reference=reference, beta=beta).to_dict()
+    def report(self, docs: Optional[Iterable[Doc]] = None, *, reference: Optional[str] = None, beta: float = 1.0) -> Dict[str, Any]:
+        """The corpus report over every Doc processed since the last :meth:`reset`, or over
+        ``docs`` (Docs this component has processed, e.g. those ``nlp.pipe(..., n_process=2)``
+        returned, in order: their span groups are read again).
+
+        After a multi-process ``nlp.pipe`` the Docs went through copies of this component in
+        other processes; without ``docs`` the report would miss them, so it refuses.
+        """
+        if docs is not None:
+            records = [self._from_doc(doc, i) for i, doc in enumerate(docs, 1)]
+        else:
+            elsewhere = self._elsewhere.value if self._elsewhere is not None else 0
+            if elsewhere:
+                raise UsageError(
+                    f"{self.name}: {elsewhere} documents were processed in other processes (nlp.pipe with n_process > 1), "
+                    f"so this process has not seen them; pass the Docs nlp.pipe returned: report(docs)"
+                )
+            records = self._records
+        return score(self.corpus(records), self.rule, unit=self.unit, reference=reference, beta=beta).to_dict()
+
+    def _from_doc(self, doc: Doc, position: int) -> Dict[str, Any]:
+        """A processed Doc as a record; its id is ``doc.user_data["doc_id"]``, else its position
+        in ``docs`` (positions counted in a worker process are that worker's own)."""
+        if doc._.agreement is None:
+            raise UsageError(f"{self.name}: Doc {position} of report(docs) has not been through this component (doc._.agreement is None)")
+        record = self.record(doc)
+        self._n_docs -= 1  # record() counts a position; these Docs were counted when processed
+        record["doc_id"] = doc_id_of(doc, position)
+        return record
 
     def reset(self) -> None:
         """Forget the Docs seen so far (document positions start again at ``doc-0001``)."""
         self._records = []
         self._n_docs = 0
+        if self._elsewhere is not None:
+            with self._elsewhere.get_lock():
+                self._elsewhere.value = 0
 
     def score(self, examples: Iterable, **kwargs) -> Dict[str, Any]:
         """Score Examples with the configured scorer (``spanagree.agreement_scorer.v1`` by default)."""
         if self.scorer is None:
             return {}
         return self.scorer(examples, **kwargs)
+
+
+def _shared_counter():
+    """A counter the worker processes of ``nlp.pipe(n_process=...)`` share with this one."""
+    return multiprocessing.Value("q", 0)
 
 
 def _document_summary(record: Dict[str, Any], report: Dict[str, Any]) -> Dict[str, Any]:
@@ -215,6 +302,7 @@ def _document_summary(record: Dict[str, Any], report: Dict[str, Any]) -> Dict[st
         "proportional": "jaccard",
         "spans_key": "consensus",
         "set_ents": True,
+        "existing_ents": "replace",
     },
     assigns=["doc.spans", "doc.ents", "doc._.consensus"],
 )
@@ -232,6 +320,7 @@ def make_span_consensus(
     proportional: str,
     spans_key: str,
     set_ents: bool,
+    existing_ents: str,
 ) -> "SpanConsensus":
     """Build the ``span_consensus`` component (see :class:`SpanConsensus`)."""
     return SpanConsensus(
@@ -248,6 +337,7 @@ def make_span_consensus(
         proportional=proportional,
         spans_key=spans_key,
         set_ents=set_ents,
+        existing_ents=existing_ents,
     )
 
 
@@ -256,20 +346,26 @@ class SpanConsensus(_RaterGroups):
 
     Writes ``doc.spans[spans_key]`` (default ``"consensus"``) for every Doc that at least
     ``min_raters`` raters submitted, and ``doc.ents`` too when ``set_ents`` and the consensus spans
-    do not overlap. ``doc._.consensus`` holds the document's report: spans kept, clusters below
-    ``min_raters``, and the ties, which are left out and listed. :meth:`report` sums them over
-    the Docs seen.
+    do not overlap. A Doc that already has entities (from an earlier ``ner`` or
+    ``entity_ruler``): ``existing_ents="replace"`` (default) replaces them with the consensus,
+    ``"keep"`` leaves them and writes the span group only. ``doc._.consensus`` holds the
+    document's report: spans kept, clusters below ``min_raters``, the ties (left out and listed),
+    and under ``ents_note`` what was done to ``doc.ents``. :meth:`report` sums them over the Docs
+    seen.
     """
 
     def __init__(self, nlp: Language, name: str = "span_consensus", *, rater_keys=None, rater_prefix=None, min_raters=2,
                  rule="exact", labels="strict", unit="char", min_overlap=1, partial_credit=0.5, proportional="jaccard",
-                 spans_key="consensus", set_ents=True):
+                 spans_key="consensus", set_ents=True, existing_ents="replace"):
         from .consensus import check_min_raters
 
         super().__init__(nlp, name, rater_keys, rater_prefix, rule, labels, unit, min_overlap, partial_credit, proportional)
         self.min_raters = check_min_raters(min_raters)
+        if existing_ents not in EXISTING_ENTS:
+            raise UsageError(f"{name}: existing_ents must be one of {', '.join(EXISTING_ENTS)}; got {existing_ents!r}")
         self.spans_key = spans_key
         self.set_ents = set_ents
+        self.existing_ents = existing_ents
         self._totals: Counter = Counter()
         self._ties: List[Dict[str, Any]] = []
         if not Doc.has_extension("consensus"):
@@ -290,11 +386,10 @@ class SpanConsensus(_RaterGroups):
             spans = spacy_spans(doc, gold.spans_of(record["doc_id"], self.spans_key), notes)
             doc.spans[self.spans_key] = spans
             summary["kept"] = len(spans)
-            if self.set_ents and not _overlapping(spans):
-                doc.set_ents(spans, default="outside")
-                summary["ents"] = True
-            else:
-                summary["ents"] = False
+            outcome = self._set_ents(doc, spans)
+            summary["ents"] = outcome in ("set", "replaced")
+            summary["ents_note"] = ENTS_NOTES[outcome]
+            notes[f"doc.ents {outcome}"] += 1
         else:
             summary["excluded"] = report["documents"]["excluded"]
         summary.update(notes)
@@ -302,6 +397,18 @@ class SpanConsensus(_RaterGroups):
         self._totals.update({"documents": 1, "kept": summary["kept"], **report["clusters"], **notes})
         self._ties.extend(report["ties"])
         return doc
+
+    def _set_ents(self, doc: Doc, spans: List) -> str:
+        """Put the consensus in ``doc.ents`` if the settings allow it; what was done."""
+        if not self.set_ents:
+            return "not set"
+        if _overlapping(spans):
+            return "overlapping"
+        if doc.ents and self.existing_ents == "keep":
+            return "kept"
+        outcome = "replaced" if doc.ents else "set"
+        doc.set_ents(spans, default="outside")
+        return outcome
 
     def pipe(self, stream: Iterable[Doc], batch_size: int = 128) -> Iterator[Doc]:
         for doc in stream:

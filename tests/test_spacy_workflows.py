@@ -276,3 +276,85 @@ def test_rater_corpus_reads_several_paths_and_needs_a_reference_among_several_ra
         _reader(path=None)
     with pytest.raises(UsageError, match="max_length"):
         _reader(path=str(EXAMPLE), max_length=-1)
+
+
+# --- the components ------------------------------------------------------------------------------
+
+TEXT = "President Maria Lopez met growers in Kellsbridge."
+
+
+def _rated(nlp, groups):
+    doc = nlp.make_doc(TEXT)
+    for key, spans in groups.items():
+        doc.spans[key] = [doc.char_span(s, e, label) for s, e, label in spans]
+    return doc
+
+
+def test_report_after_multiprocess_pipe_refuses_then_merges_the_docs(tmp_path):
+    nlp = spacy.blank("en")
+    agree = nlp.add_pipe("span_agreement")
+    docs = [
+        _rated(nlp, {"a": [(10, 21, "PER")], "b": [(10, 21, "PER"), (37, 48, "LOC")]}),
+        _rated(nlp, {"a": [(0, 21, "PER")], "b": [(10, 21, "PER")]}),
+        _rated(nlp, {"a": [(37, 48, "LOC")], "b": [(37, 48, "LOC")]}),
+    ]
+    single = agree.report(list(nlp.pipe([d.copy() for d in docs])))
+    assert single == agree.report()  # the Docs, or what the component saw: one report
+    agree.reset()
+    out = list(nlp.pipe([d.copy() for d in docs], n_process=2, batch_size=1))
+    from spanagree.errors import UsageError
+
+    with pytest.raises(UsageError, match=r"3 documents were processed in other processes.*report\(docs\)"):
+        agree.report()
+    assert agree.report(out) == single
+    assert single["overall"] == spanagree.score(spanagree.read(_as_jsonl(docs, tmp_path))).to_dict()["overall"]
+
+
+def _as_jsonl(docs, tmp_path):
+    path = tmp_path / "docs.jsonl"
+    with open(path, "w") as f:
+        for i, doc in enumerate(docs, 1):
+            for key, spans in doc.spans.items():
+                f.write(json.dumps({"doc_id": f"doc-{i:04d}", "annotator": key, "text": doc.text,
+                                    "spans": [S(s.start_char, s.end_char, s.label_) for s in spans]}) + "\n")
+    return path
+
+
+def test_default_raters_leave_out_the_pipelines_own_span_groups():
+    nlp = spacy.blank("en")
+    nlp.add_pipe("span_consensus", config={"min_raters": 2})
+    nlp.add_pipe("span_ruler", config={"spans_key": "sc"}).add_patterns([{"label": "PER", "pattern": "Maria Lopez"}])
+    agree = nlp.add_pipe("span_agreement")
+    doc = nlp(_rated(nlp, {"a": [(10, 21, "PER")], "b": [(0, 21, "PER")]}))
+    assert set(doc.spans) == {"a", "b", "consensus", "sc"}
+    assert doc._.agreement["raters"] == ["a", "b"] and agree.report()["raters"] == ["a", "b"]
+    named = spacy.blank("en")
+    named.add_pipe("span_ruler", config={"spans_key": "sc"}).add_patterns([{"label": "PER", "pattern": "Maria Lopez"}])
+    named.add_pipe("span_agreement", config={"rater_keys": ["a", "sc"]})
+    assert named(_rated(named, {"a": [(10, 21, "PER")]}))._.agreement["raters"] == ["a", "sc"]
+
+
+def test_span_consensus_says_what_it_does_to_existing_entities():
+    from spanagree.errors import UsageError
+
+    groups = {"a": [(10, 21, "PER")], "b": [(10, 21, "PER")]}
+    for choice, expected, outcome in (("replace", [("Maria Lopez", "PER")], "replaced"), ("keep", [("Kellsbridge", "GPE")], "kept")):
+        nlp = spacy.blank("en")
+        component = nlp.add_pipe("span_consensus", config={"min_raters": 2, "existing_ents": choice})
+        doc = _rated(nlp, groups)
+        doc.set_ents([doc.char_span(37, 48, "GPE")])
+        doc = nlp(doc)
+        assert [(e.text, e.label_) for e in doc.ents] == expected
+        assert doc._.consensus["ents_note"].startswith("the consensus replaced" if choice == "replace" else "doc.ents not set")
+        assert component.report()[f"doc.ents {outcome}"] == 1
+    with pytest.raises(UsageError, match="existing_ents"):
+        spacy.blank("en").add_pipe("span_consensus", config={"existing_ents": "merge"})
+
+
+def test_span_agreement_copies_and_pickles():
+    import copy
+    import pickle
+
+    agree = spacy.blank("en").add_pipe("span_agreement")
+    for other in (copy.deepcopy(agree), pickle.loads(pickle.dumps(agree))):
+        assert other.report()["documents"] == agree.report()["documents"]
