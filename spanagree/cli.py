@@ -345,6 +345,7 @@ def disagreements_command(
     out: Path = typer.Option(..., "-o", "--out", help="The file to write (.jsonl or .csv, or any name with --output)", show_default=False),
     output: Optional[str] = typer.Option(None, "--output", help="jsonl, csv or prodigy-review (default: from OUT's suffix)"),
     context: int = typer.Option(40, "--context", min=0, help="Characters of context on each side of a case"),
+    include_agreed: bool = typer.Option(False, "--include-agreed", help="prodigy-review: also write the documents everyone agreed on (default: left out and counted), so the reviewed dataset is complete"),
 ) -> None:
     """List every missed, spurious, partial and wrong-label case (JSONL or CSV), or write each
     rater's version of every document with a disagreement for Prodigy's review recipe."""
@@ -358,7 +359,8 @@ def disagreements_command(
         result = score_with_settings(files, settings, progress=_progress(), needs_texts=True)
         _warn_few_raters(result.raters)
         written = disagreements.write(result, out, output=kind, context=context,
-                                      language=settings["candidates"]["language"])
+                                      language=settings["candidates"]["language"], sources=files,
+                                      include_agreed=include_agreed)
     except SpanagreeError as err:
         _fail(err)
     except OSError as err:
