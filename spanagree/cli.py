@@ -296,9 +296,8 @@ def gate_command(
         files, settings = _command_settings(ctx, paths, config)
         result = gate.run(files, settings, minimum or (), progress=_progress())
         gate.write_outputs(result, junit=junit)
-    except SpanagreeError as err:
-        _fail(err)
-    except OSError as err:
+    except (SpanagreeError, OSError) as err:
+        gate.write_error_outputs(str(err), junit=junit)
         _fail(err)
     sys.stdout.write(gate.as_text(result, color=sys.stdout.isatty()) + "\n")
     if not result["passed"]:
