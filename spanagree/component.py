@@ -7,7 +7,10 @@
 - ``span_consensus``: writes the raters' consensus (:mod:`spanagree.consensus`) to
   ``doc.spans["consensus"]``, and to ``doc.ents`` when its spans do not overlap.
 - ``spanagree.agreement_scorer.v1``: scores spaCy ``Example``\\ s, predicted against reference
-  spans, under spanagree's alignment rules (partial and proportional credit included).
+  spans, under spanagree's alignment rules (partial and proportional credit included), with
+  spaCy's own keys (``ents_f`` ...), so default score weights and spaCy's commands show them.
+
+Reference, and the choice of None or 0 for the keys spaCy reads: ``docs/spacy.md``.
 
 All three are advertised through entry points (``spacy_factories``, ``spacy_scorers``), so
 ``nlp.add_pipe("span_agreement")`` and ``{"@scorers": "spanagree.agreement_scorer.v1"}`` work

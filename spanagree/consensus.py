@@ -2,7 +2,7 @@
 
 Construction, per document (only documents that at least ``min_raters`` raters submitted):
 
-1. **Align every pair of raters** with the same aligner and rule as ``score`` (SPEC §2): each
+1. **Align every pair of raters** with the same aligner and rule as ``score`` (docs/alignment.md): each
    pair's optimal one-to-one matching.
 2. **Clusters** are the connected components of the graph whose nodes are the raters' spans and
    whose edges are those matches. A span matched to nobody is a cluster of its own.
@@ -69,7 +69,7 @@ def consensus(
     ----------
     corpus : the raters' annotations.
     min_raters : keep a cluster of aligned spans when at least this many raters have a span in it.
-    rule, labels, unit, min_overlap, partial_credit, proportional : how spans align (SPEC §2).
+    rule, labels, unit, min_overlap, partial_credit, proportional : how spans align (docs/alignment.md).
     name : the consensus rater's name (must not be one of the raters).
 
     Returns
