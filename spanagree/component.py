@@ -124,6 +124,43 @@ class _RaterGroups:
         self.nlp = nlp
         self._n_docs = 0
         self._outputs: Tuple[Tuple[str, ...], frozenset] = ((), frozenset())
+        self._home = os.getpid()
+        self._elsewhere = _shared_counter()
+
+    def __getstate__(self) -> Dict[str, Any]:
+        state = dict(self.__dict__)
+        if get_spawning_popen() is None:
+            state["_elsewhere"] = None  # a shared counter travels only to the processes it starts
+        return state
+
+    def __setstate__(self, state: Dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        if self._elsewhere is None:
+            self._elsewhere = _shared_counter()
+
+    def at_home(self) -> bool:
+        """Whether this is the process the component was made in; a Doc processed in a worker of
+        ``nlp.pipe(n_process=...)`` is counted as seen elsewhere."""
+        if os.getpid() == self._home:
+            return True
+        if self._elsewhere is not None:
+            with self._elsewhere.get_lock():
+                self._elsewhere.value += 1
+        return False
+
+    def refuse_if_elsewhere(self) -> None:
+        """A report without ``docs`` after a multi-process ``nlp.pipe`` would miss Docs: refuse."""
+        elsewhere = self._elsewhere.value if self._elsewhere is not None else 0
+        if elsewhere:
+            raise UsageError(
+                f"{self.name}: {elsewhere} documents were processed in other processes (nlp.pipe with n_process > 1), "
+                f"so this process has not seen them; pass the Docs nlp.pipe returned: report(docs)"
+            )
+
+    def forget_elsewhere(self) -> None:
+        if self._elsewhere is not None:
+            with self._elsewhere.get_lock():
+                self._elsewhere.value = 0
 
     def pipeline_outputs(self) -> frozenset:
         """The span group keys the pipeline's components write (their ``spans_key``)."""
@@ -193,29 +230,13 @@ class SpanAgreement(_RaterGroups):
             scorer = scorer.with_rule(self.rule, self.unit)  # no rule given to the scorer: the component's
         self.scorer = scorer
         self._records: List[Dict[str, Any]] = []
-        self._home = os.getpid()
-        self._elsewhere = _shared_counter()
         if not Doc.has_extension("agreement"):
             Doc.set_extension("agreement", default=None)
 
-    def __getstate__(self) -> Dict[str, Any]:
-        state = dict(self.__dict__)
-        if get_spawning_popen() is None:
-            state["_elsewhere"] = None  # a shared counter travels only to the processes it starts
-        return state
-
-    def __setstate__(self, state: Dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        if self._elsewhere is None:
-            self._elsewhere = _shared_counter()
-
     def __call__(self, doc: Doc) -> Doc:
         record = self.record(doc)
-        if os.getpid() == self._home:
+        if self.at_home():  # else a worker of nlp.pipe(n_process=...): the spans travel on the Doc
             self._records.append(record)
-        elif self._elsewhere is not None:  # a worker of nlp.pipe(n_process=...): the counts travel on the Doc
-            with self._elsewhere.get_lock():
-                self._elsewhere.value += 1
         report = score(self.corpus([record]), self.rule, unit=self.unit).to_dict()
         doc._.agreement = _document_summary(record, report)
         return doc
@@ -235,12 +256,7 @@ class SpanAgreement(_RaterGroups):
         if docs is not None:
             records = [self._from_doc(doc, i) for i, doc in enumerate(docs, 1)]
         else:
-            elsewhere = self._elsewhere.value if self._elsewhere is not None else 0
-            if elsewhere:
-                raise UsageError(
-                    f"{self.name}: {elsewhere} documents were processed in other processes (nlp.pipe with n_process > 1), "
-                    f"so this process has not seen them; pass the Docs nlp.pipe returned: report(docs)"
-                )
+            self.refuse_if_elsewhere()
             records = self._records
         return score(self.corpus(records), self.rule, unit=self.unit, reference=reference, beta=beta).to_dict()
 
@@ -258,9 +274,7 @@ class SpanAgreement(_RaterGroups):
         """Forget the Docs seen so far (document positions start again at ``doc-0001``)."""
         self._records = []
         self._n_docs = 0
-        if self._elsewhere is not None:
-            with self._elsewhere.get_lock():
-                self._elsewhere.value = 0
+        self.forget_elsewhere()
 
     def score(self, examples: Iterable, **kwargs) -> Dict[str, Any]:
         """Score Examples with the configured scorer (``spanagree.agreement_scorer.v1`` by default)."""
@@ -396,9 +410,10 @@ class SpanConsensus(_RaterGroups):
         else:
             summary["excluded"] = report["documents"]["excluded"]
         summary.update(notes)
+        summary["notes"] = dict(notes)
         doc._.consensus = summary
-        self._totals.update({"documents": 1, "kept": summary["kept"], **report["clusters"], **notes})
-        self._ties.extend(report["ties"])
+        if self.at_home():  # else a worker of nlp.pipe(n_process=...): the summary travels on the Doc
+            _add_summary(self._totals, self._ties, summary)
         return doc
 
     def _set_ents(self, doc: Doc, spans: List) -> str:
@@ -417,14 +432,31 @@ class SpanConsensus(_RaterGroups):
         for doc in stream:
             yield self(doc)
 
-    def report(self) -> Dict[str, Any]:
-        """Totals over the Docs seen since :meth:`reset`, and every tie listed."""
-        return {**dict(self._totals), "ties": list(self._ties)}
+    def report(self, docs: Optional[Iterable[Doc]] = None) -> Dict[str, Any]:
+        """Totals over the Docs seen since :meth:`reset` (or over ``docs``, Docs this component
+        has processed, e.g. those a multi-process ``nlp.pipe`` returned), and every tie listed."""
+        if docs is None:
+            self.refuse_if_elsewhere()
+            return {**dict(self._totals), "ties": list(self._ties)}
+        totals: Counter = Counter()
+        ties: List[Dict[str, Any]] = []
+        for position, doc in enumerate(docs, 1):
+            if doc._.consensus is None:
+                raise UsageError(f"{self.name}: Doc {position} of report(docs) has not been through this component (doc._.consensus is None)")
+            _add_summary(totals, ties, doc._.consensus)
+        return {**dict(totals), "ties": ties}
 
     def reset(self) -> None:
         self._totals = Counter()
         self._ties = []
         self._n_docs = 0
+        self.forget_elsewhere()
+
+
+def _add_summary(totals: Counter, ties: List[Dict[str, Any]], summary: Dict[str, Any]) -> None:
+    """Add one Doc's ``doc._.consensus`` to the totals and the list of ties."""
+    totals.update({"documents": 1, "kept": summary["kept"], **summary["clusters"], **summary["notes"]})
+    ties.extend(summary["ties"])
 
 
 def _overlapping(spans: List) -> bool:

@@ -47,7 +47,7 @@ import orjson
 from .align import AlignmentRule, align
 from .counts import OUTCOMES, Units, _positions
 from .counts import side as unit_side
-from .errors import UsageError
+from .errors import SpanagreeError, UsageError
 from .model import Corpus
 
 #: The kinds of disagreement, in the order of the report's outcomes (``correct`` is left out).
@@ -349,7 +349,10 @@ def original_tasks(paths, answers=("accept",)) -> dict[tuple[str, str], dict]:
         files.extend(sorted(path.glob("*.jsonl")) if path.is_dir() else [path])
     found: dict[tuple[str, str], dict] = {}
     for path in files:
-        if not path.is_file() or detect_format(path) != "prodigy":
+        try:
+            if not path.is_file() or detect_format(path) != "prodigy":
+                continue
+        except SpanagreeError:  # a file of a directory layout that is not itself a format
             continue
         for where, obj in json_lines(path):
             if not isinstance(obj, dict) or not isinstance(obj.get("text"), str):

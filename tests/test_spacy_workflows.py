@@ -358,3 +358,21 @@ def test_span_agreement_copies_and_pickles():
     agree = spacy.blank("en").add_pipe("span_agreement")
     for other in (copy.deepcopy(agree), pickle.loads(pickle.dumps(agree))):
         assert other.report()["documents"] == agree.report()["documents"]
+
+
+def test_span_consensus_report_after_multiprocess_pipe():
+    from spanagree.errors import UsageError
+
+    nlp = spacy.blank("en")
+    component = nlp.add_pipe("span_consensus", config={"min_raters": 2})
+    docs = [
+        _rated(nlp, {"a": [(10, 21, "PER")], "b": [(10, 21, "PER"), (37, 48, "LOC")]}),
+        _rated(nlp, {"a": [(0, 21, "PER")], "b": [(0, 21, "PER")]}),
+    ]
+    single = component.report(list(nlp.pipe([d.copy() for d in docs])))
+    assert single == component.report() and single["kept"] == 2 and single["documents"] == 2
+    component.reset()
+    out = list(nlp.pipe([d.copy() for d in docs], n_process=2, batch_size=1))
+    with pytest.raises(UsageError, match="2 documents were processed in other processes"):
+        component.report()
+    assert component.report(out) == single
