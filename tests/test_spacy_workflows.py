@@ -161,6 +161,10 @@ def test_training_table_meta_and_evaluate_show_the_spanagree_figures(trained):
 
     meta = json.loads((root / "out" / "model-best" / "meta.json").read_text())
     assert meta["performance"]["ents_f"] == pytest.approx(partial["ents_f"])
+    from spacy.cli.package import generate_readme  # the README that ``spacy package`` writes
+
+    shown = re.search(r"\| `ENTS_F` \| ([\d.]+) \|", generate_readme(meta))
+    assert shown and float(shown.group(1)) == pytest.approx(100 * partial["ents_f"], abs=0.006)
     per_type = meta["performance"]["ents_per_type"]
     assert set(per_type) == set(partial["ents_per_type"])
     for label, prf in partial["ents_per_type"].items():
@@ -376,3 +380,21 @@ def test_span_consensus_report_after_multiprocess_pipe():
     with pytest.raises(UsageError, match="2 documents were processed in other processes"):
         component.report()
     assert component.report(out) == single
+
+
+def test_training_loop_keeps_the_weights_when_nothing_was_predicted_yet():
+    """spaCy's evaluation callback drops for good a weight whose score was None once; an early
+    evaluation with no prediction must give 0.0, so a later one is weighted in full."""
+    from spacy.training import Example
+    from spacy.training.loop import create_evaluation_callback
+
+    nlp = spacy.blank("en")
+    ruler = nlp.add_pipe("entity_ruler", config={"scorer": {"@scorers": "spanagree.agreement_scorer.v1", "rule": "partial"}})
+    gold = nlp.make_doc(TEXT)
+    gold.set_ents([gold.char_span(0, 21, "PER")], default="outside")
+    evaluate = create_evaluation_callback(nlp, lambda nlp: [Example(nlp.make_doc(TEXT), gold)], {"ents_f": 1.0, "ents_p": 0.0, "ents_r": 0.0})
+    first, scores = evaluate()
+    assert first == 0.0 and scores["ents_f"] == 0.0 and scores["ents_p"] == 0.0
+    ruler.add_patterns([{"label": "PER", "pattern": "Maria Lopez"}])
+    second, scores = evaluate()
+    assert scores["ents_f"] == 0.5 and second == 0.5  # the weight of ents_f was kept
