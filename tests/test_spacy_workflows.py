@@ -192,6 +192,7 @@ def test_consensus_docbin_labels_found_by_spacy_corpus_and_debug_data(tmp_path):
     found = {ent.label_ for eg in examples for ent in eg.reference.ents}
     assert found == {"PERSON", "ORG", "GPE", "DATE", "MONEY"}
     assert all(list(eg.reference.ents) == list(eg.reference.spans["consensus"]) == list(eg.reference.spans["sc"]) for eg in examples)
+    assert spanagree.read(gold).raters == ["consensus"]
     # ``spacy debug data`` on a ner config finds the five labels (it exits 1 on its own findings
     # about so small a corpus, such as train and dev being the same file)
     _spacy("init", "config", "-p", "ner", "-l", "en", tmp_path / "ner.cfg", "-F")
@@ -219,6 +220,9 @@ def test_convert_writes_a_chosen_rater_as_ents_and_reports_overlaps(write_jsonl,
     assert [t.ent_iob_ for t in d1[:2]] == ["", ""]  # the overlapping spans' tokens: missing, not "outside"
     assert d1[2].ent_iob_ == "O" and len(d1.spans["alice"]) == len(d1.spans["sc"]) == 3
     assert not d2.has_annotation("ENT_IOB")  # alice did not submit it: no entity annotation at all
+    back = spanagree.read(tmp_path / "out.spacy")  # the copy in "sc" is not taken for another rater
+    assert back.raters == ["alice", "bob"] and back.spans_of("d1", "alice") == spanagree.read(path).spans_of("d1", "alice")
+    assert back.exclusions.notes["span groups copying a rater's spans (spans_key of the writer), not read as raters"] == 1
     with pytest.raises(UsageError, match="no rater 'carol'"):
         convert(path, tmp_path / "x.spacy", ents="carol")
     with pytest.raises(UsageError, match="DocBin output"):

@@ -45,6 +45,10 @@ SUFFIX = ".spacy"
 WIDENED = "spans widened to token boundaries"
 NOT_WRITTEN = "spans covering no token (not written)"
 OVERLAPPING = "spans overlapping another, not in doc.ents (tokens marked missing)"
+#: ``doc.user_data`` key of the span groups :func:`write_docbin` wrote as copies of a rater's
+#: (``spans_key=``): ``{group key: rater}``; read back, they are not raters.
+COPIES = "spanagree_copies"
+COPY_NOT_READ = "span groups copying a rater's spans (spans_key of the writer), not read as raters"
 
 
 def read_docbin(
@@ -72,7 +76,7 @@ def read_docbin(
         text = doc.text
         tokens = doc_tokens(doc)
         if per_rater_groups:
-            names = keys if keys is not None else sorted(doc.spans)
+            names = keys if keys is not None else _rater_groups(doc, builder)
             present = [k for k in names if k in doc.spans]
             if not present:
                 builder.document(doc_id, doc_id, text, where, "")
@@ -109,7 +113,8 @@ def write_docbin(
     ``ents`` names a rater whose spans also go to ``doc.ents``, so that ``spacy train``,
     ``spacy evaluate`` and ``spacy debug data`` read them as entities; ``spans_key`` (with
     ``ents``) copies the same spans to one more span group of that name (``"sc"`` for
-    ``spancat``). ``doc.ents`` cannot hold overlapping spans: the spans of that rater that overlap
+    ``spancat``), marked as a copy in ``doc.user_data`` so that reading the file back does not
+    take it for another rater. ``doc.ents`` cannot hold overlapping spans: the spans of that rater that overlap
     another are not written to ``doc.ents``, their tokens are marked missing (spaCy neither
     trains nor scores on them) and they are counted; the span groups keep them. A document that
     rater did not submit has no entity annotation at all (spaCy skips it).
@@ -148,6 +153,7 @@ def write_docbin(
                 n_ents += set_entities(doc, group, notes)
                 if spans_key is not None:
                     doc.spans[spans_key] = list(group)
+                    doc.user_data[COPIES] = {spans_key: rater}
         if ents is not None and not doc.has_annotation("ENT_IOB"):
             notes[f"documents {ents} did not submit (no entity annotation)"] += 1
         bin_.add(doc)
@@ -277,6 +283,16 @@ def _gap(gap: str, words: list[str], spaces: list[bool]) -> None:
     if gap:
         words.append(gap)
         spaces.append(False)
+
+
+def _rater_groups(doc, builder: CorpusBuilder) -> list[str]:
+    """The Doc's span group keys, less the copies :func:`write_docbin` made (counted)."""
+    copies = doc.user_data.get(COPIES) if doc.user_data else None
+    copies = set(copies) if isinstance(copies, dict) else set()
+    names = [key for key in sorted(doc.spans) if key not in copies]
+    if len(names) < len(doc.spans):
+        builder.exclusions.notes[COPY_NOT_READ] += len(doc.spans) - len(names)
+    return names
 
 
 def _key_list(span_keys: str | Sequence[str] | None) -> list[str] | None:
