@@ -386,6 +386,7 @@ def test_span_consensus_report_after_multiprocess_pipe():
     assert component.report(out) == single
 
 
+@pytest.mark.filterwarnings("ignore:\\[W036\\]")  # an entity ruler with no pattern yet, on purpose
 def test_training_loop_keeps_the_weights_when_nothing_was_predicted_yet():
     """spaCy's evaluation callback drops for good a weight whose score was None once; an early
     evaluation with no prediction must give 0.0, so a later one is weighted in full."""
