@@ -58,7 +58,7 @@ def test_pre_commit_snippet_names_a_revision_that_exists_and_a_hook_the_manifest
 
 
 @pytest.mark.skipif(not os.environ.get("SPANAGREE_SLOW_TESTS"), reason="installs spanagree in a fresh environment (minutes); set SPANAGREE_SLOW_TESTS=1")
-def test_pre_commit_try_repo_runs_the_hook_at_a_real_commit(commit, tmp_path):
+def test_pre_commit_runs_the_readme_hook_at_a_real_commit(commit, tmp_path):
     pre_commit = _pre_commit()
     project = tmp_path / "project"
     (project / "annotations").mkdir(parents=True)
