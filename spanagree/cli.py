@@ -51,9 +51,41 @@ class Proportional(str, Enum):
     dice = "dice"
 
 
+def _format_help(lead: str) -> str:
+    """``lead`` and the names of the formats spanagree reads (``spanagree info`` describes them)."""
+    from .io import formats
+
+    return f"{lead}: auto, or one of {', '.join(formats())}"
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        from . import __version__
+
+        typer.echo(f"spanagree {__version__}")
+        raise typer.Exit()
+
+
 @app.callback()
-def _main() -> None:
-    """spanagree: inter-annotator agreement for span markup."""
+def _main(
+    version: bool = typer.Option(False, "--version", callback=_show_version, is_eager=True, help="Print the version and exit"),
+) -> None:
+    """spanagree: inter-annotator agreement for span markup. Definitions: docs/ in the repository."""
+
+
+@app.command("info")
+def info_command(
+    json_output: bool = typer.Option(False, "--json", help="As JSON"),
+) -> None:
+    """What a bug report needs: versions, the formats spanagree reads and writes, the spaCy entry
+    points it installs."""
+    from .info import as_text, collect
+
+    facts = collect()
+    if json_output:
+        sys.stdout.write(orjson.dumps(facts, option=orjson.OPT_INDENT_2).decode("utf-8") + "\n")
+    else:
+        sys.stdout.write(as_text(facts) + "\n")
 
 
 @app.command("score", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
@@ -61,8 +93,8 @@ def score_command(
     ctx: typer.Context,
     paths: List[Path] = typer.Argument(..., help="Annotation files (JSONL, .spacy, ...), or directories of them; then any --section.key VALUE config overrides", show_default=False),
     config: Optional[Path] = typer.Option(None, "--config", "-c", help="A .cfg file of settings; flags override it, --section.key VALUE overrides both"),
-    format: str = typer.Option("auto", "--format", "-f", help="Input format: auto, or a format name (config: input.format)"),
-    rule: Rule = typer.Option(Rule.exact, "--rule", "-r", help="Which spans match (SPEC §2) (config: alignment.rule)"),
+    format: str = typer.Option("auto", "--format", "-f", help=_format_help("Input format") + " (config: input.format)"),
+    rule: Rule = typer.Option(Rule.exact, "--rule", "-r", help="Which spans match, see docs/alignment.md (config: alignment.rule)"),
     labels: Labels = typer.Option(Labels.strict, "--labels", help="strict: labels must match; ignore: positions only (config: alignment.labels)"),
     unit: Unit = typer.Option(Unit.char, "--unit", help="Measure offsets in characters or tokens (config: alignment.unit)"),
     min_overlap: int = typer.Option(1, "--min-overlap", help="Overlap rule: units two spans must share (config: alignment.min_overlap)"),
@@ -108,6 +140,7 @@ def score_command(
         }
         settings = settings_module.load_settings(config, flags=given, overrides=settings_module.parse_overrides(extra))
         result = settings_module.score_with_settings(files, settings, progress=_progress())
+        _warn_few_raters(result.raters)
         output = Output(settings["report"]["output"])
         report = result.to_dict() if output is Output.json else result.summary(render.MAX_PAIRS, render.MAX_DOCUMENTS)
     except SpanagreeError as err:
@@ -119,13 +152,15 @@ def score_command(
 def convert_command(
     paths: List[Path] = typer.Argument(..., help="Annotation files or directories, in any format spanagree reads", show_default=False),
     out: Path = typer.Option(..., "-o", "--out", help="The file to write", show_default=False),
-    to: Optional[str] = typer.Option(None, "--to", help="Output format: spanagree, prodigy (or any with a writer); default from OUT's suffix"),
-    format: str = typer.Option("auto", "--format", "-f", help="Input format (default: detected per file)"),
+    to: Optional[str] = typer.Option(None, "--to", help="Output format, one with a writer (spanagree info lists them); default from OUT's suffix (.jsonl: spanagree, .spacy: docbin)"),
+    format: str = typer.Option("auto", "--format", "-f", help=_format_help("Input format (auto: detected per file)")),
     answers: Optional[str] = typer.Option(None, "--answers", help="prodigy: answers that count, comma-separated (default accept)"),
     scheme: Optional[str] = typer.Option(None, "--scheme", help="conll: IOB1, IOB2, IOE1, IOE2, IOBES, BILOU (default auto)"),
     repair: Optional[str] = typer.Option(None, "--repair", help="conll: ill-formed tag sequences: begin, drop or error (default begin)"),
     columns: Optional[str] = typer.Option(None, "--columns", help="conll: one file, the last N columns are these raters' tags, e.g. ann1,ann2"),
     relevant_at: Optional[int] = typer.Option(None, "--relevant-at", help="qrels: lowest relevance grade that counts as relevant (default 1)"),
+    ents: Optional[str] = typer.Option(None, "--ents", help=".spacy output: this rater's spans also go to doc.ents, for spacy train/evaluate/debug data (docs/spacy.md)"),
+    spans_key: Optional[str] = typer.Option(None, "--spans-key", help=".spacy output, with --ents: also copy that rater's spans to this span group (e.g. sc for spancat)"),
 ) -> None:
     """Convert annotations to spanagree JSONL, Prodigy JSONL or another format with a writer."""
     from .convert import convert
@@ -135,7 +170,7 @@ def convert_command(
     if answers:
         options["answers"] = tuple(a.strip() for a in answers.split(","))
     try:
-        result = convert(paths, out, to=to, format=format, **options)
+        result = convert(paths, out, to=to, format=format, ents=ents, spans_key=spans_key, **options)
     except SpanagreeError as err:
         _fail(err)
     written = result["written"]
@@ -146,6 +181,7 @@ def convert_command(
     for kind, reasons in result["excluded"].items():
         for reason, n in reasons.items():
             typer.echo(f"  on reading, {kind}: {reason}: {n}")
+    _echo_write_notes(written)
 
 
 @app.command("consensus")
@@ -153,17 +189,19 @@ def consensus_command(
     paths: List[Path] = typer.Argument(..., help="The raters' annotation files, or directories of them", show_default=False),
     min_raters: int = typer.Option(..., "--min-raters", "-k", help="Keep a span when at least this many raters have a span aligned to it", show_default=False),
     out: Path = typer.Option(..., "-o", "--out", help="Where to write the consensus: a .jsonl (spanagree JSONL) or .spacy (DocBin) file", show_default=False),
-    rule: Rule = typer.Option(Rule.exact, "--rule", "-r", help="Which spans align (SPEC §2)"),
+    rule: Rule = typer.Option(Rule.exact, "--rule", "-r", help="Which spans align, see docs/alignment.md"),
     labels: Labels = typer.Option(Labels.strict, "--labels", help="strict: labels must match; ignore: positions only (label by plurality)"),
     unit: Unit = typer.Option(Unit.char, "--unit", help="Align and vote in characters or tokens"),
     min_overlap: int = typer.Option(1, "--min-overlap", help="Overlap rule: units two spans must share"),
     partial_credit: float = typer.Option(0.5, "--partial-credit", help="Partial rule: credit of an inexact match"),
     proportional: Proportional = typer.Option(Proportional.jaccard, "--proportional", help="Proportional rule: jaccard or dice"),
     name: str = typer.Option("consensus", "--name", help="The consensus rater's name in the output"),
-    format: str = typer.Option("auto", "--format", "-f", help="Input format: auto, or a format name"),
+    format: str = typer.Option("auto", "--format", "-f", help=_format_help("Input format")),
     answers: Optional[str] = typer.Option(None, "--answers", help="Prodigy answers that count, comma-separated (default accept)"),
     language: str = typer.Option("en", "--language", help=".spacy output: blank spaCy tokenizer for documents without tokens"),
     report_file: Optional[Path] = typer.Option(None, "--report", help="Also write the full report (ties listed) as JSON to this file"),
+    ents: bool = typer.Option(True, "--ents/--no-ents", help=".spacy output: also write the consensus as doc.ents (overlapping spans counted, left out of doc.ents)"),
+    spans_key: Optional[str] = typer.Option(None, "--spans-key", help=".spacy output: also copy the consensus to this span group (e.g. sc for spancat)"),
 ) -> None:
     """Build a consensus gold set by vote; ties are left out and listed, never broken."""
     from .consensus import run
@@ -173,7 +211,7 @@ def consensus_command(
         report = run(
             paths, out, min_raters=min_raters, format=format, language=language, read_options=read_options,
             rule=rule.value, labels=labels.value, unit=unit.value, min_overlap=min_overlap,
-            partial_credit=partial_credit, proportional=proportional.value, name=name,
+            partial_credit=partial_credit, proportional=proportional.value, name=name, ents=ents, spans_key=spans_key,
         )
     except SpanagreeError as err:
         _fail(err)
@@ -188,6 +226,7 @@ def consensus_command(
         typer.echo(f"  documents left out, {reason}: {n}", err=True)
     for what, n in report.get("notes", {}).items():
         typer.echo(f"  {what}: {n}", err=True)
+    _echo_write_notes(report["written"], err=True)
     if report_file is not None:
         report_file.write_bytes(orjson.dumps(report, option=orjson.OPT_INDENT_2) + b"\n")
         typer.echo(f"wrote {report_file}", err=True)
@@ -258,9 +297,8 @@ def gate_command(
         files, settings = _command_settings(ctx, paths, config)
         result = gate.run(files, settings, minimum or (), progress=_progress())
         gate.write_outputs(result, junit=junit)
-    except SpanagreeError as err:
-        _fail(err)
-    except OSError as err:
+    except (SpanagreeError, OSError) as err:
+        gate.write_error_outputs(str(err), junit=junit)
         _fail(err)
     sys.stdout.write(gate.as_text(result, color=sys.stdout.isatty()) + "\n")
     if not result["passed"]:
@@ -290,6 +328,7 @@ def report_command(
             settings["intervals"]["bootstrap"] = html_report.DEFAULT_REPLICATES
         settings["report"]["per_rater"] = True  # the page always has the per-rater view
         result = score_with_settings(files, settings, progress=_progress(), needs_texts=True)
+        _warn_few_raters(result.raters)
         written = html_report.write(result, out, title=title, max_documents=documents, sources=files)
     except SpanagreeError as err:
         _fail(err)
@@ -307,6 +346,7 @@ def disagreements_command(
     out: Path = typer.Option(..., "-o", "--out", help="The file to write (.jsonl or .csv, or any name with --output)", show_default=False),
     output: Optional[str] = typer.Option(None, "--output", help="jsonl, csv or prodigy-review (default: from OUT's suffix)"),
     context: int = typer.Option(40, "--context", min=0, help="Characters of context on each side of a case"),
+    include_agreed: bool = typer.Option(False, "--include-agreed", help="prodigy-review: also write the documents everyone agreed on (default: left out and counted), so the reviewed dataset is complete"),
 ) -> None:
     """List every missed, spurious, partial and wrong-label case (JSONL or CSV), or write each
     rater's version of every document with a disagreement for Prodigy's review recipe."""
@@ -318,8 +358,10 @@ def disagreements_command(
         kind = disagreements.resolve_format(out, output)
         settings["candidates"]["source"] = None  # cases need no candidate items
         result = score_with_settings(files, settings, progress=_progress(), needs_texts=True)
+        _warn_few_raters(result.raters)
         written = disagreements.write(result, out, output=kind, context=context,
-                                      language=settings["candidates"]["language"])
+                                      language=settings["candidates"]["language"], sources=files,
+                                      include_agreed=include_agreed)
     except SpanagreeError as err:
         _fail(err)
     except OSError as err:
@@ -407,6 +449,23 @@ def compare_command(
     sys.stdout.write(text + "\n")
     if not result["passed"]:
         raise typer.Exit(code=1)
+def _warn_few_raters(raters) -> None:
+    """Say on stderr, before any table, that agreement needs two raters when the input has fewer."""
+    if len(raters) < 2:
+        found = f"1 rater ({raters[0]})" if raters else "no rater"
+        typer.echo(
+            f"spanagree: warning: the input has {found}; agreement needs at least two, so every table below is empty "
+            "(how each format names its raters: spanagree info, docs/README.md)",
+            err=True,
+        )
+
+
+def _echo_write_notes(written: dict, err: bool = False) -> None:
+    """What a writer counted besides documents, annotations and spans (widened spans, spans
+    left out of doc.ents, ...)."""
+    for what, n in written.items():
+        if isinstance(n, int) and what not in ("documents", "annotations", "spans"):
+            typer.echo(f"  written, {what}: {n}", err=err)
 
 
 def _emit(report: dict, output: Output, out_file: Path | None) -> None:

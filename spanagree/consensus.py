@@ -2,7 +2,7 @@
 
 Construction, per document (only documents that at least ``min_raters`` raters submitted):
 
-1. **Align every pair of raters** with the same aligner and rule as ``score`` (SPEC §2): each
+1. **Align every pair of raters** with the same aligner and rule as ``score`` (docs/alignment.md): each
    pair's optimal one-to-one matching.
 2. **Clusters** are the connected components of the graph whose nodes are the raters' spans and
    whose edges are those matches. A span matched to nobody is a cluster of its own.
@@ -69,7 +69,7 @@ def consensus(
     ----------
     corpus : the raters' annotations.
     min_raters : keep a cluster of aligned spans when at least this many raters have a span in it.
-    rule, labels, unit, min_overlap, partial_credit, proportional : how spans align (SPEC §2).
+    rule, labels, unit, min_overlap, partial_credit, proportional : how spans align (docs/alignment.md).
     name : the consensus rater's name (must not be one of the raters).
 
     Returns
@@ -242,8 +242,15 @@ def _union(parent: np.ndarray, i: int, j: int) -> None:
 # --- output ---------------------------------------------------------------------------------------
 
 
-def write(corpus: Corpus, path: str | Path, *, language: str = "en") -> dict[str, Any]:
-    """Write ``corpus`` as spanagree JSONL (``.jsonl``) or a DocBin (``.spacy``), by suffix; what was written."""
+def write(corpus: Corpus, path: str | Path, *, language: str = "en", ents: bool = True,
+          spans_key: str | None = None) -> dict[str, Any]:
+    """Write ``corpus`` as spanagree JSONL (``.jsonl``) or a DocBin (``.spacy``), by suffix; what was written.
+
+    In a DocBin the consensus is the span group named after the consensus rater and, with
+    ``ents`` (default), ``doc.ents`` too, so spaCy's tools read it as entities; ``spans_key``
+    copies it to one more span group (``"sc"`` for ``spancat``). Overlapping consensus spans
+    stay in the span groups and are counted, not put in ``doc.ents``.
+    """
     from .io import formats
 
     path = Path(path)
@@ -253,7 +260,8 @@ def write(corpus: Corpus, path: str | Path, *, language: str = "en") -> dict[str
     path.parent.mkdir(parents=True, exist_ok=True)
     if suffix == ".jsonl":
         return formats()["spanagree"].write(corpus, path)
-    return formats()["docbin"].write(corpus, path, language=language)
+    rater = corpus.raters[0] if ents and corpus.raters else None
+    return formats()["docbin"].write(corpus, path, language=language, ents=rater, spans_key=spans_key if rater else None)
 
 
 def run(
@@ -264,6 +272,8 @@ def run(
     format: str = "auto",
     language: str = "en",
     read_options: dict | None = None,
+    ents: bool = True,
+    spans_key: str | None = None,
     **rule_options,
 ) -> dict[str, Any]:
     """Read, build the consensus, write it to ``out`` (``.jsonl`` or ``.spacy``); the report.
@@ -276,5 +286,5 @@ def run(
         raise UsageError(f"cannot tell the output format of {str(out)!r}; name a .jsonl or a .spacy file")
     corpus = read(paths, format=format, **(read_options or {}))
     gold, report = consensus(corpus, min_raters=min_raters, **rule_options)
-    report["written"] = {"path": str(out), **write(gold, out, language=language)}
+    report["written"] = {"path": str(out), **write(gold, out, language=language, ents=ents, spans_key=spans_key)}
     return report

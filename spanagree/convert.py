@@ -27,6 +27,8 @@ def convert(
     *,
     to: str | None = None,
     format: str = "auto",
+    ents: str | None = None,
+    spans_key: str | None = None,
     **options,
 ) -> dict:
     """Read annotation files and write them in another format, keeping rater, document id and text.
@@ -38,6 +40,8 @@ def convert(
     to : the output format (one of :func:`writers`); by default from the suffix of ``out``
         (``.jsonl``: spanagree JSONL, ``.spacy``: DocBin).
     format : the input format, ``"auto"`` (default) or a format name.
+    ents, spans_key : DocBin output: the rater whose spans also go to ``doc.ents`` (and to the span
+        group ``spans_key``), for spaCy's tools (see :func:`spanagree.io.docbin.write_docbin`).
     **options : reader options (``answers=``, ``scheme=``, ``columns=``, ``relevant_at=``, ...).
 
     Returns
@@ -48,9 +52,12 @@ def convert(
     """
     out = Path(out)
     name = _output_format(out, to)
+    entities = {k: v for k, v in (("ents", ents), ("spans_key", spans_key)) if v is not None}
+    if entities and name != "docbin":
+        raise UsageError(f"--ents and --spans-key are for DocBin output (.spacy), not {name!r}")
     corpus = read(paths, format=format, **options)
     try:
-        written = formats()[name].write(corpus, out)
+        written = formats()[name].write(corpus, out, **entities)
     except OSError as err:
         raise UsageError(f"cannot write {out}: {err.strerror or err}") from None
     if not isinstance(written, dict):

@@ -27,6 +27,12 @@ Outputs (:func:`write`):
   ``_input_hash`` per document and the rater as ``_annotator_id`` and ``_session_id``. Prodigy's
   ``review`` recipe groups tasks by ``_input_hash`` and shows the distinct versions (by
   ``_task_hash``) with the sessions that made each, for an adjudicator to pick or correct.
+  Documents everyone agreed on are left out by default and counted; ``include_agreed`` writes
+  them too (one version each), so that the reviewed dataset is the whole adjudicated set. When
+  the input was Prodigy JSONL (``sources``), each task keeps the fields of the rater's original
+  task (``meta`` and any custom field); ``meta.doc`` gives a readable name for the document
+  (the id when it is not a hash, else a ``meta`` field such as ``title`` or ``id``, else the first
+  words of the text), shown by Prodigy beside the card.
 """
 from __future__ import annotations
 
@@ -43,7 +49,7 @@ import orjson
 
 from .counts import Units, _positions
 from .counts import side as unit_side
-from .errors import UsageError
+from .errors import SpanagreeError, UsageError
 from .model import Corpus
 from .outcomes import OUTCOMES, OutcomeAlignment, best_explanation
 
@@ -157,12 +163,14 @@ def documents_with_disagreements(found: OutcomeAlignment) -> np.ndarray:
 
 
 def write(report, out: str | Path, *, output: str | None = None, context: int = CONTEXT,
-          language: str = "en") -> dict[str, Any]:
+          language: str = "en", sources=None, include_agreed: bool = False) -> dict[str, Any]:
     """Write the disagreements of ``report`` to ``out`` as ``output`` (by default from the suffix:
     ``.jsonl``/``.json`` → jsonl, ``.csv`` → csv). Returns what was written.
 
     ``language`` names the blank spaCy tokenizer used for the Prodigy tasks' ``tokens`` when
-    the input has none.
+    the input has none. ``prodigy-review`` only: ``sources`` (the input paths) lets each task keep
+    its original Prodigy fields; ``include_agreed`` also writes the documents with no
+    disagreement.
     """
     out = Path(out)
     output = resolve_format(out, output)
@@ -177,7 +185,7 @@ def write(report, out: str | Path, *, output: str | None = None, context: int = 
         "documents_with_disagreements": len(documents_with_disagreements(found)),
     }
     if output == "prodigy-review":
-        summary.update(_write_review(corpus, found, out, language))
+        summary.update(_write_review(corpus, found, out, language, sources, include_agreed))
         return summary
     records = cases(corpus, found, context=context)
     if output == "jsonl":
@@ -195,12 +203,17 @@ def write(report, out: str | Path, *, output: str | None = None, context: int = 
 # --- Prodigy review ---------------------------------------------------------------------------
 
 
-def review_tasks(corpus: Corpus, found: OutcomeAlignment, language: str = "en") -> tuple[list[dict], Counter]:
-    """The Prodigy ``review`` input: one accepted task per (document with a disagreement, rater
-    who submitted it), and notes (spans whose boundaries are not token boundaries)."""
+def review_tasks(corpus: Corpus, found: OutcomeAlignment, language: str = "en", *,
+                 originals: dict[tuple[str, str], dict] | None = None,
+                 include_agreed: bool = False) -> tuple[list[dict], Counter]:
+    """The Prodigy ``review`` input: one accepted task per (document with a disagreement, or
+    every document with ``include_agreed``; rater who submitted it), and notes (spans whose
+    boundaries are not token boundaries). ``originals`` maps ``(doc_id, rater)`` to the rater's
+    original Prodigy task, whose other fields the task keeps."""
     from .candidates import _tokens_of
 
-    docs = documents_with_disagreements(found)
+    docs = np.unique(corpus.ann_doc) if include_agreed else documents_with_disagreements(found)
+    originals = originals or {}
     input_hash = _input_hashes(corpus)
     tokens = _tokens_of(corpus, docs, language)
     wanted = np.zeros(corpus.n_documents, dtype=bool)
@@ -226,7 +239,10 @@ def review_tasks(corpus: Corpus, found: OutcomeAlignment, language: str = "en") 
                 overlapping = True
             spans.append(span)
         task_key = orjson.dumps([input_hash[doc], [[p["start"], p["end"], p["label"]] for p in spans]])
-        tasks.append({
+        original = originals.get((corpus.doc_ids[doc], rater), {})
+        meta = original.get("meta") if isinstance(original.get("meta"), dict) else {}
+        task = {k: v for k, v in original.items() if k not in REVIEW_FIELDS}
+        task.update({
             "text": text,
             "tokens": [
                 {"text": text[s:e], "start": s, "end": e, "id": k, "ws": text[e:e + 1].isspace()}
@@ -238,8 +254,9 @@ def review_tasks(corpus: Corpus, found: OutcomeAlignment, language: str = "en") 
             "answer": "accept",
             "_annotator_id": rater,
             "_session_id": rater,
-            "meta": {"doc_id": corpus.doc_ids[doc], "rater": rater},
+            "meta": {**meta, "doc": readable_name(corpus.doc_ids[doc], text, meta), "doc_id": corpus.doc_ids[doc], "rater": rater},
         })
+        tasks.append(task)
     # ner_manual shows no overlapping spans; spans_manual does
     view = "spans_manual" if overlapping else "ner_manual"
     for task in tasks:
@@ -247,12 +264,70 @@ def review_tasks(corpus: Corpus, found: OutcomeAlignment, language: str = "en") 
     return tasks, notes
 
 
-def _write_review(corpus: Corpus, found: OutcomeAlignment, out: Path, language: str) -> dict[str, Any]:
-    tasks, notes = review_tasks(corpus, found, language)
+#: The fields a review task sets itself; every other field of the original task is kept.
+REVIEW_FIELDS = frozenset(("text", "tokens", "spans", "_input_hash", "_task_hash", "answer", "_annotator_id",
+                           "_session_id", "_view_id", "meta"))
+#: ``meta`` fields that name a document, in order of preference.
+NAME_FIELDS = ("title", "name", "id", "doc_id", "file")
+
+
+def readable_name(doc_id: str, text: str, meta: dict, words: int = 6) -> str:
+    """A name a person recognises: the id unless it is a hash, else a naming ``meta`` field,
+    else the first words of the text.
+
+    >>> readable_name("-1234", "The mayor of Kellsbridge said on Monday that", {})
+    'The mayor of Kellsbridge said on…'
+    >>> readable_name("-1234", "text", {"title": "Budget day"}), readable_name("news-7", "text", {})
+    ('Budget day', 'news-7')
+    """
+    if not re.fullmatch(r"-?[0-9]+|text:[0-9a-f]+", doc_id):
+        return doc_id
+    for key in NAME_FIELDS:
+        value = meta.get(key)
+        if isinstance(value, (str, int)) and not isinstance(value, bool) and str(value).strip():
+            return str(value)
+    head = text.split()
+    return " ".join(head[:words]) + ("…" if len(head) > words else "")
+
+
+def original_tasks(paths, answers=("accept",)) -> dict[tuple[str, str], dict]:
+    """The Prodigy tasks of ``paths`` (only the files in Prodigy JSONL) by ``(doc_id, rater)``,
+    keyed as the Prodigy reader keys them; a task whose answer counts wins over one that does
+    not."""
+    from .io import detect_format
+    from .io.common import json_lines
+    from .io.prodigy import _rater, doc_id_of_task
+
+    files = []
+    for path in (Path(p) for p in paths or ()):
+        files.extend(sorted(path.glob("*.jsonl")) if path.is_dir() else [path])
+    found: dict[tuple[str, str], dict] = {}
+    for path in files:
+        try:
+            if not path.is_file() or detect_format(path) != "prodigy":
+                continue
+        except SpanagreeError:  # a file of a directory layout that is not itself a format
+            continue
+        for where, obj in json_lines(path):
+            if not isinstance(obj, dict) or not isinstance(obj.get("text"), str):
+                continue
+            doc_id = doc_id_of_task(obj)
+            key = (doc_id, _rater(obj, path.stem, where, doc_id))
+            if key not in found or obj.get("answer") in answers:
+                found[key] = obj
+    return found
+
+
+def _write_review(corpus: Corpus, found: OutcomeAlignment, out: Path, language: str, sources=None,
+                  include_agreed: bool = False) -> dict[str, Any]:
+    tasks, notes = review_tasks(corpus, found, language, originals=original_tasks(sources), include_agreed=include_agreed)
     with open(out, "wb") as f:
         for task in tasks:
             f.write(orjson.dumps(task) + b"\n")
     result: dict[str, Any] = {"tasks": len(tasks), "view_id": tasks[0]["_view_id"] if tasks else None}
+    agreed = len(np.unique(corpus.ann_doc)) - len(documents_with_disagreements(found))
+    key = "documents everyone agreed on (written)" if include_agreed else "documents everyone agreed on (not written; --include-agreed writes them)"
+    notes[key] += agreed
     if notes:
         result["notes"] = dict(notes)
     return result

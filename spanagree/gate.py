@@ -400,6 +400,35 @@ def write_outputs(result: dict[str, Any], *, junit: Path | None = None, environ:
     return written
 
 
+def write_error_outputs(message: str, *, junit: Path | None = None, environ: Mapping[str, str] | None = None) -> list[str]:
+    """On bad input or usage (exit 2) the gate did not run: still write the JUnit file (one test
+    case in ``<error>``) and the step summary, so that CI always has an artefact saying why."""
+    import xml.etree.ElementTree as ET
+
+    environ = os.environ if environ is None else environ
+    written = []
+    if junit is not None:
+        suites = ET.Element("testsuites", name="spanagree gate", tests="1", failures="0", errors="1")
+        suite = ET.SubElement(suites, "testsuite", name="spanagree gate", tests="1", failures="0", errors="1",
+                              skipped="0", time="0")
+        case = ET.SubElement(suite, "testcase", classname="spanagree.gate", name="spanagree gate could run", time="0")
+        ET.SubElement(case, "error", message=_xml(message), type="InputError").text = _xml(message)
+        try:
+            Path(junit).write_bytes(ET.tostring(suites, encoding="utf-8", xml_declaration=True) + b"\n")
+            written.append(str(junit))
+        except OSError:
+            pass  # the error being reported may be this very path
+    summary = environ.get("GITHUB_STEP_SUMMARY")
+    if summary:
+        try:
+            with open(summary, "a", encoding="utf-8") as f:
+                f.write(f"### ❌ spanagree gate: could not run (exit 2)\n\n```\n{message}\n```\n\n")
+            written.append(summary)
+        except OSError:
+            pass
+    return written
+
+
 # --- helpers ------------------------------------------------------------------------------------
 
 

@@ -164,11 +164,12 @@ def test_spacy_exact_scorer_gives_0_where_partial_gives_credit():
     exact = Scorer.score_spans([eg], "ents")
     assert (exact["ents_p"], exact["ents_r"], exact["ents_f"]) == (0.0, 0.0, 0.0)
     partial = spacy.registry.get("scorers", "spanagree.agreement_scorer.v1")(rule="partial")([eg])
-    assert (partial["spanagree_ents_p"], partial["spanagree_ents_r"], partial["spanagree_ents_f"]) == (0.5, 0.5, 0.5)
-    assert partial["spanagree_ents_psa"] == 0.5
-    assert partial["spanagree_ents_per_type"] == {"PERSON": {"p": 0.5, "r": 0.5, "f": 0.5}}
+    assert (partial["ents_p"], partial["ents_r"], partial["ents_f"]) == (0.5, 0.5, 0.5)
+    assert partial["ents_psa"] == 0.5 and (partial["ents_a"], partial["ents_b"], partial["ents_c"]) == (0.5, 0.5, 0.5)
+    assert partial["ents_per_type"] == {"PERSON": {"p": 0.5, "r": 0.5, "f": 0.5}}
+    assert partial["ents_rule"] == "partial/strict/char"
     proportional = spacy.registry.get("scorers", "spanagree.agreement_scorer.v1")(rule="proportional")([eg])
-    assert proportional["spanagree_ents_f"] == pytest.approx(11 / 21)  # "Maria Lopez" / "President Maria Lopez"
+    assert proportional["ents_f"] == pytest.approx(11 / 21)  # "Maria Lopez" / "President Maria Lopez"
 
 
 def test_scorer_reference_is_side_a_and_undefined_is_none():
@@ -176,11 +177,18 @@ def test_scorer_reference_is_side_a_and_undefined_is_none():
     make = spacy.registry.get("scorers", "spanagree.agreement_scorer.v1")
     eg = example(nlp, reference=[(0, 21, "PERSON"), (37, 48, "GPE")], predicted=[(0, 21, "PERSON")])
     scores = make()([eg])
-    assert scores["spanagree_ents_r"] == 0.5 and scores["spanagree_ents_p"] == 1.0
-    assert scores["spanagree_ents_per_type"]["GPE"] == {"p": None, "r": 0.0, "f": 0.0}
+    assert scores["ents_r"] == 0.5 and scores["ents_p"] == 1.0
+    # spaCy's convention for the keys spaCy reads: no predicted GPE gives precision 0.0, as PRFScore
+    assert scores["ents_per_type"]["GPE"] == {"p": 0.0, "r": 0.0, "f": 0.0}
+    assert scores["ents_per_type"] == Scorer.score_spans([eg], "ents")["ents_per_type"]
+    only_missed = make()([example(nlp, [(0, 21, "PERSON")], [])])
+    assert (only_missed["ents_p"], only_missed["ents_r"], only_missed["ents_f"]) == (0.0, 0.0, 0.0)
+    assert only_missed["ents_psa"] == 0.0
+    # nothing to score at all: None, as spaCy's own scorer gives
     nothing = make()([example(nlp, [], [])])
-    assert all(nothing[f"spanagree_ents_{k}"] is None for k in ("p", "r", "f", "psa"))
-    assert make()([]) == {f"spanagree_ents_{k}": None for k in ("p", "r", "f", "psa", "per_type")}
+    assert all(nothing[f"ents_{k}"] is None for k in ("p", "r", "f", "psa", "per_type"))
+    assert Scorer.score_spans([example(nlp, [], [])], "ents")["ents_f"] is None
+    assert make()([]) == {**{f"ents_{k}": None for k in ("p", "r", "f", "per_type", "psa", "a", "b", "c")}, "ents_rule": "exact/strict/char"}
     # a reference with no entity annotation at all is skipped, as spaCy's own scorer does
     unannotated = Example(nlp.make_doc(TEXT), nlp.make_doc(TEXT))
     assert make()([unannotated, eg]) == scores
@@ -192,8 +200,8 @@ def test_scorer_on_span_groups():
     ref = rated_doc(nlp, {"sc": [(0, 21, "PERSON"), (10, 21, "PERSON")]})
     pred = rated_doc(nlp, {"sc": [(10, 21, "PERSON")]})
     scores = make(spans_key="sc", rule="overlap")([Example(pred, ref)])
-    assert scores["spanagree_sc_r"] == 0.5 and scores["spanagree_sc_p"] == 1.0
-    assert set(make(spans_key="sc", attr="markup")([Example(pred, ref)])) >= {"spanagree_markup_f"}
+    assert scores["spans_sc_r"] == 0.5 and scores["spans_sc_p"] == 1.0
+    assert set(make(spans_key="sc", attr="markup")([Example(pred, ref)])) >= {"markup_f"}
     with pytest.raises(UsageError):
         make(rule="fuzzy")
 
@@ -204,9 +212,8 @@ def test_nlp_evaluate_returns_the_spanagree_keys():
     ruler.add_patterns([{"label": "PERSON", "pattern": "Maria Lopez"}])
     eg = example(nlp, reference=[(0, 21, "PERSON")], predicted=[])
     scores = nlp.evaluate([eg])
-    assert {"spanagree_ents_p", "spanagree_ents_r", "spanagree_ents_f", "spanagree_ents_psa", "spanagree_ents_per_type"} <= set(scores)
-    assert scores["spanagree_ents_f"] == 0.5
-    assert "ents_f" not in scores  # the ruler's own scorer was swapped out
+    assert {"ents_p", "ents_r", "ents_f", "ents_psa", "ents_per_type"} <= set(scores)
+    assert scores["ents_f"] == 0.5  # the ruler's own (exact) scorer was swapped out: it gives 0
 
 
 def test_swap_the_span_agreement_scorer_through_config():
@@ -235,13 +242,19 @@ def test_swap_the_span_agreement_scorer_through_config():
     nlp = spacy.util.load_model_from_config(Config().from_str(config), auto_fill=True)
     nlp.get_pipe("ruler").add_patterns([{"label": "PERSON", "pattern": "Maria Lopez"}])
     scores = nlp.evaluate([example(nlp, reference=[(0, 21, "PERSON")], predicted=[])])
-    assert scores["spanagree_loose_f"] == 1.0  # overlap: "Maria Lopez" matches "President Maria Lopez"
+    assert scores["loose_f"] == 1.0  # overlap: "Maria Lopez" matches "President Maria Lopez"
     assert scores["ents_f"] == 0.0  # the entity ruler's own exact scorer
     default = spacy.blank("en")
     default.add_pipe("entity_ruler").add_patterns([{"label": "PERSON", "pattern": "Maria Lopez"}])
     default.add_pipe("span_agreement")
-    assert default.evaluate([example(default, [(0, 21, "PERSON")], [])])["spanagree_ents_f"] == 0.0  # exact by default
-    assert default.get_pipe_meta("span_agreement").default_score_weights["spanagree_ents_f"] == 1.0
+    assert default.evaluate([example(default, [(0, 21, "PERSON")], [])])["ents_f"] == 0.0  # exact by default
+    assert default.get_pipe_meta("span_agreement").default_score_weights["ents_f"] == 1.0
+    # the component's scorer, given no rule of its own, uses the component's rule
+    partial = spacy.blank("en")
+    partial.add_pipe("entity_ruler").add_patterns([{"label": "PERSON", "pattern": "Maria Lopez"}])
+    partial.add_pipe("span_agreement", config={"rule": "partial"})
+    scores = partial.evaluate([example(partial, [(0, 21, "PERSON")], [])])
+    assert scores["ents_f"] == 0.5 and scores["ents_rule"] == "partial/strict/char"
 
 
 def test_spacy_evaluate_command_runs_the_scorer(tmp_path):
@@ -259,7 +272,7 @@ def test_spacy_evaluate_command_runs_the_scorer(tmp_path):
         capture_output=True, text=True, check=False,
     )
     assert proc.returncode == 0, proc.stderr + proc.stdout
-    assert json.loads(out.read_text())["entity_ruler"]["spanagree_ents_f"] == 0.5
+    assert json.loads(out.read_text())["entity_ruler"]["ents_f"] == 0.5
 
 
 # --- the corpus reader --------------------------------------------------------------------------
@@ -276,9 +289,9 @@ def test_rater_corpus_examples_score_like_the_reference_report(example_path):
     assert reader.notes["documents the predicted rater did not submit (skipped)"] == 9
     scores = spacy.registry.get("scorers", "spanagree.agreement_scorer.v1")(rule="partial")(examples)
     against = spanagree.score(example_path, rule="partial", reference=RATERS[0]).to_dict()["reference"]["raters"][RATERS[2]]
-    assert scores["spanagree_ents_p"] == pytest.approx(against["precision"])
-    assert scores["spanagree_ents_r"] == pytest.approx(against["recall"])
-    assert scores["spanagree_ents_f"] == pytest.approx(against["f"])
+    assert scores["ents_p"] == pytest.approx(against["precision"])
+    assert scores["ents_r"] == pytest.approx(against["recall"])
+    assert scores["ents_f"] == pytest.approx(against["f"])
 
 
 def test_rater_corpus_without_predicted_rater_feeds_nlp_evaluate(example_path, tmp_path):
@@ -289,7 +302,7 @@ def test_rater_corpus_without_predicted_rater_feeds_nlp_evaluate(example_path, t
     examples = list(make_rater_corpus(example_path, reference=RATERS[1], limit=5)(nlp))
     assert len(examples) == 5 and all(not eg.predicted.ents and eg.reference.has_annotation("ENT_IOB") for eg in examples)
     scores = nlp.evaluate(examples)
-    assert scores["spanagree_ents_r"] == 0.0 and scores["spanagree_ents_p"] is None  # nothing predicted
+    assert scores["ents_r"] == 0.0 and scores["ents_p"] == 0.0  # nothing predicted: 0.0, as spaCy reports it
     grouped = list(make_rater_corpus(example_path, reference=RATERS[1], predicted=RATERS[0], spans_key="sc")(nlp))
     assert all("sc" in eg.reference.spans and not eg.reference.ents for eg in grouped)
     with pytest.raises(UsageError, match="not found"):

@@ -186,3 +186,33 @@ def test_label_confusion_is_a_triangle_of_matched_pairs(example_path):
     assert not np.triu(table, k=1).any()
     off_diagonal = table.sum() - table.trace()
     assert off_diagonal == counts["wrong_label"]
+
+
+def test_prodigy_review_keeps_each_tasks_fields_and_names_documents(tmp_path):
+    text = "The mayor of Kellsbridge said on Monday that the bridge would reopen."
+    tasks = []
+    for rater, label, extra in (("ann", "GPE", {"title": "Bridge news"}), ("bob", "LOC", {})):
+        tasks.append({"text": text, "_input_hash": 42, "_task_hash": 1, "answer": "accept", "_annotator_id": rater,
+                      "spans": [{"start": 13, "end": 24, "label": label}], "priority": 0.5, "meta": {"batch": 3, **extra}})
+    tasks.append({"text": "Nothing to mark here at all today.", "_input_hash": 43, "answer": "accept",
+                  "_annotator_id": "ann", "spans": [], "meta": {"batch": 4}})
+    tasks.append({**tasks[-1], "_annotator_id": "bob"})
+    source = tmp_path / "db-out.jsonl"
+    source.write_text("".join(json.dumps(t) + "\n" for t in tasks))
+    out = tmp_path / "review.jsonl"
+    result = run("disagreements", source, "-o", out, "--output", "prodigy-review")
+    assert result.exit_code == 0, result.output
+    assert "documents everyone agreed on (not written; --include-agreed writes them): 1" in result.output
+    written = [json.loads(r) for r in out.read_text().splitlines()]
+    assert [t["_annotator_id"] for t in written] == ["ann", "bob"]
+    ann, bob = written
+    assert ann["priority"] == 0.5 and ann["meta"]["batch"] == 3 and ann["meta"]["title"] == "Bridge news"
+    assert ann["meta"]["doc"] == "Bridge news" and bob["meta"]["doc"] == "The mayor of Kellsbridge said on…"
+    assert ann["meta"]["doc_id"] == "42" and ann["_input_hash"] == 42 and ann["spans"][0]["label"] == "GPE"
+    # with --include-agreed every document is there: the reviewed dataset is the whole adjudicated set
+    result = run("disagreements", source, "-o", out, "--output", "prodigy-review", "--include-agreed")
+    assert "documents everyone agreed on (written): 1" in result.output
+    written = [json.loads(r) for r in out.read_text().splitlines()]
+    assert sorted({t["_input_hash"] for t in written}) == [42, 43] and len(written) == 4
+    agreed = [t for t in written if t["_input_hash"] == 43]
+    assert len({t["_task_hash"] for t in agreed}) == 1 and agreed[0]["meta"]["batch"] == 4

@@ -224,3 +224,23 @@ def test_the_gate_checks_the_numbers_of_score(example_path, example_report):
     assert spanagree.score(spanagree.read(example_path)).pairwise_mean_psa == pytest.approx(
         gate.evaluate(example_report, [gate.parse_check("pairwise_mean_psa=0")])["checks"][0]["value"]
     )
+
+
+@pytest.mark.parametrize("broken", ["input", "usage"])
+def test_exit_2_still_writes_junit_and_the_step_summary(write_jsonl, tmp_path, broken):
+    path = write_jsonl([line("d", "x", [(0, 5, "PER")]), '{"doc_id": '])
+    if broken == "usage":
+        path = write_jsonl([line("d", "x", [(0, 5, "PER")]), line("d", "y", [(0, 5, "PER")])], "fine.jsonl")
+    summary = tmp_path / "summary.md"
+    summary.write_text("earlier step\n")
+    junit = tmp_path / "gate.xml"
+    check = "pooled_psa=0.1" if broken == "input" else "no_such_statistic=0.1"
+    result = run("gate", path, "--min", check, "--junit", junit, env={"GITHUB_STEP_SUMMARY": str(summary)})
+    assert result.exit_code == 2
+    root = ET.fromstring(junit.read_bytes())
+    suite = root.find("testsuite")
+    assert suite.get("errors") == "1" and suite.get("tests") == "1"
+    error = suite.find("testcase/error")
+    assert error is not None and error.get("message") in result.stderr
+    text = summary.read_text()
+    assert text.startswith("earlier step\n") and "could not run (exit 2)" in text and error.get("message") in text

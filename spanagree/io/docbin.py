@@ -44,6 +44,11 @@ from . import Format
 SUFFIX = ".spacy"
 WIDENED = "spans widened to token boundaries"
 NOT_WRITTEN = "spans covering no token (not written)"
+OVERLAPPING = "spans overlapping another, not in doc.ents (tokens marked missing)"
+#: ``doc.user_data`` key of the span groups :func:`write_docbin` wrote as copies of a rater's
+#: (``spans_key=``): ``{group key: rater}``; read back, they are not raters.
+COPIES = "spanagree_copies"
+COPY_NOT_READ = "span groups copying a rater's spans (spans_key of the writer), not read as raters"
 
 
 def read_docbin(
@@ -71,7 +76,7 @@ def read_docbin(
         text = doc.text
         tokens = doc_tokens(doc)
         if per_rater_groups:
-            names = keys if keys is not None else sorted(doc.spans)
+            names = keys if keys is not None else _rater_groups(doc, builder)
             present = [k for k in names if k in doc.spans]
             if not present:
                 builder.document(doc_id, doc_id, text, where, "")
@@ -95,21 +100,43 @@ def looks_like(path: Path, first: dict | None) -> bool:
     return path.suffix.lower() == SUFFIX and not path.is_dir()
 
 
-def write_docbin(corpus: Corpus, path: str | Path, *, language: str = "en") -> dict[str, Any]:
+def write_docbin(
+    corpus: Corpus,
+    path: str | Path,
+    *,
+    language: str = "en",
+    ents: str | None = None,
+    spans_key: str | None = None,
+) -> dict[str, Any]:
     """Write ``corpus`` as one DocBin: a Doc per document, a span group per rater.
 
+    ``ents`` names a rater whose spans also go to ``doc.ents``, so that ``spacy train``,
+    ``spacy evaluate`` and ``spacy debug data`` read them as entities; ``spans_key`` (with
+    ``ents``) copies the same spans to one more span group of that name (``"sc"`` for
+    ``spancat``), marked as a copy in ``doc.user_data`` so that reading the file back does not
+    take it for another rater. ``doc.ents`` cannot hold overlapping spans: the spans of that rater that overlap
+    another are not written to ``doc.ents``, their tokens are marked missing (spaCy neither
+    trains nor scores on them) and they are counted; the span groups keep them. A document that
+    rater did not submit has no entity annotation at all (spaCy skips it).
+
     Returns what was written: ``documents``, ``annotations`` (span groups), ``spans``, and the
-    spans whose boundaries had to be widened to whole tokens (also raised as a warning, never
-    silently).
+    spans whose boundaries had to be widened to whole tokens or could not go to ``doc.ents``
+    (also raised as a warning, never silently).
     """
     import spacy
     from spacy.tokens import DocBin
 
+    if spans_key is not None and ents is None:
+        raise UsageError("spans_key needs ents: name the rater whose spans go to doc.ents and to that span group")
+    if ents is not None and ents not in corpus.raters:
+        raise UsageError(f"no rater {ents!r} to write as doc.ents; raters: {', '.join(corpus.raters)}")
+    if spans_key is not None and spans_key in corpus.raters:
+        raise UsageError(f"spans_key {spans_key!r} is a rater's name; choose another span group key")
     nlp = spacy.blank(language)
     notes: Counter = Counter()
     bin_ = DocBin(store_user_data=True)
     labels = corpus.labels
-    n_groups = n_spans = 0
+    n_groups = n_spans = n_ents = 0
     first = np.searchsorted(corpus.ann_doc, np.arange(corpus.n_documents + 1))
     for d in range(corpus.n_documents):
         doc = make_doc(nlp, corpus.texts[d], corpus.doc_tokens[d])
@@ -118,14 +145,50 @@ def write_docbin(corpus: Corpus, path: str | Path, *, language: str = "en") -> d
             lo, hi = corpus.ann_ptr[i], corpus.ann_ptr[i + 1]
             spans = zip(corpus.span_start[lo:hi].tolist(), corpus.span_end[lo:hi].tolist(), corpus.span_label[lo:hi].tolist())
             group = spacy_spans(doc, ((s, e, labels[k]) for s, e, k in spans), notes)
-            doc.spans[corpus.raters[corpus.ann_rater[i]]] = group
+            rater = corpus.raters[corpus.ann_rater[i]]
+            doc.spans[rater] = group
             n_groups += 1
             n_spans += len(group)
+            if rater == ents:
+                n_ents += set_entities(doc, group, notes)
+                if spans_key is not None:
+                    doc.spans[spans_key] = list(group)
+                    doc.user_data[COPIES] = {spans_key: rater}
+        if ents is not None and not doc.has_annotation("ENT_IOB"):
+            notes[f"documents {ents} did not submit (no entity annotation)"] += 1
         bin_.add(doc)
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     bin_.to_disk(path)
     _warn_widened(notes, path)
-    return {"documents": corpus.n_documents, "annotations": n_groups, "spans": n_spans, **dict(sorted(notes.items()))}
+    written = {"documents": corpus.n_documents, "annotations": n_groups, "spans": n_spans}
+    if ents is not None:
+        written["ents"] = n_ents
+    return {**written, **dict(sorted(notes.items()))}
+
+
+def set_entities(doc, spans: list, notes: Counter) -> int:
+    """Set ``spans`` as ``doc.ents``; the number set. Spans that overlap another cannot be
+    entities: they are left out, their tokens marked missing, and counted in ``notes``."""
+    ordered = sorted(spans, key=lambda s: (s.start, s.end))
+    clash = set()
+    reach, reacher = -1, None
+    for i, span in enumerate(ordered):
+        if span.start < reach:
+            clash.update((i, reacher))
+        if span.end > reach:
+            reach, reacher = span.end, i
+    kept = [span for i, span in enumerate(ordered) if i not in clash]
+    regions: list[list[int]] = []  # the token ranges of the overlapping spans, merged
+    for i in sorted(clash):
+        span = ordered[i]
+        if regions and span.start < regions[-1][1]:
+            regions[-1][1] = max(regions[-1][1], span.end)
+        else:
+            regions.append([span.start, span.end])
+    if clash:
+        notes[OVERLAPPING] += len(clash)
+    doc.set_ents(kept, missing=[doc[s:e] for s, e in regions], default="outside")
+    return len(kept)
 
 
 # --- shared with the spaCy component, scorer and corpus reader -----------------------------------
@@ -220,6 +283,16 @@ def _gap(gap: str, words: list[str], spaces: list[bool]) -> None:
     if gap:
         words.append(gap)
         spaces.append(False)
+
+
+def _rater_groups(doc, builder: CorpusBuilder) -> list[str]:
+    """The Doc's span group keys, less the copies :func:`write_docbin` made (counted)."""
+    copies = doc.user_data.get(COPIES) if doc.user_data else None
+    copies = set(copies) if isinstance(copies, dict) else set()
+    names = [key for key in sorted(doc.spans) if key not in copies]
+    if len(names) < len(doc.spans):
+        builder.exclusions.notes[COPY_NOT_READ] += len(doc.spans) - len(names)
+    return names
 
 
 def _key_list(span_keys: str | Sequence[str] | None) -> list[str] | None:

@@ -32,12 +32,7 @@ def read_prodigy(path: Path, builder: CorpusBuilder, *, answers: Iterable[str] =
         input_hash = obj.get("_input_hash")
         if input_hash is not None and (type(input_hash) is not int):
             raise InputError(f"expected an integer hash, got {describe(input_hash)}", where=where, field="_input_hash")
-        # documents are keyed by their id string, as in every other format, so that a file
-        # converted from this one (a consensus, say) can be scored beside it
-        if input_hash is None:
-            doc_id = "text:" + hashlib.sha1(text.encode("utf-8")).hexdigest()[:12]
-        else:
-            doc_id = str(input_hash)
+        doc_id = doc_id_of_task(obj)
         key = doc_id
         rater = _rater(obj, stem, where, doc_id)
         answer = require(obj, "answer", str, where, doc_id)
@@ -148,6 +143,18 @@ def looks_like(path: Path, first: dict | None) -> bool:
     return first is not None and any(
         k in first for k in ("_input_hash", "_task_hash", "_annotator_id", "_session_id", "answer")
     )
+
+
+def doc_id_of_task(obj: dict) -> str:
+    """A task's document id: its ``_input_hash`` as a string, else ``text:`` and a hash of the text.
+
+    Documents are keyed by their id string, as in every other format, so that a file converted
+    from this one (a consensus, say) can be scored beside it.
+    """
+    input_hash = obj.get("_input_hash")
+    if input_hash is None:
+        return "text:" + hashlib.sha1(obj["text"].encode("utf-8")).hexdigest()[:12]
+    return str(input_hash)
 
 
 def _rater(obj: dict, stem: str, where, doc_id: str) -> str:
