@@ -51,7 +51,9 @@ __all__ = [
     "UndefinedAgreementWarning",
     "bennett_s",
     "bennett_s_parts",
+    "check_ratings",
     "code_ratings",
+    "counts_to_ratings",
     "cohen_kappa",
     "cohen_kappa_parts",
     "davies_fleiss_kappa",
@@ -75,6 +77,7 @@ __all__ = [
     "s_against_group_parts",
     "scott_pi",
     "scott_pi_parts",
+    "table_to_ratings",
     "weighted_kappa",
     "weighted_kappa_parts",
 ]
@@ -545,7 +548,113 @@ def code_ratings(ratings: ArrayLike, categories: ArrayLike | None = None) -> Cod
     """
     if isinstance(ratings, CodedRatings):
         return ratings
-    return CodedRatings(*_code_values(_as_ratings(ratings), categories))
+    arr = _as_ratings(ratings)
+    if categories is None:
+        check_ratings(arr)
+    return CodedRatings(*_code_values(arr, categories))
+
+
+def table_to_ratings(table: ArrayLike) -> np.ndarray:
+    """Expand a k×k contingency table of two raters into items × 2 ratings (category indices).
+
+    ``table[i, j]`` items become rows ``[i, j]`` (rows: rater 1, columns: rater 2); counts must be
+    whole numbers. The inverse of :func:`ratings_to_table`.
+
+    >>> table_to_ratings([[1, 0], [2, 1]]).tolist()
+    [[0, 0], [1, 0], [1, 0], [1, 1]]
+    """
+    t = _as_table(table)
+    if (t != np.round(t)).any():
+        raise ValueError("table_to_ratings needs whole-number counts (one item per unit of count)")
+    k = t.shape[0]
+    cell = np.repeat(np.arange(k * k), t.astype(np.int64).ravel())
+    return np.stack([cell // k, cell % k], axis=1)
+
+
+def counts_to_ratings(counts: ArrayLike) -> np.ndarray:
+    """Expand an items × categories matrix of rater counts into items × raters ratings.
+
+    ``counts[i, c]`` is how many raters put item i in category c (statsmodels' ``aggregate_raters``
+    layout, irrCAC's distribution data). Items with fewer ratings than the most-rated item get
+    missing values (nan) in the last columns. Ratings are category indices.
+
+    >>> counts_to_ratings([[2, 1], [0, 2]]).tolist()
+    [[0.0, 0.0, 1.0], [1.0, 1.0, nan]]
+    """
+    try:
+        c = np.asarray(counts, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"counts must be an items × categories array of whole numbers; got {reprlib.repr(counts)}") from exc
+    if c.ndim != 2 or not np.isfinite(c).all() or (c < 0).any() or (c != np.round(c)).any():
+        raise ValueError("counts must be a 2-D items × categories array of non-negative whole numbers")
+    per_item = c.sum(axis=1).astype(np.int64)
+    width = int(per_item.max(initial=0))
+    out = np.full((c.shape[0], width), np.nan)
+    item = np.repeat(np.arange(c.shape[0]), per_item)
+    codes = np.concatenate([np.repeat(np.arange(c.shape[1]), row.astype(np.int64)) for row in c]) if len(c) else []
+    starts = np.concatenate([[0], np.cumsum(per_item)[:-1]])
+    out[item, np.arange(len(item)) - starts[item]] = codes
+    return out
+
+
+def _looks_aggregated(arr: np.ndarray) -> str | None:
+    """Which helper to name when a numeric matrix looks like a table or counts, not ratings.
+
+    Counts (items × categories): at least 5 rows, whole non-negative numbers, the same row sum
+    S >= 3 in every row (the number of raters), zeros present and rows not all equal. A k×k
+    table: square, whole non-negative numbers, a zero, and a largest value above 2k (more than a
+    k-category labelling would use). Both are refusals of likely mistakes; passing
+    ``categories=`` (or ``CodedRatings``) says the values are labels and skips the check.
+    """
+    if arr.ndim != 2 or arr.size == 0 or arr.dtype.kind not in "iufO":
+        return None
+    try:
+        values = arr.astype(float)
+    except (TypeError, ValueError):  # labels that are not numbers
+        return None
+    if not np.isfinite(values).all() or (values < 0).any() or (values != np.round(values)).any():
+        return None
+    n, m = values.shape
+    sums = values.sum(axis=1)
+    zero = (values == 0).any()
+    if n >= 5 and sums[0] >= 3 and (sums == sums[0]).all() and zero and not (values == values[0]).all():
+        return "counts_to_ratings"
+    if n == m and n >= 2 and zero and values.max() > 2 * n:
+        return "table_to_ratings"
+    return None
+
+
+def check_ratings(ratings: ArrayLike) -> ArrayLike:
+    """Refuse a contingency table or a counts matrix passed where items × raters ratings belong.
+
+    Returns ``ratings`` unchanged when they can be ratings; raises ``ValueError`` naming the helper
+    (:func:`table_to_ratings` or :func:`counts_to_ratings`) otherwise. See ``_looks_aggregated``.
+
+    >>> check_ratings([[1, 2], [2, 2]])
+    [[1, 2], [2, 2]]
+    """
+    if isinstance(ratings, CodedRatings):
+        return ratings
+    arr = ratings if isinstance(ratings, np.ndarray) else None
+    if arr is None:
+        try:
+            arr = np.asarray(ratings)
+        except (TypeError, ValueError):
+            return ratings
+    helper = _looks_aggregated(arr)
+    if helper == "counts_to_ratings":
+        raise ValueError(
+            f"these {arr.shape[0]}×{arr.shape[1]} values look like counts per category (every row sums to "
+            f"{arr.sum(axis=1)[0]:g}), not items × raters ratings; convert them with "
+            "spanagree.stats.counts_to_ratings(counts), or pass categories= if they really are labels"
+        )
+    if helper == "table_to_ratings":
+        raise ValueError(
+            f"this {arr.shape[0]}×{arr.shape[1]} matrix looks like a contingency table of counts, not items × "
+            "raters ratings; use the table functions (cohen_kappa(table), ...) or convert it with "
+            "spanagree.stats.table_to_ratings(table), or pass categories= if the values really are labels"
+        )
+    return ratings
 
 
 def ratings_to_table(ratings: ArrayLike, categories: ArrayLike | None = None) -> RatingsTable:
