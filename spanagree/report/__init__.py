@@ -6,7 +6,8 @@ What the page shows, from one :class:`~spanagree.agreement.AgreementReport`:
   to the number (Landis & Koch 1977 for κ; Krippendorff's .667/.800 for α; see
   :mod:`spanagree.report.bands`);
 - per-label PSA with interval bars, and a rater × rater PSA heatmap;
-- Cohen's κ as d grows towards PSA (when candidate items are configured);
+- Cohen's κ as d grows towards PSA (when candidate items are configured), and the chance-corrected
+  family with standard errors and probabilistic bands (:mod:`spanagree.report.family`);
 - the label confusion among position-matched spans: the label-blind overlap alignment of the
   outcome counts (:mod:`spanagree.disagreements`), a labels × labels table of matched pairs
   pooled over rater pairs;
@@ -69,7 +70,11 @@ def render(report, *, title: str | None = None, max_documents: int = MAX_DOCUMEN
     parts += _labels(data, charts)
     parts += _pairs(data, corpus, charts)
     if "chance_corrected" in data:
-        parts += _kappa_curve(data["chance_corrected"], charts)
+        from .family import section
+
+        parts += section(data["chance_corrected"])
+        if "kappa_curve" in data["chance_corrected"]["pooled"]:
+            parts += _kappa_curve(data["chance_corrected"], charts)
     parts += _outcomes(data)
     parts += _confusion(corpus.labels, label_confusion(corpus, found))
     parts += _documents(data, corpus, disputed_spans(corpus, found), max_documents)
@@ -131,10 +136,11 @@ def _headline(data: dict) -> list[str]:
     chance = data.get("chance_corrected")
     if chance is not None:
         pooled, everyone = chance["pooled"], chance["all_raters"]
-        kappa = pooled["cohen_kappa"]
-        rows.append(_stat_row("Cohen's κ, pooled", kappa["value"], kappa.get("interval"),
-                              _band(bands.landis_koch(kappa["value"]), "Landis & Koch"),
-                              "marked vs NONE over the candidate items, all pairs", kappa.get("undefined")))
+        kappa = pooled.get("cohen_kappa")
+        if kappa is not None:  # a marked/NONE table exists (not for single-label documents)
+            rows.append(_stat_row("Cohen's κ, pooled", kappa["value"], kappa.get("interval"),
+                                  _band(bands.landis_koch(kappa["value"]), "Landis & Koch"),
+                                  "marked vs NONE over the candidate items, all pairs", kappa.get("undefined")))
         names = (
             ("krippendorff_alpha", "Krippendorff's α (nominal)", bands.krippendorff, "Krippendorff"),
             ("fleiss_kappa", "Fleiss' κ", bands.landis_koch, "Landis & Koch"),
