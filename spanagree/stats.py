@@ -43,6 +43,7 @@ from typing import Any, Literal, Mapping, NamedTuple, Union
 import numpy as np
 
 from .errors import UndefinedAgreementWarning
+from .measures import weights as _weight_names
 from numpy.typing import ArrayLike
 
 __all__ = [
@@ -85,7 +86,9 @@ __all__ = [
 #: Names accepted by ``krippendorff_alpha(distance=...)``.
 DISTANCES = ("nominal", "ordinal", "interval", "ratio")
 #: Names accepted by ``weighted_kappa(weights=...)``.
-WEIGHTS = ("linear", "quadratic")
+#: Every name of :data:`spanagree.measures.weights.NAMES` (Gwet's weight families), on the table's
+#: category positions 1..k; "linear" and "quadratic" are Cohen's (1968).
+WEIGHTS = _weight_names.NAMES
 
 # Reason keys used in ``AgreementParts.skipped``.
 SKIP_MISSING = "missing ratings"
@@ -98,7 +101,7 @@ _AGREEMENT_TOL = 1e-12
 _EMPTY_TABLE = "the table is empty (no items)"
 
 Distance = Union[Literal["nominal", "ordinal", "interval", "ratio"], ArrayLike]
-Weights = Union[Literal["linear", "quadratic"], ArrayLike]
+Weights = Union[str, ArrayLike]
 
 
 @dataclass(frozen=True)
@@ -902,9 +905,11 @@ def _disagreement_weights(weights: Weights, k: int) -> np.ndarray:
                 f"weights={weights!r} is not one of {', '.join(map(repr, WEIGHTS))} "
                 "or a k×k matrix of disagreement weights"
             )
-        index = np.arange(k)
-        distance = np.abs(index[:, None] - index[None, :]) / max(k - 1, 1)
-        return distance if weights == "linear" else distance**2
+        if weights in ("linear", "quadratic"):
+            index = np.arange(k)
+            distance = np.abs(index[:, None] - index[None, :]) / max(k - 1, 1)
+            return distance if weights == "linear" else distance**2
+        return _weight_names.disagreement(weights, np.arange(1, k + 1))
     try:
         w = np.asarray(weights, dtype=float)
     except (TypeError, ValueError) as exc:
@@ -914,7 +919,7 @@ def _disagreement_weights(weights: Weights, k: int) -> np.ndarray:
         ) from exc
     if w.shape != (k, k):
         raise ValueError(
-            f"weights must be 'linear', 'quadratic' or a {k}×{k} matrix for this {k}×{k} table; "
+            f"weights must be one of {', '.join(WEIGHTS)} or a {k}×{k} matrix for this {k}×{k} table; "
             f"got shape {w.shape}"
         )
     if not np.isfinite(w).all() or (w < 0).any():
@@ -958,7 +963,10 @@ def weighted_kappa(table: ArrayLike, *, weights: Weights = "linear") -> float:
     .. math:: \\kappa_w = 1 - \\frac{\\sum_{ij} v_{ij} p_{ij}}{\\sum_{ij} v_{ij} p_{i.} p_{.j}}
 
     ``"linear"``: v_ij = |i - j| / (k - 1); ``"quadratic"``: v_ij = (i - j)² / (k - 1)², over the
-    category indices in table order. A matrix is taken as **disagreement** weights, the
+    category indices in table order. Every other name of Gwet's weight families ("identity",
+    "ordinal", "radical", "ratio", "circular", "bipolar"; :mod:`spanagree.measures.weights`) gives
+    ``v = 1 - w`` on the positions 1..k, the vocabulary of the whole chance-corrected family
+    (``spanagree.measures.cac``). A matrix is taken as **disagreement** weights, the
     convention of statsmodels' ``cohens_kappa(table, weights=matrix)``; for agreement weights w
     (1 on the diagonal, as in Cohen 1968's alternative form and SAS) pass ``1 - w``. Since κ_w is
     invariant to rescaling v, ``"linear"`` and ``"quadratic"`` match statsmodels'
@@ -969,7 +977,7 @@ def weighted_kappa(table: ArrayLike, *, weights: Weights = "linear") -> float:
     ----------
     table : array-like of shape (k, k)
         Counts; rows rater 1, columns rater 2, categories in their natural order.
-    weights : {"linear", "quadratic"} or array-like of shape (k, k), default="linear"
+    weights : a name in ``WEIGHTS`` or array-like of shape (k, k), default="linear"
         Disagreement weights: non-negative, 0 on the diagonal.
 
     Returns

@@ -151,6 +151,23 @@ class TestIndependent:
                 assert out["conger_kappa"].value == pytest.approx(stats.cohen_kappa(t), abs=1e-12)
                 assert cac.light_kappa(ratings) == pytest.approx(stats.cohen_kappa(t), abs=1e-12)
 
+    def test_weighted_conger_two_raters_is_weighted_kappa(self):
+        # one weights vocabulary: Conger's weighted κ of two raters on complete data is Cohen's
+        # weighted κ of their table, for every weight family (categories 1..k)
+        inter_rater = pytest.importorskip("statsmodels.stats.inter_rater")
+        rng = np.random.default_rng(10)
+        for _ in range(10):
+            k = int(rng.integers(3, 6))
+            ratings = random_ratings(rng, int(rng.integers(10, 40)), 2, k) + 1
+            cats = np.arange(1, k + 1).astype(float)
+            table = stats.ratings_to_table(ratings, categories=cats).table
+            for name in NAMES:
+                ours = cac.conger_kappa(ratings, categories=cats, weights=name).value
+                assert ours == pytest.approx(stats.weighted_kappa(table, weights=name), abs=1e-10), name
+            assert stats.weighted_kappa(table, weights="identity") == pytest.approx(stats.cohen_kappa(table))
+            assert stats.weighted_kappa(table, weights="quadratic") == pytest.approx(
+                inter_rater.cohens_kappa(table, wt="quadratic").kappa, abs=1e-10)
+
     def test_alpha_with_missing_and_weights_matches_krippendorff(self):
         krippendorff = pytest.importorskip("krippendorff")
         rng = np.random.default_rng(6)
