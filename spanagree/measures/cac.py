@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Iterable, Literal, Mapping
 
 import numpy as np
@@ -212,6 +213,27 @@ class _Prepared:
     missing: str
     skipped: dict
 
+    @cached_property
+    def sum_q(self) -> np.ndarray:
+        """Σ_k r_ik (r*_ik - 1) per item (r* = r with identity weights: no matrix product)."""
+        if np.array_equal(self.w, np.eye(len(self.w))):
+            return (self.counts * (self.counts - 1.0)).sum(axis=1)
+        return (self.counts * (self.counts @ self.w.T - 1.0)).sum(axis=1)
+
+    @cached_property
+    def observed(self) -> tuple[np.ndarray, float, int]:
+        """Per-item agreement p_a|i (0 for r_i < 2), p_a, and n'."""
+        two = self.ri >= 2
+        pa_i = np.zeros(len(self.ri))
+        pa_i[two] = self.sum_q[two] / (self.ri[two] * (self.ri[two] - 1.0))
+        n2 = int(two.sum())
+        return pa_i, (float(pa_i.sum() / n2) if n2 else math.nan), n2
+
+    @cached_property
+    def pi(self) -> np.ndarray:
+        """π_k = (1/n) Σ_i r_ik / r_i."""
+        return (self.counts / self.ri[:, None]).sum(axis=0) / len(self.ri)
+
 
 def _prepare(data: RawRatings, weights: Weights, missing: str) -> _Prepared:
     if missing not in MISSING:
@@ -227,28 +249,22 @@ def _prepare(data: RawRatings, weights: Weights, missing: str) -> _Prepared:
         keep = full[item]
         skipped[SKIP_INCOMPLETE] = int(((per_item > 0) & ~full).sum())
         item, rater, code = item[keep], rater[keep], code[keep]
-    rated, item = np.unique(item, return_inverse=True)
-    item = item.reshape(-1)
-    skipped[SKIP_UNRATED] = data.n_items - len(rated) - skipped.get(SKIP_INCOMPLETE, 0)
-    raters_seen, rater = np.unique(rater, return_inverse=True)
-    n = len(rated)
+    # renumber the rated items and the raters with a rating (counting, not sorting)
+    rated = np.bincount(item, minlength=data.n_items) > 0
+    item = (np.cumsum(rated) - 1)[item]
+    n = int(rated.sum())
+    skipped[SKIP_UNRATED] = data.n_items - n - skipped.get(SKIP_INCOMPLETE, 0)
+    seen = np.bincount(rater, minlength=data.n_raters) > 0
+    rater = (np.cumsum(seen) - 1)[rater]
     counts = np.bincount(item * q + code, minlength=n * q).reshape(n, q).astype(float) if q else np.zeros((n, 0))
     ri = counts.sum(axis=1)
     skipped[SKIP_SINGLE] = int((ri == 1).sum())
     name = weights if isinstance(weights, str) else "user matrix"
-    return _Prepared(counts, ri, item, rater.reshape(-1), code, len(raters_seen), w, name, data.categories,
-                     missing, skipped)
+    return _Prepared(counts, ri, item, rater, code, int(seen.sum()), w, name, data.categories, missing, skipped)
 
 
 def _observed(p: _Prepared) -> tuple[np.ndarray, float, int]:
-    """Per-item agreement p_a|i (0 for r_i < 2), p_a, and n'."""
-    weighted = p.counts @ p.w.T
-    sum_q = (p.counts * (weighted - 1.0)).sum(axis=1)
-    pairs = p.ri * (p.ri - 1.0)
-    two = p.ri >= 2
-    pa_i = np.where(two, sum_q / np.where(two, pairs, 1.0), 0.0)
-    n2 = int(two.sum())
-    return pa_i, (float(pa_i[two].sum() / n2) if n2 else math.nan), n2
+    return p.observed
 
 
 def _estimate(name: str, p: _Prepared, pa: float, pe: float, contributions: np.ndarray | None,
@@ -301,7 +317,7 @@ def _coefficient(name: str, p: _Prepared, confidence: float, population: float) 
     common = dict(confidence=confidence, population=population)
     if not n2 or (q < 2 and name != "percent_agreement"):
         return _estimate(name, p, pa, math.nan if q < 2 else 0.0, None, n, n2, **common)
-    pi = (p.counts / p.ri[:, None]).sum(axis=0) / n
+    pi = p.pi
     sym = (p.w + p.w.T) / 2.0
     if name == "percent_agreement":
         return _estimate(name, p, pa, 0.0, (n / n2) * pa_i, n, n2, **common)
@@ -356,12 +372,12 @@ def _alpha(p: _Prepared, confidence: float, population: float) -> Estimate:
     skipped.pop(SKIP_SINGLE, None)
     skipped[SKIP_UNPAIRABLE] = n0 - n
     p2 = _Prepared(counts, ri, p.item, p.rater, p.code, p.n_raters, p.w, p.weights, p.categories, p.missing, skipped)
+    sum_q = p.sum_q[keep]
     common = dict(confidence=confidence, population=population)
     if not n or q < 2:
         return _estimate("krippendorff_alpha", p2, math.nan, math.nan, None, n, n, **common)
     mean_r = float(ri.mean())
     eps = 1.0 / float(ri.sum())
-    sum_q = (counts * (counts @ p.w.T - 1.0)).sum(axis=1)
     pa_prime = float((sum_q / (mean_r * (ri - 1.0))).sum() / n)
     pa = (1.0 - eps) * pa_prime + eps
     pi = counts.sum(axis=0) / (n * mean_r)
