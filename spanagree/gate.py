@@ -193,7 +193,7 @@ def prepare(settings: dict[str, dict[str, Any]], checks: Sequence[Check]) -> Non
         if without:
             raise UsageError(
                 f"--on lower compares the interval's lower bound, and {', '.join(without)} "
-                f"{'has' if len(without) == 1 else 'have'} no bootstrap interval; check "
+                f"{'has' if len(without) == 1 else 'have'} no bootstrap interval (nor an analytic one); check "
                 f"{'it' if len(without) == 1 else 'them'} with --on point, or leave it out"
             )
         if settings["intervals"]["bootstrap"] is None:

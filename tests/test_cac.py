@@ -401,3 +401,30 @@ def _dense(chance, example_path):
     dense = np.full((items.n_items, len(corpus.raters)), -1)
     dense[items.rating_item, items.rating_rater] = items.rating_code
     return dense
+
+
+def test_contradicting_bands_are_explained(tmp_path):
+    # one category dominates: κ-type chance terms are large, AC1's small, so the bands part ways
+    records = []
+    for d in range(40):
+        for rater in ("x", "y", "z"):
+            label = "B" if (d == 0 and rater != "z") or (d in (1, 2) and rater == "x") else "A"
+            records.append({"doc_id": str(d), "text": f"doc {d}", "annotator": rater, "labels": [label]})
+    chance = score_json(write(tmp_path / "skewed.jsonl", records))
+    everyone = chance["all_raters"]
+    assert everyone["gwet_ac1"]["value"] > 0.8 > everyone["fleiss_kappa"]["value"]
+    assert chance["band_notes"] and "'A' takes" in chance["band_notes"][0]
+    text = runner.invoke(app, ["score", str(tmp_path / "skewed.jsonl"), "--candidates", "documents"]).stdout
+    assert "The bands differ" in text
+
+
+def test_crowd_tokens_use_every_rating(real_dir):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        chance = spanagree.score(spanagree.read(real_dir / "btc_crowd.jsonl"), candidates="tokens").summary()[
+            "chance_corrected"]
+    everyone = chance["all_raters"]
+    # Fleiss' κ on every rating uses the items α uses (two or more ratings); the complete-items form far fewer
+    assert everyone["fleiss_kappa"]["n_pairable"] == everyone["krippendorff_alpha"]["n_items"]
+    assert everyone["fleiss_kappa_complete"]["n_items"] < everyone["fleiss_kappa"]["n_pairable"]
+    assert everyone["fleiss_kappa"]["standard_error"] > 0
