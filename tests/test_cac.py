@@ -416,6 +416,13 @@ def test_contradicting_bands_are_explained(tmp_path):
     assert chance["band_notes"] and "'A' takes" in chance["band_notes"][0]
     text = runner.invoke(app, ["score", str(tmp_path / "skewed.jsonl"), "--candidates", "documents"]).stdout
     assert "The bands differ" in text
+    pytest.importorskip("matplotlib")
+    out = tmp_path / "skewed.html"
+    result = runner.invoke(app, ["report", str(tmp_path / "skewed.jsonl"), "--candidates", "documents",
+                                 "--bootstrap", "20", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    page = out.read_text(encoding="utf-8")
+    assert "Chance-corrected family" in page and "The bands differ" in page and "Landis–Koch: <b>" in page
 
 
 def test_crowd_tokens_use_every_rating(real_dir):
