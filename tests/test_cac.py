@@ -183,6 +183,8 @@ class TestIndependent:
             interval = krippendorff.alpha(reliability_data=ratings.T, level_of_measurement="interval")
             weighted = cac.krippendorff_alpha(ratings, categories=cats, weights="quadratic").value
             assert weighted == pytest.approx(interval, abs=1e-10)
+            ratio = cac.krippendorff_alpha(ratings, categories=cats, weights="ratio").value
+            assert ratio == pytest.approx(stats.krippendorff_alpha(ratings, distance="ratio"), abs=1e-10)
 
     def test_cohen_kappa_variance_matches_statsmodels(self):
         inter_rater = pytest.importorskip("statsmodels.stats.inter_rater")
