@@ -108,8 +108,11 @@ def _lead(data: dict, sources: Sequence[str]) -> str:
     elif rule["rule"] == "proportional":
         rule_text += f", {rule['proportional']}"
     docs = data["documents"]
+    chance = data.get("chance_corrected") or {}
+    scored = (f"{docs['read']} documents with labels (document labels: the PSA sections do not apply)"
+              if chance.get("scheme") in ("multiclass", "multilabel") else f"{docs['scored']} of {docs['read']} documents scored")
     pieces = [
-        f"{docs['scored']} of {docs['read']} documents scored",
+        scored,
         f"{len(data['raters'])} raters, {data['overall']['pairs']} rater pairs",
         f"{len(data['labels_seen'])} labels",
         esc(rule_text),
@@ -152,8 +155,11 @@ def _headline(data: dict) -> list[str]:
             if entry is None:
                 continue
             label = _band(band(entry["value"]), source) if band else None
-            rows.append(_stat_row(name, entry["value"], entry.get("interval"), label, "all raters, all categories",
-                                  entry.get("undefined")))
+            reached = ((entry.get("benchmark") or {}).get("landis_koch") or {}).get("band")
+            if reached is not None and key != "krippendorff_alpha":  # the band reached with 95 % probability
+                label = _band(f"{reached} (95%)", "Landis & Koch, Gwet's probabilistic benchmarking")
+            rows.append(_stat_row(name, entry["value"], entry.get("interval") or entry.get("analytic_interval"), label,
+                                  "all raters, every rating", entry.get("undefined")))
     notes = (
         "<p class=\"note\">Bands are words beside the number, never a substitute for it: "
         "κ-type coefficients read with Landis &amp; Koch (1977): ≤ .20 slight, ≤ .40 fair, ≤ .60 moderate, "
