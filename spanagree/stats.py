@@ -15,6 +15,12 @@ This module implements SPEC section 5. Two input shapes are used:
     (``np.array(["a", np.nan])`` silently turns NaN into ``"nan"``: pass a list or an object array
     to keep NaN missing).
 
+A k×k table or an items × categories count matrix passed where ratings belong is refused with a
+message naming :func:`table_to_ratings` or :func:`counts_to_ratings` (see :func:`check_ratings`).
+The rating-matrix coefficients here use the items every rater rated where the formula needs it
+(Fleiss, Davies–Fleiss, κ_S); ``spanagree.measures.cac`` has the whole family on every rating
+(Gwet's missing-ratings forms), with weights and standard errors (docs/chance-corrected.md).
+
 Every coefficient ``f`` comes in two forms: ``f(...)`` returns the value as a float and
 ``f_parts(...)`` returns an :class:`AgreementParts` with the observed and chance terms, the
 number of items used and the number skipped (by reason). The plain form is

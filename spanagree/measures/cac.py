@@ -46,6 +46,7 @@ agreement. Br. J. Math. Stat. Psychol. 61, 29-48. Definitions in our words: docs
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Iterable, Literal, Mapping
@@ -270,7 +271,10 @@ def _observed(p: _Prepared) -> tuple[np.ndarray, float, int]:
 def _estimate(name: str, p: _Prepared, pa: float, pe: float, contributions: np.ndarray | None,
               n_used: int, n2: int, *, confidence: float, population: float, undefined: str | None = None,
               centre: float | None = None, df: int | None = None) -> Estimate:
-    """Package a coefficient: value, and the variance from per-item contributions κ*_i."""
+    """Package a coefficient: value, and the variance from per-item contributions κ*_i.
+
+    The sampling fraction is f = df / population, where df (default ``n_used``) counts the rated
+    items; the degrees of freedom of t are df - 1."""
     if undefined is None and not n2:
         undefined = "no item has two or more ratings"
     if undefined is None and name != "percent_agreement" and len(p.categories) < 2:
@@ -281,11 +285,12 @@ def _estimate(name: str, p: _Prepared, pa: float, pe: float, contributions: np.n
     if undefined is None:
         value = pa if name == "percent_agreement" else (pa - pe) / (1.0 - pe)
         if contributions is not None and n_used >= 2:
-            f = 0.0 if math.isinf(population) else n_used / population
+            rated = n_used if df is None else df
+            f = 0.0 if math.isinf(population) else rated / population
             mid = value if centre is None else centre
             var = (1.0 - f) / (n_used * (n_used - 1.0)) * float(((contributions - mid) ** 2).sum())
             se = math.sqrt(max(var, 0.0))
-            dof = (n_used if df is None else df) - 1
+            dof = rated - 1
             half = se * t_quantile(1.0 - (1.0 - confidence) / 2.0, dof)
             low, high = value - half, min(1.0, value + half)
             if se > 0:
@@ -388,10 +393,8 @@ def _alpha(p: _Prepared, confidence: float, population: float) -> Estimate:
     pa_i = sum_q / (mean_r * (ri - 1.0)) - pa_prime * (ri - mean_r) / mean_r
     pe_i = counts @ (((p.w + p.w.T) / 2.0) @ pi) / mean_r - pe * (ri - mean_r) / mean_r
     contributions = (pa_i - pe) / (1.0 - pe) - 2.0 * (1.0 - alpha_prime) * (pe_i - pe) / (1.0 - pe)
-    # the population fraction and the degrees of freedom count every rated item (as irrCAC does)
-    f_population = population if math.isinf(population) else population * n / n0
-    return _estimate("krippendorff_alpha", p2, pa, pe, contributions, n, n, centre=alpha_prime, df=n0,
-                     confidence=confidence, population=f_population)
+    # the sampling fraction and the degrees of freedom count every rated item (as irrCAC does)
+    return _estimate("krippendorff_alpha", p2, pa, pe, contributions, n, n, centre=alpha_prime, df=n0, **common)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -533,8 +536,6 @@ def light_kappa(ratings: ArrayLike | RawRatings, *, categories: ArrayLike | None
     dense = np.full((data.n_items, r), -1, dtype=np.int64)
     dense[data.item, data.rater] = data.code
     values = []
-    import warnings
-
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", stats.UndefinedAgreementWarning)
         for a in range(r):
