@@ -22,6 +22,7 @@ docs/chance-corrected.md.
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -32,6 +33,7 @@ from .student_t import normal_cdf
 __all__ = ["cohen_kappa_uncertainty"]
 
 
+@lru_cache(maxsize=16)
 def _normal_quantile(p: float) -> float:
     """Inverse of the normal CDF by bisection (used for the interval's z)."""
     low, high = -40.0, 40.0

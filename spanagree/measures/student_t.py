@@ -10,6 +10,7 @@ Quantiles invert the CDF by bisection. The normal CDF is
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 __all__ = ["normal_cdf", "t_cdf", "t_quantile"]
 
@@ -72,6 +73,7 @@ def t_cdf(t: float, df: float) -> float:
     return 1.0 - tail if t >= 0 else tail
 
 
+@lru_cache(maxsize=256)
 def t_quantile(p: float, df: float) -> float:
     """The t with P(T <= t) = p (0 < p < 1).
 
