@@ -143,6 +143,8 @@ class TestIndependent:
             out = cac.family(ratings, categories=cats)
             table, _ = inter_rater.aggregate_raters(ratings.astype(int), n_cat=k)
             assert out["fleiss_kappa"].value == pytest.approx(inter_rater.fleiss_kappa(table), abs=1e-10)
+            randolph = inter_rater.fleiss_kappa(table, method="randolph")
+            assert out["brennan_prediger"].value == pytest.approx(randolph, abs=1e-10)
             task = agreement.AnnotationTask(data=[(str(r), str(i), int(ratings[i, r])) for i in range(len(ratings))
                                                   for r in range(m)])
             assert out["conger_kappa"].value == pytest.approx(task.multi_kappa(), abs=1e-10)
