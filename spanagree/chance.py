@@ -20,6 +20,7 @@ import numpy as np
 from . import stats
 from ._arrays import pairs_within_blocks
 from .candidates import ItemMatrix
+from .errors import UsageError
 from .measures import cac
 from .measures.benchmark import benchmarks
 from .measures.kappa_variance import cohen_kappa_uncertainty
@@ -60,14 +61,18 @@ def kappa_curve(a: float, b: float, c: float, d: float, *, points: int = CURVE_P
     }
 
 
-def chance_corrected(items: ItemMatrix, raters: list[str], *, reference: str | None = None) -> dict[str, Any]:
+def chance_corrected(items: ItemMatrix, raters: list[str], *, reference: str | None = None,
+                     confidence: float = 0.95) -> dict[str, Any]:
     """Every coefficient that applies to the items, per pair, pooled and for all raters.
 
     Every coefficient uses the same items and categories (``categories``; ``scheme`` says how they
     were made: span/token candidates with ``NONE``, single-label documents with the labels as
     categories, multi-label (document, label) binary items). The 2×2 "marked" tables exist only
-    where category 0 means "not marked" (``NONE`` or "not chosen").
+    where category 0 means "not marked" (``NONE`` or "not chosen"). ``confidence`` is the level
+    of the analytic intervals.
     """
+    if not 0 < confidence < 1:
+        raise UsageError(f"the interval level must be between 0 and 1, got {confidence!r}")
     k = len(items.categories)
     with warnings.catch_warnings():
         # undefined values are reported as such in each coefficient's "undefined" field
@@ -78,7 +83,7 @@ def chance_corrected(items: ItemMatrix, raters: list[str], *, reference: str | N
         ).reshape(len(pairs), k, k)
         label_tables = _label_tables(items, pair_index, first, second, len(pairs))
         pair_results = [
-            _pair_result([raters[ra], raters[rb]], tables[p], label_tables[p], items.labels, items.has_none)
+            _pair_result([raters[ra], raters[rb]], tables[p], label_tables[p], items.labels, items.has_none, confidence)
             for p, (ra, rb) in enumerate(pairs.tolist())
         ]
         pooled_labels = label_tables.sum(axis=0)
@@ -86,7 +91,7 @@ def chance_corrected(items: ItemMatrix, raters: list[str], *, reference: str | N
         if items.has_none:
             pooled.update(_two_by_two(np.array([_presence(t) for t in tables]).reshape(-1, 4).sum(axis=0)))
         pooled["labels"] = {name: _two_by_two(pooled_labels[l].reshape(-1)) for l, name in enumerate(items.labels)}
-        everyone = _all_raters(items, raters, reference)
+        everyone = _all_raters(items, raters, reference, confidence)
         defined_pairs = [p["coefficients"]["cohen_kappa"]["value"] for p in pair_results
                          if p["coefficients"]["cohen_kappa"]["value"] is not None]
         # Light (1971): the mean of the pairwise Cohen's κ (each pair on the items both rated)
@@ -160,10 +165,10 @@ def _two_by_two(abcd) -> dict[str, Any]:
     }
 
 
-def _kappa(table: np.ndarray) -> dict[str, Any]:
+def _kappa(table: np.ndarray, confidence: float = 0.95) -> dict[str, Any]:
     """Cohen's κ with its Fleiss–Cohen–Everitt standard error, interval and p-value."""
     out = stats.cohen_kappa_parts(table).to_dict()
-    spread = cohen_kappa_uncertainty(table)
+    spread = cohen_kappa_uncertainty(table, confidence)
     out["standard_error"] = spread["standard_error"]
     out["analytic_interval"] = {"low": spread["low"], "high": spread["high"], "confidence": spread["confidence"],
                                 "method": spread["method"]}
@@ -172,7 +177,7 @@ def _kappa(table: np.ndarray) -> dict[str, Any]:
 
 
 def _pair_result(names: list[str], table: np.ndarray, label_tables: np.ndarray, labels: list[str],
-                 has_none: bool = True) -> dict:
+                 has_none: bool = True, confidence: float = 0.95) -> dict:
     out = {
         "raters": names,
         "items": int(table.sum()),
@@ -187,7 +192,7 @@ def _pair_result(names: list[str], table: np.ndarray, label_tables: np.ndarray, 
         },
         "labels": {name: _two_by_two(label_tables[l].reshape(-1)) for l, name in enumerate(labels)},
     }
-    out["coefficients"]["cohen_kappa"] = _kappa(table)
+    out["coefficients"]["cohen_kappa"] = _kappa(table, confidence)
     if has_none:
         out["marked"] = _two_by_two(_presence(table))
     return out
@@ -209,21 +214,22 @@ def _family_entry(estimate: cac.Estimate) -> dict[str, Any]:
     return out
 
 
-def _all_raters(items: ItemMatrix, raters: list[str], reference: str | None) -> dict[str, Any]:
+def _all_raters(items: ItemMatrix, raters: list[str], reference: str | None, confidence: float = 0.95) -> dict[str, Any]:
     """Multi-rater coefficients on every rating (Gwet's missing-ratings forms, with standard errors),
     their complete-items forms, per-category Fleiss' κ, and for a modest number of raters the
     coefficients of the items × raters matrix (κ_S, S against a group)."""
     categories = np.arange(len(items.categories))
     data = cac.long_ratings(items.rating_item, items.rating_rater, items.rating_code, n_items=items.n_items,
                             n_raters=len(raters), categories=items.categories)
-    available = cac.family(data)
-    complete = cac.family(data, missing="complete", coefficients=["fleiss_kappa", "conger_kappa"])
+    available = cac.family(data, confidence=confidence)
+    complete = cac.family(data, missing="complete", coefficients=["fleiss_kappa", "conger_kappa"],
+                          confidence=confidence)
     out: dict[str, Any] = {key: _family_entry(available[name]) for key, name in FAMILY_KEYS.items()}
     # Davies & Fleiss' κ is Conger's κ (the same chance term), kept under its earlier name
     out["davies_fleiss_kappa"] = {**out["conger_kappa"], "coefficient": "davies_fleiss_kappa"}
     out["fleiss_kappa_complete"] = _family_entry(complete["fleiss_kappa"])
     out["conger_kappa_complete"] = _family_entry(complete["conger_kappa"])
-    out["fleiss_kappa_per_category"] = _per_category(items, data)
+    out["fleiss_kappa_per_category"] = _per_category(items, data, confidence)
     if len(raters) > MAX_DENSE_RATERS:
         reason = f"more than {MAX_DENSE_RATERS} raters: no items × raters matrix is built for rater-specific coefficients"
         out["kappa_s"] = {"value": None, "undefined": reason}
@@ -244,18 +250,19 @@ def _all_raters(items: ItemMatrix, raters: list[str], reference: str | None) -> 
     return out
 
 
-def _per_category(items: ItemMatrix, data: cac.RawRatings) -> dict[str, Any]:
+def _per_category(items: ItemMatrix, data: cac.RawRatings, confidence: float) -> dict[str, Any]:
     """Fleiss' κ of each category against the rest; for multi-label items, of each label on its
     own (document, label) items."""
     if items.item_label is None:
-        return {str(label): _family_entry(est) for label, est in cac.fleiss_kappa_per_category(data).items()}
+        per = cac.fleiss_kappa_per_category(data, confidence=confidence)
+        return {str(label): _family_entry(est) for label, est in per.items()}
     out = {}
     of_rating = items.item_label[items.rating_item]
     for l, name in enumerate(items.labels):
         keep = of_rating == l
         subset = cac.long_ratings(data.item[keep], data.rater[keep], data.code[keep], n_items=data.n_items,
                                   n_raters=data.n_raters, categories=data.categories)
-        est = cac.family(subset, coefficients=["fleiss_kappa"])["fleiss_kappa"]
+        est = cac.family(subset, coefficients=["fleiss_kappa"], confidence=confidence)["fleiss_kappa"]
         entry = _family_entry(est)
         entry["skipped"].pop(cac.SKIP_UNRATED, None)  # other labels' items are not this label's
         out[name] = entry

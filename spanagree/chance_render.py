@@ -81,9 +81,16 @@ def family_rows(everyone: dict) -> list[list[Any]]:
     return rows
 
 
+def level(chance: dict) -> str:
+    """The analytic intervals' level as a percentage, e.g. "95%"."""
+    interval = (chance["all_raters"].get("gwet_ac1") or {}).get("analytic_interval") or {}
+    return f"{interval.get('confidence', 0.95):.0%}"
+
+
 def chance_tables(chance: dict) -> list[Table]:
     """The chance-corrected tables of a report (after the PSA tables, or alone for documents)."""
     items = chance["items"]
+    ci = f"{level(chance)} CI"
     scheme = chance.get("scheme", "spans")
     rows = [
         ["candidates", chance["source"]],
@@ -102,7 +109,7 @@ def chance_tables(chance: dict) -> list[Table]:
         ]
     rows += [[f"note: {reason}", n] for reason, n in items["notes"].items()]
     out: list[Table] = [("Chance-corrected: items", ["", ""], rows)]
-    header = ["coefficient", "value", "SE", "95% CI", "p (>0)", "items used", "skipped", "Landis–Koch"]
+    header = ["coefficient", "value", "SE", ci, "p (>0)", "items used", "skipped", "Landis–Koch"]
     family = family_rows(chance["all_raters"])
     family += [[f"note: {note}", "", "", "", "", "", "", ""] for note in chance.get("band_notes", [])]
     out.append(("Chance-corrected family, all raters", header, family))
@@ -110,7 +117,7 @@ def chance_tables(chance: dict) -> list[Table]:
     if per_category:
         cat_rows = [[name, _num(e["value"]), "" if e.get("standard_error") is None else _num(e["standard_error"]),
                      _interval(e), _items(e)] for name, e in per_category.items()]
-        out.append(("Fleiss' κ per category (one against the rest)", ["category", "κ", "SE", "95% CI", "items"], cat_rows))
+        out.append(("Fleiss' κ per category (one against the rest)", ["category", "κ", "SE", ci, "items"], cat_rows))
     pair_rows = []
     for p in chance["pairs"][:MAX_PAIRS]:
         c = p["coefficients"]

@@ -443,3 +443,15 @@ def test_crowd_tokens_use_every_rating(real_dir):
     assert everyone["fleiss_kappa"]["n_pairable"] == everyone["krippendorff_alpha"]["n_items"]
     assert everyone["fleiss_kappa_complete"]["n_items"] < everyone["fleiss_kappa"]["n_pairable"]
     assert everyone["fleiss_kappa"]["standard_error"] > 0
+
+
+def test_cli_interval_level(tmp_path):
+    records = [{"doc_id": str(d), "text": "t", "annotator": r, "labels": [label]}
+               for d, pair in enumerate((("A", "A"), ("A", "B"), ("B", "B"), ("A", "A"), ("B", "B"), ("B", "A")))
+               for r, label in zip("xy", pair)]
+    path = write(tmp_path / "level.jsonl", records)
+    narrow = score_json(path, "--ci", "0.8")["all_raters"]["gwet_ac1"]
+    wide = score_json(path)["all_raters"]["gwet_ac1"]
+    assert narrow["analytic_interval"]["confidence"] == 0.8 and wide["analytic_interval"]["confidence"] == 0.95
+    assert narrow["analytic_interval"]["low"] > wide["analytic_interval"]["low"]
+    assert runner.invoke(app, ["score", str(path), "--candidates", "documents", "--ci", "1.5"]).exit_code == 2

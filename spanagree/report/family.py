@@ -8,7 +8,7 @@ docs/chance-corrected.md.
 """
 from __future__ import annotations
 
-from ..chance_render import FAMILY_ROWS, SCHEME_WORDS, _interval, _items, _skipped
+from ..chance_render import FAMILY_ROWS, SCHEME_WORDS, _interval, _items, _skipped, level
 from .page import esc, table
 
 
@@ -49,10 +49,10 @@ def section(chance: dict) -> list[str]:
         "<h2>Chance-corrected family</h2>",
         f"<p class=\"note\">Items: {esc(SCHEME_WORDS.get(scheme, scheme))}; categories "
         f"{esc(', '.join(map(str, chance['categories'])))}. Every coefficient uses every rating (Gwet's "
-        "missing-ratings forms) unless it says complete items; standard errors and 95% intervals are Gwet's "
+        f"missing-ratings forms) unless it says complete items; standard errors and {level(chance)} intervals are Gwet's "
         "(Student t), p-values one-sided (coefficient &gt; 0). A band is reached with 95% probability given the "
         "standard error (Gwet's benchmarking), so it can sit below the band of the point.</p>",
-        table(["coefficient", "value", "SE", "95% interval", "p", "items used", "skipped", "bands"], rows,
+        table(["coefficient", "value", "SE", f"{level(chance)} interval", "p", "items used", "skipped", "bands"], rows,
               css="family", numeric={1, 2, 4}),
     ]
     out += [f"<p class=\"note\">{esc(note)}</p>" for note in chance.get("band_notes", [])]
