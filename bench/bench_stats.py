@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import os
 import platform
 import shlex
 import sys
@@ -105,6 +106,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     warnings.simplefilter("ignore")
     k = args.categories
+    load = os.getloadavg()
     codes = make_codes(args.items, args.raters, k)
     as_nan = np.where(codes >= 0, codes, np.nan).astype(float)
 
@@ -145,7 +147,8 @@ def main(argv=None) -> int:
     lines = [
         f"Command: `{command}`  ",
         f"Date: {datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}  ",
-        f"Machine: {platform.platform()}; Python {platform.python_version()}; numpy {np.__version__}  ",
+        f"Machine: {platform.platform()}; Python {platform.python_version()}; numpy {np.__version__}; "
+        f"load average {load[0]:.1f} at the start (other work on the machine slows every row alike)  ",
         f"{args.items:,} items × {args.raters} raters, {k} categories, 2 % missing; best of {args.repeats} runs.",
         "",
         "| what | seconds | vs `krippendorff.alpha` |",
