@@ -193,6 +193,14 @@ def _pair_result(names: list[str], table: np.ndarray, label_tables: np.ndarray, 
         "labels": {name: _two_by_two(label_tables[l].reshape(-1)) for l, name in enumerate(labels)},
     }
     out["coefficients"]["cohen_kappa"] = _kappa(table, confidence)
+    # Gwet's standard errors from the table (two raters, every shared item)
+    spread = cac.table_family(table, confidence=confidence)
+    for key, name in (("percent_agreement", "percent_agreement"), ("bennett_s", "brennan_prediger"),
+                      ("scott_pi", "fleiss_kappa")):
+        entry = spread[name].to_dict()
+        out["coefficients"][key].update(standard_error=entry["standard_error"], p_value=entry["p_value"],
+                                        analytic_interval=entry["interval"])
+    out["coefficients"]["gwet_ac1"] = _family_entry(spread["gwet_ac"])
     if has_none:
         out["marked"] = _two_by_two(_presence(table))
     return out

@@ -255,6 +255,20 @@ class TestProperties:
                     x, y = getattr(a[name], field), getattr(b[name], field)
                     assert (math.isnan(x) and math.isnan(y)) or x == pytest.approx(y, abs=1e-12)
 
+    def test_table_family_equals_family_on_expanded_ratings(self):
+        rng = np.random.default_rng(11)
+        for _ in range(40):
+            k = int(rng.integers(2, 6))
+            table = rng.integers(0, 8, (k, k)) + np.diag(rng.integers(0, 10, k))
+            for weights in ("identity", "quadratic", "circular"):
+                direct = cac.table_family(table, weights=weights)
+                expanded = cac.family(stats.table_to_ratings(table), categories=np.arange(k), weights=weights,
+                                      coefficients=cac.TABLE_COEFFICIENTS)
+                for name in cac.TABLE_COEFFICIENTS:
+                    for field in ("value", "standard_error", "low", "high", "p_value"):
+                        x, y = getattr(direct[name], field), getattr(expanded[name], field)
+                        assert (math.isnan(x) and math.isnan(y)) or x == pytest.approx(y, abs=1e-12)
+
     def test_complete_items_option(self):
         data = dataset("raw_4raters")
         complete = cac.fleiss_kappa(data, missing="complete")
@@ -337,6 +351,11 @@ def test_cli_diagnoses_and_gate(tmp_path):
     assert round(everyone["gwet_ac1"]["value"], 5) == 0.44788
     assert everyone["gwet_ac1"]["n_items"] == 30 and everyone["gwet_ac1"]["categories"] == sorted(names.values())
     assert round(everyone["fleiss_kappa_per_category"]["other"]["value"], 3) == 0.566
+    pair = score_json(path)["pairs"][0]
+    assert pair["raters"] == ["r0", "r1"]
+    direct = cac.family(diagnoses()[:, :2], categories=[1, 2, 3, 4, 5], coefficients=["gwet_ac", "fleiss_kappa"])
+    assert pair["coefficients"]["gwet_ac1"]["value"] == pytest.approx(direct["gwet_ac"].value, abs=1e-12)
+    assert pair["coefficients"]["scott_pi"]["standard_error"] == pytest.approx(direct["fleiss_kappa"].standard_error)
     assert runner.invoke(app, ["gate", str(path), "--candidates", "documents", "--min", "gwet_ac1=0.46"]).exit_code == 1
     assert runner.invoke(app, ["gate", str(path), "--candidates", "documents", "--min", "gwet_ac1=0.44"]).exit_code == 0
 

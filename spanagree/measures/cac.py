@@ -47,7 +47,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any, Iterable, Literal, Mapping
 
@@ -72,6 +72,7 @@ __all__ = [
     "light_kappa",
     "percent_agreement",
     "raw_ratings",
+    "table_family",
 ]
 
 #: Coefficients of :func:`family`, in report order.
@@ -498,6 +499,86 @@ krippendorff_alpha.__doc__ = """Krippendorff's α in Gwet's formulation (any wei
 >>> round(krippendorff_alpha(data).value, 3)
 0.743
 """
+
+
+#: Coefficients of :func:`table_family` (two raters, a k×k table).
+TABLE_COEFFICIENTS = ("percent_agreement", "brennan_prediger", "fleiss_kappa", "gwet_ac")
+
+
+def table_family(table: ArrayLike, *, weights: Weights = "identity", confidence: float = 0.95,
+                 population: float = math.inf) -> dict[str, Estimate]:
+    """The family of two raters from their k×k table, with Gwet's standard errors.
+
+    Every item of a cell (a, b) contributes alike, so the formulas above become sums over cells
+    weighted by their counts t_ab: p_a|ab = (w_ab + w_ba)/2, π_k = (t_k. + t_.k)/(2n), and for
+    Scott's π (Fleiss' κ of two raters) p_e|ab = (π̃_a + π̃_b)/2 with π̃ = ((w + wᵀ)/2) π; for AC1
+    p_e|ab = (Σw/(q(q-1))) (2 - π_a - π_b)/2. The values and standard errors equal those of
+    :func:`family` on the expanded ratings (``stats.table_to_ratings``), without expanding.
+    Cohen's κ has its own variance (``spanagree.measures.kappa_variance``).
+
+    >>> out = table_family([[2, 2], [1, 5]])  # rows rater 2, columns rater 1 (Artstein & Poesio)
+    >>> round(out["brennan_prediger"].value, 3), round(out["fleiss_kappa"].value, 3)
+    (0.4, 0.341)
+    """
+    _check_options(confidence, population)
+    t = np.asarray(stats._as_table(table), dtype=float)
+    q = t.shape[0]
+    w = agreement_weights(weights, np.arange(1, q + 1))
+    a, b = np.nonzero(t > 0)
+    count = t[a, b]
+    n = float(count.sum())
+    p = _Prepared(np.zeros((0, q)), np.zeros(0), a, b, a, 2, w, weights if isinstance(weights, str) else "user matrix",
+                  tuple(range(q)), "available", {})
+    out = {}
+    for name in TABLE_COEFFICIENTS:
+        if n == 0:
+            out[name] = _estimate(name, p, math.nan, math.nan, None, 0, 0, confidence=confidence,
+                                  population=population)
+            continue
+        pa_i = (w[a, b] + w[b, a]) / 2.0
+        pa = float((count * pa_i).sum() / n)
+        pi = (t.sum(axis=0) + t.sum(axis=1)) / (2.0 * n)
+        pe, pe_i = 0.0, None
+        if name == "brennan_prediger":
+            pe = float(w.sum() / q**2)
+        elif name == "fleiss_kappa":
+            pe = float(pi @ w @ pi)
+            smooth = ((w + w.T) / 2.0) @ pi
+            pe_i = (smooth[a] + smooth[b]) / 2.0
+        elif name == "gwet_ac" and q > 1:
+            scale = float(w.sum() / (q * (q - 1)))
+            pe = scale * float((pi * (1.0 - pi)).sum())
+            pe_i = scale * (2.0 - pi[a] - pi[b]) / 2.0
+        contributions = None
+        if name == "percent_agreement":
+            contributions = pa_i
+        elif (1.0 - pe) > 1e-12 and q > 1:
+            value = (pa - pe) / (1.0 - pe)
+            contributions = (pa_i - pe) / (1.0 - pe)
+            if pe_i is not None:
+                contributions = contributions - 2.0 * (1.0 - value) * (pe_i - pe) / (1.0 - pe)
+        est = _estimate(name, p, pa, pe, None, int(n), int(n), confidence=confidence, population=population)
+        if contributions is not None and est.defined:
+            est = _weighted_spread(est, contributions, count, confidence, population)
+        out[name] = est
+    return out
+
+
+def _weighted_spread(est: Estimate, contributions: np.ndarray, count: np.ndarray, confidence: float,
+                     population: float) -> Estimate:
+    """Gwet's variance with each contribution standing for ``count`` items."""
+    n = float(count.sum())
+    if n < 2:
+        return est
+    f = 0.0 if math.isinf(population) else n / population
+    var = (1.0 - f) / (n * (n - 1.0)) * float((count * (contributions - est.value) ** 2).sum())
+    se = math.sqrt(max(var, 0.0))
+    half = se * t_quantile(1.0 - (1.0 - confidence) / 2.0, n - 1)
+    if se > 0:
+        p_value = 1.0 - t_cdf(est.value / se, n - 1)
+    else:
+        p_value = 0.0 if est.value > 0 else 1.0 if est.value < 0 else math.nan
+    return replace(est, standard_error=se, low=est.value - half, high=min(1.0, est.value + half), p_value=p_value)
 
 
 def fleiss_kappa_per_category(ratings: ArrayLike | RawRatings, *, categories: ArrayLike | None = None,
