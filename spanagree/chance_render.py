@@ -123,11 +123,12 @@ def chance_tables(chance: dict) -> list[Table]:
         c = p["coefficients"]
         row = [f"{p['raters'][0]} ~ {p['raters'][1]}", p["items"], _num(c["percent_agreement"]["value"]),
                _num(c["bennett_s"]["value"]), _num(c["scott_pi"]["value"]), _num(c["cohen_kappa"]["value"]),
-               "" if c["cohen_kappa"].get("standard_error") is None else _num(c["cohen_kappa"]["standard_error"])]
+               "" if c["cohen_kappa"].get("standard_error") is None else _num(c["cohen_kappa"]["standard_error"]),
+               _num(c["gwet_ac1"]["value"]) if "gwet_ac1" in c else ""]
         if "marked" in p:
             row += [p["marked"]["d"], _num(p["marked"]["cohen_kappa"]["value"]), _num(p["marked"]["positive_agreement"])]
         pair_rows.append(row)
-    header = ["pair", "items", "Ao", "S", "π", "κ", "κ SE"]
+    header = ["pair", "items", "Ao", "S", "π", "κ", "κ SE", "AC1"]
     if chance["pairs"] and "marked" in chance["pairs"][0]:
         header += ["d", "κ marked", "PSA marked"]
     out.append(("Chance-corrected per pair", header, pair_rows))
