@@ -474,3 +474,19 @@ def test_cli_interval_level(tmp_path):
     assert narrow["analytic_interval"]["confidence"] == 0.8 and wide["analytic_interval"]["confidence"] == 0.95
     assert narrow["analytic_interval"]["low"] > wide["analytic_interval"]["low"]
     assert runner.invoke(app, ["score", str(path), "--candidates", "documents", "--ci", "1.5"]).exit_code == 2
+
+
+def test_prodigy_choice_options_are_the_categories(tmp_path):
+    import zlib
+
+    options = [{"id": "SPORT", "text": "Sport"}, {"id": "NEWS", "text": "News"}, {"id": "ARTS", "text": "Arts"}]
+
+    def task(text, rater, chosen):
+        return {"text": text, "_input_hash": zlib.crc32(text.encode()), "_annotator_id": rater, "options": options,
+                "accept": [chosen], "answer": "accept"}
+
+    records = [task("t1", "x", "SPORT"), task("t1", "y", "SPORT"), task("t2", "x", "NEWS"), task("t2", "y", "SPORT")]
+    chance = score_json(write(tmp_path / "choice.jsonl", records))
+    # ARTS was offered but nobody chose it: still a category (q = 3), so S = (1/2 - 1/3)/(2/3)
+    assert chance["scheme"] == "multiclass" and sorted(chance["categories"]) == ["ARTS", "NEWS", "SPORT"]
+    assert chance["all_raters"]["brennan_prediger"]["value"] == pytest.approx(0.25)
