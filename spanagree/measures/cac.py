@@ -183,7 +183,7 @@ def raw_ratings(ratings: ArrayLike | RawRatings, categories: ArrayLike | None = 
     """
     if isinstance(ratings, RawRatings):
         return ratings
-    codes, cats = stats.code_ratings(stats.check_ratings(ratings), categories)
+    codes, cats = stats.code_ratings(ratings, categories)  # refuses tables and counts unless categories are given
     item, rater = np.nonzero(codes >= 0)
     return RawRatings(item, rater, codes[item, rater].astype(np.int64), codes.shape[0], codes.shape[1],
                       tuple(cats.tolist()))
