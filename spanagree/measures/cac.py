@@ -265,10 +265,6 @@ def _prepare(data: RawRatings, weights: Weights, missing: str) -> _Prepared:
     return _Prepared(counts, ri, item, rater, code, int(seen.sum()), w, name, data.categories, missing, skipped)
 
 
-def _observed(p: _Prepared) -> tuple[np.ndarray, float, int]:
-    return p.observed
-
-
 def _estimate(name: str, p: _Prepared, pa: float, pe: float, contributions: np.ndarray | None,
               n_used: int, n2: int, *, confidence: float, population: float, undefined: str | None = None,
               centre: float | None = None, df: int | None = None) -> Estimate:
@@ -306,19 +302,20 @@ def _estimate(name: str, p: _Prepared, pa: float, pe: float, contributions: np.n
     )
 
 
-def _kappa_contributions(p: _Prepared, pa_i: np.ndarray, pe: float, value_guess: float, pe_i: np.ndarray | None,
+def _kappa_contributions(p: _Prepared, pa_i: np.ndarray, pe: float, value: float, pe_i: np.ndarray | None,
                          n2: int) -> np.ndarray:
+    """κ*_i: each item's linearised contribution (module docstring)."""
     n = len(p.ri)
     base = (n / n2) * (pa_i - pe * (p.ri >= 2)) / (1.0 - pe)
     if pe_i is None:
         return base
-    return base - 2.0 * (1.0 - value_guess) * (pe_i - pe) / (1.0 - pe)
+    return base - 2.0 * (1.0 - value) * (pe_i - pe) / (1.0 - pe)
 
 
 def _coefficient(name: str, p: _Prepared, confidence: float, population: float) -> Estimate:
     if name == "krippendorff_alpha":
         return _alpha(p, confidence, population)
-    pa_i, pa, n2 = _observed(p)
+    pa_i, pa, n2 = p.observed
     n, q = len(p.ri), len(p.categories)
     common = dict(confidence=confidence, population=population)
     if not n2 or (q < 2 and name != "percent_agreement"):
@@ -360,7 +357,8 @@ def _conger(p: _Prepared, pa_i, pa, n2, *, confidence, population) -> Estimate:
     if not (1.0 - pe) > 1e-12:
         return _estimate("conger_kappa", p, pa, pe, None, n, n2, **common)
     value = (pa - pe) / (1.0 - pe)
-    # p_e|i: each rater's ratings move the chance term through their rater's shares (Gwet 2014, §5)
+    # p_e|i: each rating moves the chance term through its rater's shares p_gk (Gwet 2014; the
+    # irrCAC function conger.kappa.raw), summed per item without a loop over categories
     a = total[None, :] - share  # (R, q): Σ_h p_hk - p_gk
     b = a @ p.w  # b[g, c] = Σ_k a_gk w_kc
     c = (a * (share @ p.w.T)).sum(axis=1)  # Σ_k a_gk (w p_g)_k
