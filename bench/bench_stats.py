@@ -11,6 +11,8 @@ In one run, on one seeded items × raters matrix of integer categories (2 % miss
 * NLTK's ``AnnotationTask`` α on a 20,000-item slice (it is pure Python), scaled to
   the full size for the ratio (marked as scaled);
 
+and the whole chance-corrected family with Gwet's standard errors on every rating
+(``spanagree.measures.cac.family``: percent agreement, Brennan–Prediger, Fleiss, Conger, AC1, α),
 with the values side by side (they must agree to 1e-9), and the peak memory of α (tracemalloc)
 for 5 and for 200 categories, to show that memory grows with the items, not items × k².
 """
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import os
 import platform
 import shlex
 import sys
@@ -34,6 +37,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_core import best_of, write_results  # noqa: E402
 from spanagree import stats  # noqa: E402
+from spanagree.measures import cac  # noqa: E402
 
 SECTION = "## Chance-corrected coefficients"
 
@@ -102,6 +106,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     warnings.simplefilter("ignore")
     k = args.categories
+    load = os.getloadavg()
     codes = make_codes(args.items, args.raters, k)
     as_nan = np.where(codes >= 0, codes, np.nan).astype(float)
 
@@ -113,6 +118,15 @@ def main(argv=None) -> int:
         args.repeats, lambda: krippendorff.alpha(reliability_data=as_nan.T, level_of_measurement="nominal")
     )
     t_sm, sm_values = best_of(args.repeats, lambda: peers_statsmodels(codes, k))
+    def family():
+        item, rater = np.nonzero(codes >= 0)
+        data = cac.long_ratings(item, rater, codes[item, rater], n_items=len(codes), n_raters=codes.shape[1],
+                                categories=range(k))
+        return cac.family(data), cac.family(data, missing="complete", coefficients=["fleiss_kappa"])
+
+    t_family, (family_values, family_complete) = best_of(args.repeats, family)
+    assert abs(family_complete["fleiss_kappa"].value - sm_values["fleiss"]) < 1e-9
+    assert abs(family_values["krippendorff_alpha"].value - kripp_alpha) < 1e-9
     slice_ = codes[: args.nltk_items]
     t_nltk, nltk_values = best_of(1, lambda: (nltk_task(slice_).alpha(),))
     ours_slice = ours(slice_, k)
@@ -133,7 +147,8 @@ def main(argv=None) -> int:
     lines = [
         f"Command: `{command}`  ",
         f"Date: {datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}  ",
-        f"Machine: {platform.platform()}; Python {platform.python_version()}; numpy {np.__version__}  ",
+        f"Machine: {platform.platform()}; Python {platform.python_version()}; numpy {np.__version__}; "
+        f"load average {load[0]:.1f} at the start (other work on the machine slows every row alike)  ",
         f"{args.items:,} items × {args.raters} raters, {k} categories, 2 % missing; best of {args.repeats} runs.",
         "",
         "| what | seconds | vs `krippendorff.alpha` |",
@@ -142,12 +157,16 @@ def main(argv=None) -> int:
         f"| spanagree: α (nominal) alone | {t_alpha_only:.3f} | {t_alpha_only / t_kripp:.2f}× |",
         f"| `krippendorff.alpha` (nominal) alone | {t_kripp:.3f} | 1.00× |",
         f"| statsmodels: `fleiss_kappa` + `cohens_kappa` per pair (after aggregation) | {t_sm:.3f} | {t_sm / t_kripp:.2f}× |",
+        f"| spanagree: the family with standard errors, every rating (6 coefficients) | {t_family:.3f} | {t_family / t_kripp:.2f}× |",
         f"| NLTK `AnnotationTask` α on {args.nltk_items:,} items, scaled ×{scale:g} | {t_nltk * scale:.1f} (scaled) | {t_nltk * scale / t_kripp:.0f}× |",
         "",
         f"Values agree to 1e-9: α = {ours_values['alpha']:.6f} (krippendorff {kripp_alpha:.6f}); "
         f"Fleiss' κ = {ours_values['fleiss']:.6f} (statsmodels {sm_values['fleiss']:.6f}); "
         + ", ".join(f"κ {key.split()[1]} = {ours_values[key]:.6f}" for key in sm_values if key.startswith("kappa"))
-        + f". On the NLTK slice α = {ours_slice['alpha']:.6f} (NLTK {nltk_values[0]:.6f}).",
+        + f". On the NLTK slice α = {ours_slice['alpha']:.6f} (NLTK {nltk_values[0]:.6f}). "
+        f"The family: AC1 = {family_values['gwet_ac'].value:.6f} (SE {family_values['gwet_ac'].standard_error:.6f}), "
+        f"Fleiss' κ on every rating = {family_values['fleiss_kappa'].value:.6f}, on complete items "
+        f"{family_complete['fleiss_kappa'].value:.6f} (statsmodels {sm_values['fleiss']:.6f}).",
         "",
         f"Peak memory of α (tracemalloc): {memory[k] / 1e6:.1f} MB with {k} categories, "
         f"{memory[200] / 1e6:.1f} MB with 200 categories (an items × k² array would need "

@@ -381,7 +381,8 @@ def score(
     strict_candidates : make spans that match no candidate an error instead of extra items.
     bootstrap, ci, seed : with ``bootstrap=N``, every headline statistic gets a percentile
         interval at level ``ci`` from N bootstrap replicates over documents (seeded) and a
-        jackknife standard error (SPEC §6; see :mod:`spanagree.intervals`).
+        jackknife standard error (SPEC §6; see :mod:`spanagree.intervals`). ``ci`` is also the
+        level of the chance-corrected family's analytic intervals (docs/chance-corrected.md).
     format, read_options, progress : how to read ``corpus`` when it is paths (as
         :func:`spanagree.read`).
     jobs, engine, client, stream : how to read and count paths (see :mod:`spanagree.engine`).
@@ -422,7 +423,7 @@ def score(
         items = build_items(
             corpus, candidates, rule, unit=unit, language=language, strict_candidates=strict_candidates
         )
-        chance = chance_corrected(items, corpus.raters, reference=reference)
+        chance = chance_corrected(items, corpus.raters, reference=reference, confidence=ci)
     else:
         items = None
     interval_options = None

@@ -17,8 +17,11 @@ How a rater's spans become categories:
   cover a token carry different labels, the token takes the first span's label (by position) and
   this is counted; the per-label tables use every label present, so they are exact.
 - **documents**: document labels (``"labels"`` in spanagree JSONL, Prodigy text classification).
-  When every rater gives every document exactly one label the documents are the items
-  (multi-class); otherwise each (document, label) is a binary item (multi-label).
+  Categories are what a rater can choose. When every rater gives every document exactly one
+  label the documents are the items and the labels are the categories, with no ``NONE``
+  (single-label classification: nobody can leave a document unlabelled). Otherwise each
+  (document, label) is a binary item with the categories "not chosen" and "chosen"
+  (multi-label), the same items for every coefficient.
 
 A rater who did not submit a document has no category for its items (missing). Spans that match
 no candidate are not lost: they become extra items (one per distinct position, shared by the
@@ -49,7 +52,9 @@ class ItemMatrix:
 
     Attributes
     ----------
-    categories : ``[NONE, label, ...]``; codes index into it.
+    categories : what a rater can choose; codes index into it. ``[NONE, label, ...]`` for span
+        and token candidates, the labels for single-label documents, ``["not chosen", "chosen"]``
+        for multi-label (document, label) items.
     item_doc : document index of every item, shape (n_items,).
     extra : bool per item, True for items made from spans that matched no candidate.
     rating_item, rating_rater, rating_code : one row per (item, rater who submitted the item's
@@ -58,6 +63,10 @@ class ItemMatrix:
         item with ``labels[l]`` (several labels can cover one token).
     source : "tokens", "documents" or the candidate file's path.
     notes : counts of what happened on the way (extra items, label conflicts, ...).
+    scheme : "spans" (code 0 is NONE), "multiclass" (codes are labels, no NONE) or
+        "multilabel" (code 0 is "not chosen", 1 "chosen"; ``item_label`` says which label).
+    label_names : the labels of ``rating_labels`` (default: ``categories[1:]``).
+    item_label : for multi-label items, the label of each item (else None).
     """
 
     categories: list[str]
@@ -69,10 +78,18 @@ class ItemMatrix:
     rating_labels: np.ndarray
     source: str
     notes: Counter = field(default_factory=Counter)
+    scheme: str = "spans"
+    label_names: list[str] | None = None
+    item_label: np.ndarray | None = None
 
     @property
     def labels(self) -> list[str]:
-        return self.categories[1:]
+        return self.categories[1:] if self.label_names is None else self.label_names
+
+    @property
+    def has_none(self) -> bool:
+        """Whether category 0 means "not marked" (so a 2×2 marked/unmarked table exists)."""
+        return self.scheme != "multiclass"
 
     @property
     def n_items(self) -> int:
@@ -259,21 +276,27 @@ def _document_items(corpus: Corpus) -> ItemMatrix:
         # multi-class: every rater chose exactly one label for every document it judged
         item_doc, item = np.unique(docs, return_inverse=True)
         chosen = value.argmax(axis=1)
-        notes["documents as multi-class items"] += len(item_doc)
-        return _label_items(labels, item_doc, item.reshape(-1), raters, chosen + 1, chosen, notes)
+        notes["documents as single-label items (categories: the labels)"] += len(item_doc)
+        return _label_items(labels, item_doc, item.reshape(-1), raters, chosen, chosen, notes, "multiclass", list(labels))
     # multi-label: one binary item per (document, label) that somebody judged
     judged_row, judged_label = np.nonzero(value >= 0)
     doc_label = docs[judged_row] * n_labels + judged_label
     keys, item = np.unique(doc_label, return_inverse=True)
     given = value[judged_row, judged_label] == 1
-    notes["(document, label) binary items"] += len(keys)
-    return _label_items(
+    notes["(document, label) binary items (categories: not chosen, chosen)"] += len(keys)
+    out = _label_items(
         labels, keys // n_labels, item.reshape(-1), raters[judged_row],
-        np.where(given, judged_label + 1, 0), np.where(given, judged_label, -1), notes,
+        given.astype(np.int64), np.where(given, judged_label, -1), notes, "multilabel", list(BINARY),
     )
+    out.item_label = keys % n_labels
+    return out
 
 
-def _label_items(labels, item_doc, item, rater, code, label, notes) -> ItemMatrix:
+#: The categories of a multi-label (document, label) item.
+BINARY = ("not chosen", "chosen")
+
+
+def _label_items(labels, item_doc, item, rater, code, label, notes, scheme, categories) -> ItemMatrix:
     """An ItemMatrix from one rating per (item, rater): its code and the label present (-1 none)."""
     order = np.lexsort((rater, item))
     bits = np.zeros((len(item), max(1, (len(labels) + 63) // 64)), dtype=np.uint64)
@@ -281,8 +304,9 @@ def _label_items(labels, item_doc, item, rater, code, label, notes) -> ItemMatri
     word, bit = np.divmod(label[has], 64)
     bits[np.flatnonzero(has), word] = np.left_shift(np.uint64(1), bit.astype(np.uint64))
     return ItemMatrix(
-        [NONE, *labels], item_doc, np.zeros(len(item_doc), dtype=bool),
+        categories, item_doc, np.zeros(len(item_doc), dtype=bool),
         item[order], rater[order], code[order], bits[order], source="documents", notes=notes,
+        scheme=scheme, label_names=list(labels),
     )
 
 

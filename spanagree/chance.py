@@ -20,6 +20,10 @@ import numpy as np
 from . import stats
 from ._arrays import pairs_within_blocks
 from .candidates import ItemMatrix
+from .errors import UsageError
+from .measures import cac
+from .measures.benchmark import benchmarks
+from .measures.kappa_variance import cohen_kappa_uncertainty
 
 #: Raters above which the dense items × raters matrix (Davies–Fleiss, κ_S, S) is not built.
 MAX_DENSE_RATERS = 64
@@ -57,8 +61,18 @@ def kappa_curve(a: float, b: float, c: float, d: float, *, points: int = CURVE_P
     }
 
 
-def chance_corrected(items: ItemMatrix, raters: list[str], *, reference: str | None = None) -> dict[str, Any]:
-    """Every coefficient that applies to the items, per pair, pooled and for all raters."""
+def chance_corrected(items: ItemMatrix, raters: list[str], *, reference: str | None = None,
+                     confidence: float = 0.95) -> dict[str, Any]:
+    """Every coefficient that applies to the items, per pair, pooled and for all raters.
+
+    Every coefficient uses the same items and categories (``categories``; ``scheme`` says how they
+    were made: span/token candidates with ``NONE``, single-label documents with the labels as
+    categories, multi-label (document, label) binary items). The 2×2 "marked" tables exist only
+    where category 0 means "not marked" (``NONE`` or "not chosen"). ``confidence`` is the level
+    of the analytic intervals.
+    """
+    if not 0 < confidence < 1:
+        raise UsageError(f"the interval level must be between 0 and 1, got {confidence!r}")
     k = len(items.categories)
     with warnings.catch_warnings():
         # undefined values are reported as such in each coefficient's "undefined" field
@@ -69,13 +83,26 @@ def chance_corrected(items: ItemMatrix, raters: list[str], *, reference: str | N
         ).reshape(len(pairs), k, k)
         label_tables = _label_tables(items, pair_index, first, second, len(pairs))
         pair_results = [
-            _pair_result([raters[ra], raters[rb]], tables[p], label_tables[p], items.labels)
+            _pair_result([raters[ra], raters[rb]], tables[p], label_tables[p], items.labels, items.has_none, confidence)
             for p, (ra, rb) in enumerate(pairs.tolist())
         ]
-        presence = np.array([_presence(t) for t in tables]).reshape(-1, 4).sum(axis=0)
         pooled_labels = label_tables.sum(axis=0)
+        pooled: dict[str, Any] = {}
+        if items.has_none:
+            pooled.update(_two_by_two(np.array([_presence(t) for t in tables]).reshape(-1, 4).sum(axis=0)))
+        pooled["labels"] = {name: _two_by_two(pooled_labels[l].reshape(-1)) for l, name in enumerate(items.labels)}
+        everyone = _all_raters(items, raters, reference, confidence)
+        defined_pairs = [p["coefficients"]["cohen_kappa"]["value"] for p in pair_results
+                         if p["coefficients"]["cohen_kappa"]["value"] is not None]
+        # Light (1971): the mean of the pairwise Cohen's κ (each pair on the items both rated)
+        everyone["light_kappa"] = {
+            "coefficient": "light_kappa", "value": float(np.mean(defined_pairs)) if defined_pairs else None,
+            "n_pairs": len(defined_pairs),
+            "undefined": None if defined_pairs else "no rater pair has a defined Cohen's κ",
+        }
         result = {
             "source": items.source,
+            "scheme": items.scheme,
             "items": {
                 "total": items.n_items,
                 "candidates": int((~items.extra).sum()),
@@ -84,12 +111,11 @@ def chance_corrected(items: ItemMatrix, raters: list[str], *, reference: str | N
                 "notes": dict(sorted(items.notes.items())),
             },
             "categories": list(items.categories),
+            "labels": list(items.labels),
             "pairs": pair_results,
-            "pooled": {
-                **_two_by_two(presence),
-                "labels": {name: _two_by_two(pooled_labels[l].reshape(-1)) for l, name in enumerate(items.labels)},
-            },
-            "all_raters": _all_raters(items, raters, reference),
+            "pooled": pooled,
+            "all_raters": everyone,
+            "band_notes": family_notes(everyone, items),
         }
     return result
 
@@ -109,7 +135,10 @@ def _label_tables(items: ItemMatrix, pair_index, first, second, n_pairs: int) ->
     for label in range(len(items.labels)):
         has = items.has_label(label)
         cell = (~has[first]).astype(np.int64) * 2 + (~has[second]).astype(np.int64)
-        out[:, label] = np.bincount(pair_index * 4 + cell, minlength=n_pairs * 4).reshape(n_pairs, 2, 2)
+        index = pair_index * 4 + cell
+        if items.item_label is not None:  # multi-label: a label's table covers that label's items only
+            index = index[items.item_label[items.rating_item[first]] == label]
+        out[:, label] = np.bincount(index, minlength=n_pairs * 4).reshape(n_pairs, 2, 2)
     return out
 
 
@@ -129,15 +158,27 @@ def _two_by_two(abcd) -> dict[str, Any]:
     table = np.array([[a, b], [c, d]])
     return {
         "a": a, "b": b, "c": c, "d": d,
-        "cohen_kappa": stats.cohen_kappa_parts(table).to_dict(),
+        "cohen_kappa": _kappa(table),
         "positive_agreement": _value(stats.positive_agreement_parts(table)),
         "negative_agreement": _value(stats.negative_agreement_parts(table)),
         "kappa_curve": kappa_curve(a, b, c, d),
     }
 
 
-def _pair_result(names: list[str], table: np.ndarray, label_tables: np.ndarray, labels: list[str]) -> dict:
-    return {
+def _kappa(table: np.ndarray, confidence: float = 0.95) -> dict[str, Any]:
+    """Cohen's κ with its Fleiss–Cohen–Everitt standard error, interval and p-value."""
+    out = stats.cohen_kappa_parts(table).to_dict()
+    spread = cohen_kappa_uncertainty(table, confidence)
+    out["standard_error"] = spread["standard_error"]
+    out["analytic_interval"] = {"low": spread["low"], "high": spread["high"], "confidence": spread["confidence"],
+                                "method": spread["method"]}
+    out["p_value"] = spread["p_value"]
+    return out
+
+
+def _pair_result(names: list[str], table: np.ndarray, label_tables: np.ndarray, labels: list[str],
+                 has_none: bool = True, confidence: float = 0.95) -> dict:
+    out = {
         "raters": names,
         "items": int(table.sum()),
         "table": table.tolist(),
@@ -147,35 +188,63 @@ def _pair_result(names: list[str], table: np.ndarray, label_tables: np.ndarray, 
                 ("percent_agreement", stats.percent_agreement_parts),
                 ("bennett_s", stats.bennett_s_parts),
                 ("scott_pi", stats.scott_pi_parts),
-                ("cohen_kappa", stats.cohen_kappa_parts),
             )
         },
-        "marked": _two_by_two(_presence(table)),
         "labels": {name: _two_by_two(label_tables[l].reshape(-1)) for l, name in enumerate(labels)},
     }
+    out["coefficients"]["cohen_kappa"] = _kappa(table, confidence)
+    # Gwet's standard errors from the table (two raters, every shared item)
+    spread = cac.table_family(table, confidence=confidence)
+    for key, name in (("percent_agreement", "percent_agreement"), ("bennett_s", "brennan_prediger"),
+                      ("scott_pi", "fleiss_kappa")):
+        entry = spread[name].to_dict()
+        out["coefficients"][key].update(standard_error=entry["standard_error"], p_value=entry["p_value"],
+                                        analytic_interval=entry["interval"])
+    out["coefficients"]["gwet_ac1"] = _family_entry(spread["gwet_ac"])
+    if has_none:
+        out["marked"] = _two_by_two(_presence(table))
+    return out
 
 
-def _all_raters(items: ItemMatrix, raters: list[str], reference: str | None) -> dict[str, Any]:
-    """Multi-rater coefficients: from the ratings per item (α, AC1, Fleiss) and, for a modest
-    number of raters, from the items × raters matrix (Davies–Fleiss, κ_S, S against a group)."""
+#: The report's multi-rater coefficients from the family, by report key.
+FAMILY_KEYS = {
+    "percent_agreement": "percent_agreement", "brennan_prediger": "brennan_prediger",
+    "fleiss_kappa": "fleiss_kappa", "conger_kappa": "conger_kappa", "gwet_ac1": "gwet_ac",
+    "krippendorff_alpha": "krippendorff_alpha",
+}
+
+
+def _family_entry(estimate: cac.Estimate) -> dict[str, Any]:
+    out = estimate.to_dict()
+    out["analytic_interval"] = out.pop("interval")
+    if estimate.coefficient != "percent_agreement":
+        out["benchmark"] = benchmarks(out["value"], out["standard_error"])
+    return out
+
+
+def _all_raters(items: ItemMatrix, raters: list[str], reference: str | None, confidence: float = 0.95) -> dict[str, Any]:
+    """Multi-rater coefficients on every rating (Gwet's missing-ratings forms, with standard errors),
+    their complete-items forms, per-category Fleiss' κ, and for a modest number of raters the
+    coefficients of the items × raters matrix (κ_S, S against a group)."""
     categories = np.arange(len(items.categories))
-    slots = _slots(items)
-    coded = stats.CodedRatings(slots, categories)
-    out: dict[str, Any] = {
-        "krippendorff_alpha": stats.krippendorff_alpha_parts(coded).to_dict(),
-        "gwet_ac1": stats.gwet_ac1_parts(coded).to_dict(),
-        # Fleiss' κ needs the same number of ratings per item: items with fewer than the most
-        # ratings are skipped and counted (Krippendorff's α uses them all)
-        "fleiss_kappa": stats.fleiss_kappa_parts(coded).to_dict(),
-    }
+    data = cac.long_ratings(items.rating_item, items.rating_rater, items.rating_code, n_items=items.n_items,
+                            n_raters=len(raters), categories=items.categories)
+    available = cac.family(data, confidence=confidence)
+    complete = cac.family(data, missing="complete", coefficients=["fleiss_kappa", "conger_kappa"],
+                          confidence=confidence)
+    out: dict[str, Any] = {key: _family_entry(available[name]) for key, name in FAMILY_KEYS.items()}
+    # Davies & Fleiss' κ is Conger's κ (the same chance term), kept under its earlier name
+    out["davies_fleiss_kappa"] = {**out["conger_kappa"], "coefficient": "davies_fleiss_kappa"}
+    out["fleiss_kappa_complete"] = _family_entry(complete["fleiss_kappa"])
+    out["conger_kappa_complete"] = _family_entry(complete["conger_kappa"])
+    out["fleiss_kappa_per_category"] = _per_category(items, data, confidence)
     if len(raters) > MAX_DENSE_RATERS:
         reason = f"more than {MAX_DENSE_RATERS} raters: no items × raters matrix is built for rater-specific coefficients"
-        out["davies_fleiss_kappa"] = out["kappa_s"] = {"value": None, "undefined": reason}
+        out["kappa_s"] = {"value": None, "undefined": reason}
         return out
     dense = np.full((items.n_items, len(raters)), -1, dtype=np.int64)
     dense[items.rating_item, items.rating_rater] = items.rating_code
     coded = stats.CodedRatings(dense, categories)
-    out["davies_fleiss_kappa"] = stats.davies_fleiss_kappa_parts(coded).to_dict()
     out["kappa_s"] = stats.kappa_s_parts(coded).to_dict()
     if reference is not None and reference in raters:
         r = raters.index(reference)
@@ -189,16 +258,54 @@ def _all_raters(items: ItemMatrix, raters: list[str], reference: str | None) -> 
     return out
 
 
-def _slots(items: ItemMatrix) -> np.ndarray:
-    """The ratings of each item left-aligned in an (n_items, most ratings per item) matrix."""
-    item = items.rating_item
-    counts = np.bincount(item, minlength=items.n_items)
-    width = int(counts.max(initial=0))
-    start = np.concatenate([[0], np.cumsum(counts)[:-1]])
-    slot = np.arange(len(item)) - start[item]
-    out = np.full((items.n_items, max(width, 1)), -1, dtype=np.int64)
-    out[item, slot] = items.rating_code
+def _per_category(items: ItemMatrix, data: cac.RawRatings, confidence: float) -> dict[str, Any]:
+    """Fleiss' κ of each category against the rest; for multi-label items, of each label on its
+    own (document, label) items."""
+    if items.item_label is None:
+        per = cac.fleiss_kappa_per_category(data, confidence=confidence)
+        return {str(label): _family_entry(est) for label, est in per.items()}
+    out = {}
+    of_rating = items.item_label[items.rating_item]
+    for l, name in enumerate(items.labels):
+        keep = of_rating == l
+        subset = cac.long_ratings(data.item[keep], data.rater[keep], data.code[keep], n_items=data.n_items,
+                                  n_raters=data.n_raters, categories=data.categories)
+        est = cac.family(subset, coefficients=["fleiss_kappa"], confidence=confidence)["fleiss_kappa"]
+        entry = _family_entry(est)
+        entry["skipped"].pop(cac.SKIP_UNRATED, None)  # other labels' items are not this label's
+        out[name] = entry
     return out
+
+
+def family_notes(everyone: dict[str, Any], items: ItemMatrix) -> list[str]:
+    """Plain-words explanations when the Landis–Koch bands of the family disagree.
+
+    The coefficients share p_a and differ only in p_e: κ-type chance terms (Fleiss, Conger, α)
+    grow when one category takes most ratings, Gwet's AC1 shrinks and Brennan–Prediger's is
+    fixed at 1/q, so one data set can read "moderate" in κ and "almost perfect" in AC1 (the
+    kappa paradoxes: Feinstein & Cicchetti 1990; Gwet 2008).
+    """
+    names = {"fleiss_kappa": "Fleiss' κ", "conger_kappa": "Conger's κ", "gwet_ac1": "Gwet's AC1",
+             "brennan_prediger": "Brennan–Prediger", "krippendorff_alpha": "Krippendorff's α"}
+    read = {}
+    for key, name in names.items():
+        bench = everyone.get(key, {}).get("benchmark")
+        if bench and bench.get("landis_koch"):
+            read[key] = (bench["landis_koch"]["band"] or bench["landis_koch"]["point_band"], everyone[key])
+    if len({band for band, _ in read.values()}) < 2:
+        return []
+    shares = np.bincount(items.rating_code, minlength=len(items.categories))
+    top = int(shares.argmax()) if shares.sum() else 0
+    share = float(shares[top] / shares.sum()) if shares.sum() else 0.0
+    listing = "; ".join(f"{names[k]} {entry['value']:.3f} ({band}, p_e {entry['expected']:.3f})"
+                        for k, (band, entry) in read.items())
+    return [
+        f"The bands differ: {listing}. All share the observed agreement p_a; they differ only in the chance "
+        f"term p_e. Category {items.categories[top]!r} takes {share:.0%} of the ratings: with one category this "
+        "common, κ-type chance terms (Fleiss, Conger, α) are large and pull κ down, while Gwet's AC1 treats such "
+        "agreement as less likely to be chance and Brennan–Prediger's chance term is fixed at 1/q (the kappa "
+        "paradoxes; docs/chance-corrected.md)."
+    ]
 
 
 def _value(parts: stats.AgreementParts) -> float | None:

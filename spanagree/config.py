@@ -255,6 +255,7 @@ def score_options(settings: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
         options["candidates"] = candidates["source"]
         options["language"] = candidates["language"]
         options["strict_candidates"] = candidates["strict_candidates"]
+        options["ci"] = settings["intervals"]["ci"]  # also the level of the family's analytic intervals
     intervals = settings["intervals"]
     if intervals["bootstrap"] is not None:
         options.update(bootstrap=intervals["bootstrap"], ci=intervals["ci"], seed=intervals["seed"])

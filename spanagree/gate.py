@@ -23,11 +23,21 @@ name                        statistic
 ``kappa``                   Cohen's κ on the pooled marked/NONE table (candidates)
 ``alpha``                   Krippendorff's α, nominal, all raters (candidates)
 ``pair_kappa:<A>~<B>``      Cohen's κ of raters A and B over all categories (candidates)
-``fleiss_kappa``            Fleiss' κ, all raters (candidates; no interval)
-``davies_fleiss_kappa``     Davies & Fleiss' κ, all raters (candidates; no interval)
+``fleiss_kappa``            Fleiss' κ, all raters, every rating (candidates; analytic interval)
+``fleiss_kappa_complete``   Fleiss' κ on the items every rater rated (candidates; analytic)
+``conger_kappa``            Conger's κ, all raters, every rating (candidates; analytic)
+``conger_kappa_complete``   Conger's κ on the items every rater rated (candidates; analytic)
+``davies_fleiss_kappa``     Davies & Fleiss' κ = Conger's κ (candidates; analytic)
+``brennan_prediger``        Brennan–Prediger / Bennett's S, all raters (candidates; analytic)
+``percent_agreement``       percent agreement, all raters (candidates; analytic)
+``gwet_ac1``                Gwet's AC1, all raters (candidates; analytic interval)
+``light_kappa``             Light's κ, the mean pairwise Cohen's κ (candidates; no interval)
 ``kappa_s``                 Shah's fixed-expert κ_S, all raters (candidates; no interval)
-``gwet_ac1``                Gwet's AC1, all raters (candidates; no interval)
+``category_kappa:<CAT>``    Fleiss' κ of one category (or label) against the rest (candidates)
 ==========================  =================================================================
+
+"analytic" statistics have Gwet's standard-error interval (docs/chance-corrected.md); with
+``on = "lower"`` they use it, and a bootstrap interval when there is one.
 
 A name the gate does not know, a statistic that needs candidates when none are configured, and
 ``on = "lower"`` with a statistic that has no interval are usage errors (exit code 2). A
@@ -69,6 +79,7 @@ class Statistic:
     candidates: bool = False  # needs a candidate set
     interval: bool = True  # has a bootstrap interval
     argument: str | None = None  # "label" or "pair" for names like label:PER
+    analytic: bool = False  # has an analytic (standard-error) interval
 
 
 STATISTICS: dict[str, Statistic] = {
@@ -84,10 +95,21 @@ STATISTICS: dict[str, Statistic] = {
         Statistic("kappa", "Cohen's κ on the pooled marked/NONE table", candidates=True),
         Statistic("alpha", "Krippendorff's α (nominal, all raters)", candidates=True),
         Statistic("pair_kappa", "Cohen's κ of one rater pair over all categories", candidates=True, argument="pair"),
-        Statistic("fleiss_kappa", "Fleiss' κ (all raters)", candidates=True, interval=False),
-        Statistic("davies_fleiss_kappa", "Davies & Fleiss' κ (all raters)", candidates=True, interval=False),
+        Statistic("fleiss_kappa", "Fleiss' κ (all raters, every rating)", candidates=True, interval=False, analytic=True),
+        Statistic("fleiss_kappa_complete", "Fleiss' κ (items every rater rated)", candidates=True, interval=False,
+                  analytic=True),
+        Statistic("conger_kappa", "Conger's κ (all raters, every rating)", candidates=True, interval=False, analytic=True),
+        Statistic("conger_kappa_complete", "Conger's κ (items every rater rated)", candidates=True, interval=False,
+                  analytic=True),
+        Statistic("davies_fleiss_kappa", "Davies & Fleiss' κ (all raters)", candidates=True, interval=False, analytic=True),
+        Statistic("brennan_prediger", "Brennan–Prediger coefficient (all raters)", candidates=True, interval=False,
+                  analytic=True),
+        Statistic("percent_agreement", "percent agreement (all raters)", candidates=True, interval=False, analytic=True),
         Statistic("kappa_s", "Shah's fixed-expert κ_S (all raters)", candidates=True, interval=False),
-        Statistic("gwet_ac1", "Gwet's AC1 (all raters)", candidates=True, interval=False),
+        Statistic("gwet_ac1", "Gwet's AC1 (all raters)", candidates=True, interval=False, analytic=True),
+        Statistic("light_kappa", "Light's κ (mean pairwise Cohen's κ)", candidates=True, interval=False),
+        Statistic("category_kappa", "Fleiss' κ of one category against the rest", candidates=True, interval=False,
+                  analytic=True, argument="label"),
     )
 }
 
@@ -182,11 +204,11 @@ def prepare(settings: dict[str, dict[str, Any]], checks: Sequence[Check]) -> Non
                 "give --candidates tokens|documents|FILE (config: candidates.source)"
             )
     if gate["on"] == "lower":
-        without = [c.name for c in checks if not STATISTICS[c.statistic].interval]
+        without = [c.name for c in checks if not (STATISTICS[c.statistic].interval or STATISTICS[c.statistic].analytic)]
         if without:
             raise UsageError(
                 f"--on lower compares the interval's lower bound, and {', '.join(without)} "
-                f"{'has' if len(without) == 1 else 'have'} no bootstrap interval; check "
+                f"{'has' if len(without) == 1 else 'have'} no bootstrap interval (nor an analytic one); check "
                 f"{'it' if len(without) == 1 else 'them'} with --on point, or leave it out"
             )
         if settings["intervals"]["bootstrap"] is None:
@@ -487,7 +509,7 @@ def _coefficient(entry: dict | None, name: str):
         return None, None, f"undefined: {name} was not computed"
     value = entry.get("value")
     reason = None if value is not None else f"undefined: {entry.get('undefined') or 'no value'}"
-    return value, entry.get("interval"), reason
+    return value, entry.get("interval") or entry.get("analytic_interval"), reason
 
 
 def _chance(path: tuple[str, ...]):
@@ -508,6 +530,13 @@ def _pair_kappa(report, pair):
     return _coefficient(row["coefficients"]["cohen_kappa"], "cohen_kappa")
 
 
+def _category_kappa(report, category):
+    per = report["chance_corrected"]["all_raters"].get("fleiss_kappa_per_category") or {}
+    if category not in per:
+        return None, None, f"undefined: category {category!r} is not among {', '.join(per) or 'none'}"
+    return _coefficient(per[category], f"category_kappa:{category}")
+
+
 _GETTERS: dict[str, Callable] = {
     "pairwise_mean_psa": _overall("pairwise_mean_psa", "no rater pair has a defined PSA (no spans)"),
     "pooled_psa": _overall("pooled_psa", "no rater marked any span"),
@@ -523,7 +552,15 @@ _GETTERS: dict[str, Callable] = {
     "davies_fleiss_kappa": _chance(("all_raters", "davies_fleiss_kappa")),
     "kappa_s": _chance(("all_raters", "kappa_s")),
     "gwet_ac1": _chance(("all_raters", "gwet_ac1")),
+    "fleiss_kappa_complete": _chance(("all_raters", "fleiss_kappa_complete")),
+    "conger_kappa": _chance(("all_raters", "conger_kappa")),
+    "conger_kappa_complete": _chance(("all_raters", "conger_kappa_complete")),
+    "brennan_prediger": _chance(("all_raters", "brennan_prediger")),
+    "percent_agreement": _chance(("all_raters", "percent_agreement")),
+    "light_kappa": _chance(("all_raters", "light_kappa")),
+    "category_kappa": _category_kappa,
 }
+
 
 
 def _describe(check: Check) -> str:

@@ -94,6 +94,7 @@ class DocumentCounts:
         self.chance = getattr(report, "items", None) is not None
         if self.chance:
             self.sources += _chance_sources(report)
+            self.chance_has_none = report.items.has_none
         self.docs = np.unique(np.concatenate([src[1] for src in self.sources]))
         self.row_of = np.full(corpus.n_documents, -1, dtype=np.int64)
         self.row_of[self.docs] = np.arange(len(self.docs))
@@ -178,7 +179,7 @@ class DocumentCounts:
         if self.report.per_rater:
             out.update(rater_statistics(pair, self.report.counts.units.pairs, len(self.report.corpus.raters)))
         if self.chance:
-            out.update(_chance_statistics(parts))
+            out.update(_chance_statistics(parts, self.chance_has_none))
         return out
 
 
@@ -293,12 +294,15 @@ def _chance_sources(report: AgreementReport) -> list:
     ]
 
 
-def _chance_statistics(parts: dict[str, np.ndarray]) -> dict[tuple, np.ndarray]:
+def _chance_statistics(parts: dict[str, np.ndarray], has_none: bool = True) -> dict[tuple, np.ndarray]:
     tables = parts["chance_tables"]  # (R, P, k, k)
     out = {}
     kappa = _cohen_kappa(tables)
     for p in range(tables.shape[1]):
         out["chance", "pairs", p, "cohen_kappa"] = kappa[:, p]
+    out["chance", "all_raters", "krippendorff_alpha"] = _nominal_alpha(parts["coincidence"])
+    if not has_none:  # single-label documents: no marked/NONE table
+        return out
     marked = np.stack(
         [tables[:, :, 1:, 1:].sum(axis=(1, 2, 3)), tables[:, :, 1:, 0].sum(axis=(1, 2)),
          tables[:, :, 0, 1:].sum(axis=(1, 2)), tables[:, :, 0, 0].sum(axis=1)], axis=1,
@@ -306,7 +310,6 @@ def _chance_statistics(parts: dict[str, np.ndarray]) -> dict[tuple, np.ndarray]:
     two_by_two = np.stack([marked[:, :2], marked[:, 2:]], axis=1)
     out["chance", "pooled", "cohen_kappa"] = _cohen_kappa(two_by_two)
     out["chance", "pooled", "positive_agreement"] = psa_array(marked[:, 0], marked[:, 1], marked[:, 2])
-    out["chance", "all_raters", "krippendorff_alpha"] = _nominal_alpha(parts["coincidence"])
     return out
 
 

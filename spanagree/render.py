@@ -12,6 +12,11 @@ Table = tuple[str, list[str], list[list[Any]]]
 
 def tables(report: dict) -> list[Table]:
     """The sections of a score report, each as ``(title, header, rows)``."""
+    chance = report.get("chance_corrected")
+    if chance is not None and chance.get("scheme") in ("multiclass", "multilabel"):
+        from .chance_render import document_tables  # document labels: the span tables do not apply
+
+        return document_tables(report) + [_excluded(report)]
     rule = report["rule"]
     options = ", ".join(f"{k}={v}" for k, v in rule.items())
     docs = report["documents"]
@@ -72,16 +77,21 @@ def tables(report: dict) -> list[Table]:
     out.append((f"Lowest-agreement documents (up to {MAX_DOCUMENTS})", ["document", "raters", "PSA", "a", "b", "c"], rows))
 
     if "chance_corrected" in report:
-        out.extend(_chance_tables(report["chance_corrected"]))
+        from .chance_render import chance_tables
 
+        out.extend(chance_tables(report["chance_corrected"]))
+    out.append(_excluded(report))
+    return out
+
+
+def _excluded(report: dict) -> Table:
     rows = [
         [kind, reason, n]
         for kind in ("documents", "annotations", "spans")
         for reason, n in report[kind]["excluded"].items()
     ]
     rows += [["spans", f"note: {reason}", n] for reason, n in report["spans"].get("notes", {}).items()]
-    out.append(("Excluded, and why", ["what", "reason", "count"], rows or [["-", "nothing was excluded", 0]]))
-    return out
+    return ("Excluded, and why", ["what", "reason", "count"], rows or [["-", "nothing was excluded", 0]])
 
 
 #: Column names of the per-rater table (text, Markdown and the HTML report).
@@ -112,41 +122,6 @@ def rater_cells(row: dict, interval) -> list[Any]:
         only["spans"] if only is not None else "not computed",
         parts,
     ]
-
-
-def _chance_tables(chance: dict) -> list[Table]:
-    """Headline chance-corrected coefficients next to PSA (candidates configured)."""
-    items = chance["items"]
-    pooled = chance["pooled"]
-    rows = [
-        ["candidates", chance["source"]],
-        ["items (candidates + extra)", f"{items['total']} ({items['candidates']} + {items['extra']})"],
-        ["pooled marked/NONE table a / b / c / d", f"{pooled['a']} / {pooled['b']} / {pooled['c']} / {pooled['d']}"],
-        ["Cohen's κ, pooled (marked vs NONE)", _num(pooled["cohen_kappa"]["value"])],
-        ["PSA on the same table (κ's limit as d grows)", _num(pooled["positive_agreement"])],
-    ]
-    names = {
-        "krippendorff_alpha": "Krippendorff's α (nominal, all raters)",
-        "fleiss_kappa": "Fleiss' κ (all raters)",
-        "davies_fleiss_kappa": "Davies–Fleiss κ (all raters)",
-        "gwet_ac1": "Gwet's AC1 (all raters)",
-        "s_against_group": "Shah's S, reference against the others",
-    }
-    for key, name in names.items():
-        if key in chance["all_raters"]:
-            value = chance["all_raters"][key]
-            rows.append([name, _num(value["value"]) if value["value"] is not None else f"undefined: {value['undefined']}"])
-    rows += [[f"note: {reason}", n] for reason, n in items["notes"].items()]
-    out: list[Table] = [("Chance-corrected (candidates)", ["", ""], rows)]
-    pair_rows = [
-        [f"{p['raters'][0]} ~ {p['raters'][1]}", p["items"], p["marked"]["d"],
-         _num(p["coefficients"]["percent_agreement"]["value"]), _num(p["coefficients"]["cohen_kappa"]["value"]),
-         _num(p["coefficients"]["scott_pi"]["value"]), _num(p["marked"]["cohen_kappa"]["value"]),
-         _num(p["marked"]["positive_agreement"])]
-        for p in chance["pairs"][:MAX_PAIRS]
-    ]
-    out.append(("Chance-corrected per pair", ["pair", "items", "d", "Ao", "κ", "π", "κ marked", "PSA marked"], pair_rows))
-    return out
 
 
 def as_text(report: dict) -> str:

@@ -15,6 +15,12 @@ This module implements SPEC section 5. Two input shapes are used:
     (``np.array(["a", np.nan])`` silently turns NaN into ``"nan"``: pass a list or an object array
     to keep NaN missing).
 
+A k×k table or an items × categories count matrix passed where ratings belong is refused with a
+message naming :func:`table_to_ratings` or :func:`counts_to_ratings` (see :func:`check_ratings`).
+The rating-matrix coefficients here use the items every rater rated where the formula needs it
+(Fleiss, Davies–Fleiss, κ_S); ``spanagree.measures.cac`` has the whole family on every rating
+(Gwet's missing-ratings forms), with weights and standard errors (docs/chance-corrected.md).
+
 Every coefficient ``f`` comes in two forms: ``f(...)`` returns the value as a float and
 ``f_parts(...)`` returns an :class:`AgreementParts` with the observed and chance terms, the
 number of items used and the number skipped (by reason). The plain form is
@@ -43,6 +49,7 @@ from typing import Any, Literal, Mapping, NamedTuple, Union
 import numpy as np
 
 from .errors import UndefinedAgreementWarning
+from .measures import weights as _weight_names
 from numpy.typing import ArrayLike
 
 __all__ = [
@@ -51,7 +58,9 @@ __all__ = [
     "UndefinedAgreementWarning",
     "bennett_s",
     "bennett_s_parts",
+    "check_ratings",
     "code_ratings",
+    "counts_to_ratings",
     "cohen_kappa",
     "cohen_kappa_parts",
     "davies_fleiss_kappa",
@@ -75,6 +84,7 @@ __all__ = [
     "s_against_group_parts",
     "scott_pi",
     "scott_pi_parts",
+    "table_to_ratings",
     "weighted_kappa",
     "weighted_kappa_parts",
 ]
@@ -82,7 +92,9 @@ __all__ = [
 #: Names accepted by ``krippendorff_alpha(distance=...)``.
 DISTANCES = ("nominal", "ordinal", "interval", "ratio")
 #: Names accepted by ``weighted_kappa(weights=...)``.
-WEIGHTS = ("linear", "quadratic")
+#: Every name of :data:`spanagree.measures.weights.NAMES` (Gwet's weight families), on the table's
+#: category positions 1..k; "linear" and "quadratic" are Cohen's (1968).
+WEIGHTS = _weight_names.NAMES
 
 # Reason keys used in ``AgreementParts.skipped``.
 SKIP_MISSING = "missing ratings"
@@ -95,7 +107,7 @@ _AGREEMENT_TOL = 1e-12
 _EMPTY_TABLE = "the table is empty (no items)"
 
 Distance = Union[Literal["nominal", "ordinal", "interval", "ratio"], ArrayLike]
-Weights = Union[Literal["linear", "quadratic"], ArrayLike]
+Weights = Union[str, ArrayLike]
 
 
 @dataclass(frozen=True)
@@ -545,7 +557,113 @@ def code_ratings(ratings: ArrayLike, categories: ArrayLike | None = None) -> Cod
     """
     if isinstance(ratings, CodedRatings):
         return ratings
-    return CodedRatings(*_code_values(_as_ratings(ratings), categories))
+    arr = _as_ratings(ratings)
+    if categories is None:
+        check_ratings(arr)
+    return CodedRatings(*_code_values(arr, categories))
+
+
+def table_to_ratings(table: ArrayLike) -> np.ndarray:
+    """Expand a k×k contingency table of two raters into items × 2 ratings (category indices).
+
+    ``table[i, j]`` items become rows ``[i, j]`` (rows: rater 1, columns: rater 2); counts must be
+    whole numbers. The inverse of :func:`ratings_to_table`.
+
+    >>> table_to_ratings([[1, 0], [2, 1]]).tolist()
+    [[0, 0], [1, 0], [1, 0], [1, 1]]
+    """
+    t = _as_table(table)
+    if (t != np.round(t)).any():
+        raise ValueError("table_to_ratings needs whole-number counts (one item per unit of count)")
+    k = t.shape[0]
+    cell = np.repeat(np.arange(k * k), t.astype(np.int64).ravel())
+    return np.stack([cell // k, cell % k], axis=1)
+
+
+def counts_to_ratings(counts: ArrayLike) -> np.ndarray:
+    """Expand an items × categories matrix of rater counts into items × raters ratings.
+
+    ``counts[i, c]`` is how many raters put item i in category c (statsmodels' ``aggregate_raters``
+    layout, irrCAC's distribution data). Items with fewer ratings than the most-rated item get
+    missing values (nan) in the last columns. Ratings are category indices.
+
+    >>> counts_to_ratings([[2, 1], [0, 2]]).tolist()
+    [[0.0, 0.0, 1.0], [1.0, 1.0, nan]]
+    """
+    try:
+        c = np.asarray(counts, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"counts must be an items × categories array of whole numbers; got {reprlib.repr(counts)}") from exc
+    if c.ndim != 2 or not np.isfinite(c).all() or (c < 0).any() or (c != np.round(c)).any():
+        raise ValueError("counts must be a 2-D items × categories array of non-negative whole numbers")
+    per_item = c.sum(axis=1).astype(np.int64)
+    width = int(per_item.max(initial=0))
+    out = np.full((c.shape[0], width), np.nan)
+    item = np.repeat(np.arange(c.shape[0]), per_item)
+    codes = np.concatenate([np.repeat(np.arange(c.shape[1]), row.astype(np.int64)) for row in c]) if len(c) else []
+    starts = np.concatenate([[0], np.cumsum(per_item)[:-1]])
+    out[item, np.arange(len(item)) - starts[item]] = codes
+    return out
+
+
+def _looks_aggregated(arr: np.ndarray) -> str | None:
+    """Which helper to name when a numeric matrix looks like a table or counts, not ratings.
+
+    Counts (items × categories): at least 5 rows, whole non-negative numbers, the same row sum
+    S >= 3 in every row (the number of raters), zeros present and rows not all equal. A k×k
+    table: square, whole non-negative numbers, a zero, and a largest value above 2k (more than a
+    k-category labelling would use). Both are refusals of likely mistakes; passing
+    ``categories=`` (or ``CodedRatings``) says the values are labels and skips the check.
+    """
+    if arr.ndim != 2 or arr.size == 0 or arr.dtype.kind not in "iufO":
+        return None
+    try:
+        values = arr.astype(float)
+    except (TypeError, ValueError):  # labels that are not numbers
+        return None
+    if not np.isfinite(values).all() or (values < 0).any() or (values != np.round(values)).any():
+        return None
+    n, m = values.shape
+    sums = values.sum(axis=1)
+    zero = (values == 0).any()
+    if n >= 5 and sums[0] >= 3 and (sums == sums[0]).all() and zero and not (values == values[0]).all():
+        return "counts_to_ratings"
+    if n == m and n >= 2 and zero and values.max() > 2 * n:
+        return "table_to_ratings"
+    return None
+
+
+def check_ratings(ratings: ArrayLike) -> ArrayLike:
+    """Refuse a contingency table or a counts matrix passed where items × raters ratings belong.
+
+    Returns ``ratings`` unchanged when they can be ratings; raises ``ValueError`` naming the helper
+    (:func:`table_to_ratings` or :func:`counts_to_ratings`) otherwise. See ``_looks_aggregated``.
+
+    >>> check_ratings([[1, 2], [2, 2]])
+    [[1, 2], [2, 2]]
+    """
+    if isinstance(ratings, CodedRatings):
+        return ratings
+    arr = ratings if isinstance(ratings, np.ndarray) else None
+    if arr is None:
+        try:
+            arr = np.asarray(ratings)
+        except (TypeError, ValueError):
+            return ratings
+    helper = _looks_aggregated(arr)
+    if helper == "counts_to_ratings":
+        raise ValueError(
+            f"these {arr.shape[0]}×{arr.shape[1]} values look like counts per category (every row sums to "
+            f"{arr.sum(axis=1)[0]:g}), not items × raters ratings; convert them with "
+            "spanagree.stats.counts_to_ratings(counts), or pass categories= if they really are labels"
+        )
+    if helper == "table_to_ratings":
+        raise ValueError(
+            f"this {arr.shape[0]}×{arr.shape[1]} matrix looks like a contingency table of counts, not items × "
+            "raters ratings; use the table functions (cohen_kappa(table), ...) or convert it with "
+            "spanagree.stats.table_to_ratings(table), or pass categories= if the values really are labels"
+        )
+    return ratings
 
 
 def ratings_to_table(ratings: ArrayLike, categories: ArrayLike | None = None) -> RatingsTable:
@@ -793,9 +911,11 @@ def _disagreement_weights(weights: Weights, k: int) -> np.ndarray:
                 f"weights={weights!r} is not one of {', '.join(map(repr, WEIGHTS))} "
                 "or a k×k matrix of disagreement weights"
             )
-        index = np.arange(k)
-        distance = np.abs(index[:, None] - index[None, :]) / max(k - 1, 1)
-        return distance if weights == "linear" else distance**2
+        if weights in ("linear", "quadratic"):
+            index = np.arange(k)
+            distance = np.abs(index[:, None] - index[None, :]) / max(k - 1, 1)
+            return distance if weights == "linear" else distance**2
+        return _weight_names.disagreement(weights, np.arange(1, k + 1))
     try:
         w = np.asarray(weights, dtype=float)
     except (TypeError, ValueError) as exc:
@@ -805,7 +925,7 @@ def _disagreement_weights(weights: Weights, k: int) -> np.ndarray:
         ) from exc
     if w.shape != (k, k):
         raise ValueError(
-            f"weights must be 'linear', 'quadratic' or a {k}×{k} matrix for this {k}×{k} table; "
+            f"weights must be one of {', '.join(WEIGHTS)} or a {k}×{k} matrix for this {k}×{k} table; "
             f"got shape {w.shape}"
         )
     if not np.isfinite(w).all() or (w < 0).any():
@@ -849,7 +969,10 @@ def weighted_kappa(table: ArrayLike, *, weights: Weights = "linear") -> float:
     .. math:: \\kappa_w = 1 - \\frac{\\sum_{ij} v_{ij} p_{ij}}{\\sum_{ij} v_{ij} p_{i.} p_{.j}}
 
     ``"linear"``: v_ij = |i - j| / (k - 1); ``"quadratic"``: v_ij = (i - j)² / (k - 1)², over the
-    category indices in table order. A matrix is taken as **disagreement** weights, the
+    category indices in table order. Every other name of Gwet's weight families ("identity",
+    "ordinal", "radical", "ratio", "circular", "bipolar"; :mod:`spanagree.measures.weights`) gives
+    ``v = 1 - w`` on the positions 1..k, the vocabulary of the whole chance-corrected family
+    (``spanagree.measures.cac``). A matrix is taken as **disagreement** weights, the
     convention of statsmodels' ``cohens_kappa(table, weights=matrix)``; for agreement weights w
     (1 on the diagonal, as in Cohen 1968's alternative form and SAS) pass ``1 - w``. Since κ_w is
     invariant to rescaling v, ``"linear"`` and ``"quadratic"`` match statsmodels'
@@ -860,7 +983,7 @@ def weighted_kappa(table: ArrayLike, *, weights: Weights = "linear") -> float:
     ----------
     table : array-like of shape (k, k)
         Counts; rows rater 1, columns rater 2, categories in their natural order.
-    weights : {"linear", "quadratic"} or array-like of shape (k, k), default="linear"
+    weights : a name in ``WEIGHTS`` or array-like of shape (k, k), default="linear"
         Disagreement weights: non-negative, 0 on the diagonal.
 
     Returns

@@ -70,12 +70,15 @@ def test_documents_multiclass_and_multilabel(tmp_path):
     multiclass = corpus_from(tmp_path, [doc("1", "x", ["POS"]), doc("1", "y", ["POS"]), doc("2", "x", ["NEG"]),
                                         doc("2", "y", ["POS"]), doc("3", "x", ["NEG"]), doc("3", "y", ["NEG"])], "m.jsonl")
     chance = spanagree.score(multiclass, candidates="documents").to_dict()["chance_corrected"]
-    assert chance["items"]["total"] == 3 and chance["categories"] == ["NONE", "NEG", "POS"]
-    assert chance["pairs"][0]["table"] == [[0, 0, 0], [0, 1, 1], [0, 0, 1]]  # rows x, columns y
+    # single-label classification: the labels are the categories, no NONE (nobody can choose it)
+    assert chance["items"]["total"] == 3 and chance["categories"] == ["NEG", "POS"]
+    assert chance["pairs"][0]["table"] == [[1, 1], [0, 1]]  # rows x, columns y
+    assert chance["scheme"] == "multiclass" and "marked" not in chance["pairs"][0]
     multilabel = corpus_from(tmp_path, [doc("1", "x", ["A", "B"]), doc("1", "y", ["A"]), doc("2", "x", []),
                                         doc("2", "y", ["B"])], "ml.jsonl")
     chance = spanagree.score(multilabel, candidates="documents").to_dict()["chance_corrected"]
     assert chance["items"]["total"] == 4  # (document, label) items
+    assert chance["categories"] == ["not chosen", "chosen"] and chance["scheme"] == "multilabel"
     assert chance["pairs"][0]["labels"]["A"]["a"] == 1 and chance["pairs"][0]["labels"]["B"]["b"] == 1
     with pytest.raises(spanagree.UsageError, match="document labels"):
         spanagree.score(corpus_from(tmp_path, [line("d", "x", [])], "n.jsonl"), candidates="documents")

@@ -57,7 +57,7 @@ def test_exit_1_when_a_check_fails(example_path):
     (["--min", "pairwise_mean_psa"], "expected NAME=BOUND"),
     (["--min", "pairwise_mean_psa=high"], "is not a number"),
     (["--min", "kappa=0.6"], "needs candidate items"),
-    (["--candidates", "tokens", "--min", "fleiss_kappa=0.6", "--on", "lower"], "has no bootstrap interval"),
+    (["--candidates", "tokens", "--min", "kappa_s=0.6", "--on", "lower"], "has no bootstrap interval"),
     (["--min", "pooled_psa=0.5", "--on", "upper"], "[gate] on"),
     ([], "no checks"),
 ])

@@ -72,7 +72,13 @@ def _add_doc_labels(obj: dict, builder: CorpusBuilder, key, doc_id: str, text: s
             builder.exclusions.annotations[f"Prodigy choice answer {answer!r}"] += 1
             return
         chosen = [str(x) for x in obj.get("accept") or []]
-        builder.add_labels(key, doc_id, text, rater, parse_labels(chosen, where, doc_id, "accept"), where)
+        # the options are what the rater could choose: an option nobody chose is still a category
+        options = obj["options"]
+        offered = None
+        if isinstance(options, list) and all(isinstance(o, dict) and "id" in o for o in options):
+            offered = [str(o["id"]) for o in options]
+        builder.add_labels(key, doc_id, text, rater, parse_labels(chosen, where, doc_id, "accept"), where,
+                           judged=offered)
         return
     label = require(obj, "label", str, where, doc_id)
     given = [label] if answer == "accept" else []

@@ -6,7 +6,8 @@ What the page shows, from one :class:`~spanagree.agreement.AgreementReport`:
   to the number (Landis & Koch 1977 for κ; Krippendorff's .667/.800 for α; see
   :mod:`spanagree.report.bands`);
 - per-label PSA with interval bars, and a rater × rater PSA heatmap;
-- Cohen's κ as d grows towards PSA (when candidate items are configured);
+- Cohen's κ as d grows towards PSA (when candidate items are configured), and the chance-corrected
+  family with standard errors and probabilistic bands (:mod:`spanagree.report.family`);
 - the label confusion among position-matched spans: the label-blind overlap alignment of the
   outcome counts (:mod:`spanagree.disagreements`), a labels × labels table of matched pairs
   pooled over rater pairs;
@@ -79,8 +80,12 @@ def render(report, *, title: str | None = None, max_documents: int = MAX_DOCUMEN
     parts += views.per_rater(data["per_rater"], corpus.labels, charts)
     parts += _pairs(data, corpus, charts)
     if "chance_corrected" in data:
-        parts += _kappa_curve(data["chance_corrected"], charts)
-        parts.append(views.kappa_note(data["chance_corrected"], data["overall"]["pairwise_mean_psa"]))
+        from .family import section
+
+        parts += section(data["chance_corrected"])
+        if "kappa_curve" in data["chance_corrected"]["pooled"]:
+            parts += _kappa_curve(data["chance_corrected"], charts)
+            parts.append(views.kappa_note(data["chance_corrected"], data["overall"]["pairwise_mean_psa"]))
     parts += _outcomes(data)
     parts += _confusion(corpus.labels, label_confusion(corpus, found))
     parts += _documents(data, corpus, disputed_spans(corpus, found), max_documents)
@@ -121,8 +126,11 @@ def _lead(data: dict, sources: Sequence[str]) -> str:
     elif rule["rule"] == "proportional":
         rule_text += f", {rule['proportional']}"
     docs = data["documents"]
+    chance = data.get("chance_corrected") or {}
+    scored = (f"{docs['read']} documents with labels (document labels: the PSA sections do not apply)"
+              if chance.get("scheme") in ("multiclass", "multilabel") else f"{docs['scored']} of {docs['read']} documents scored")
     pieces = [
-        f"{docs['scored']} of {docs['read']} documents scored",
+        scored,
         f"{len(data['raters'])} raters, {data['overall']['pairs']} rater pairs",
         f"{len(data['labels_seen'])} labels",
         esc(rule_text),
@@ -150,12 +158,13 @@ def _headline(data: dict) -> list[str]:
     readings: list[tuple[str, str, float]] = []  # (coefficient, band word, value) shown
     if chance is not None:
         pooled, everyone = chance["pooled"], chance["all_raters"]
-        kappa = pooled["cohen_kappa"]
-        if kappa["value"] is not None:
-            readings.append(("Cohen's κ, pooled", bands.landis_koch(kappa["value"]), kappa["value"]))
-        rows.append(_stat_row("Cohen's κ, pooled", kappa["value"], kappa.get("interval"),
-                              _band(bands.landis_koch(kappa["value"]), "Landis & Koch"),
-                              "marked vs NONE over the candidate items, all pairs", kappa.get("undefined")))
+        kappa = pooled.get("cohen_kappa")
+        if kappa is not None:  # a marked/NONE table exists (not for single-label documents)
+            if kappa["value"] is not None:
+                readings.append(("Cohen's κ, pooled", bands.landis_koch(kappa["value"]), kappa["value"]))
+            rows.append(_stat_row("Cohen's κ, pooled", kappa["value"], kappa.get("interval"),
+                                  _band(bands.landis_koch(kappa["value"]), "Landis & Koch"),
+                                  "marked vs NONE over the candidate items, all pairs", kappa.get("undefined")))
         names = (
             ("krippendorff_alpha", "Krippendorff's α (nominal)", bands.krippendorff, "Krippendorff"),
             ("fleiss_kappa", "Fleiss' κ", bands.landis_koch, "Landis & Koch"),
@@ -169,8 +178,11 @@ def _headline(data: dict) -> list[str]:
             label = _band(band(entry["value"]), source) if band else None
             if label:
                 readings.append((name, band(entry["value"]), entry["value"]))
-            rows.append(_stat_row(name, entry["value"], entry.get("interval"), label, "all raters, all categories",
-                                  entry.get("undefined")))
+            reached = ((entry.get("benchmark") or {}).get("landis_koch") or {}).get("band")
+            if reached is not None and key != "krippendorff_alpha":  # the band reached with 95 % probability
+                label = _band(f"{reached} (95%)", "Landis & Koch, Gwet's probabilistic benchmarking")
+            rows.append(_stat_row(name, entry["value"], entry.get("interval") or entry.get("analytic_interval"), label,
+                                  "all raters, every rating", entry.get("undefined")))
     notes = (
         "<p class=\"note\">Bands are words beside the number, never a substitute for it: "
         "κ-type coefficients read with Landis &amp; Koch (1977): ≤ .20 slight, ≤ .40 fair, ≤ .60 moderate, "

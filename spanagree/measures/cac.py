@@ -1,0 +1,628 @@
+"""The chance-corrected family on raw ratings, with missing ratings, weights and standard errors.
+
+Gwet (2014) writes every coefficient of the family as ``(p_a - p_e) / (1 - p_e)`` over the same
+observed agreement and generalises it to items that not every rater rated. With ``r_i`` the
+ratings of item i, ``r_ik`` those in category k, agreement weights ``w`` (identity when
+unweighted; see :mod:`spanagree.measures.weights`), ``r*_ik = Σ_l w_kl r_il``, ``n`` the items
+with at least one rating and ``n'`` those with at least two:
+
+    p_a = (1/n') Σ_{i: r_i ≥ 2} Σ_k r_ik (r*_ik - 1) / (r_i (r_i - 1))
+    π_k = (1/n) Σ_i r_ik / r_i
+
+and the chance agreement ``p_e`` of each coefficient:
+
+=====================  ==========================================================================
+percent agreement      0
+Brennan–Prediger       Σ_kl w_kl / q²  (unweighted: 1/q; multi-rater Randolph's free-marginal κ)
+Fleiss' κ (π)          Σ_kl w_kl π_k π_l
+Conger's κ             Σ_kl w_kl (p̄_k p̄_l - s²_kl / R), p_gk the share of category k among
+                       rater g's ratings, p̄_k their mean and s²_kl their covariance over R raters
+Gwet's AC1 / AC2       (Σ_kl w_kl) Σ_k π_k (1 - π_k) / (q (q - 1))
+Krippendorff's α       on the n' items with r_i ≥ 2, r̄ their mean number of ratings and
+                       ε = 1/Σ r_i: p_a = (1 - ε) p'_a + ε with p'_a as above but over r̄ (r_i - 1),
+                       π_k = (1/n') Σ r_ik / r̄, p_e = Σ_kl w_kl π_k π_l
+=====================  ==========================================================================
+
+Standard errors (Gwet 2008; 2014, ch. 5-6) come from the linearised contribution of each item,
+
+    κ_i  = (n/n') (p_a|i - p_e [r_i ≥ 2]) / (1 - p_e),    κ*_i = κ_i - 2 (1 - κ) (p_e|i - p_e)/(1 - p_e)
+    v(κ) = (1 - f) / (n (n - 1)) Σ_i (κ*_i - κ)²
+
+with ``f = n / N`` the sampling fraction when the items are a sample from a finite population of
+``N`` items (``population``; default infinite, f = 0), ``p_a|i`` the item's agreement and
+``p_e|i`` its contribution to the chance term (0 for Brennan–Prediger and percent agreement,
+whose p_e is fixed). The interval is ``κ ± t_{n-1} SE`` with its upper end capped at 1, and the
+p-value is one-sided, P(T_{n-1} ≥ κ/SE), as in the ``irrCAC`` R package's ``*.raw`` functions
+(Gwet's own implementation; values checked against the package's Python port in the tests).
+
+``missing="available"`` (the default) uses every rating as above; ``missing="complete"`` keeps
+only the items every rater rated, which is the textbook (Fleiss 1971, Conger 1980) form. Items
+with no rating are skipped and counted; items with one rating enter π (and n) only.
+
+References: Gwet, K. L. (2014). Handbook of Inter-Rater Reliability, 4th ed. Advanced Analytics.
+Gwet, K. L. (2008). Computing inter-rater reliability and its variance in the presence of high
+agreement. Br. J. Math. Stat. Psychol. 61, 29-48. Definitions in our words: docs/chance-corrected.md.
+"""
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+from typing import Any, Iterable, Literal, Mapping
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from .. import stats
+from .student_t import t_cdf, t_quantile
+from .weights import Weights, agreement_weights
+
+__all__ = [
+    "COEFFICIENTS",
+    "Estimate",
+    "RawRatings",
+    "brennan_prediger",
+    "conger_kappa",
+    "family",
+    "fleiss_kappa",
+    "fleiss_kappa_per_category",
+    "gwet_ac",
+    "krippendorff_alpha",
+    "light_kappa",
+    "percent_agreement",
+    "raw_ratings",
+    "table_family",
+]
+
+#: Coefficients of :func:`family`, in report order.
+COEFFICIENTS = (
+    "percent_agreement", "brennan_prediger", "fleiss_kappa", "conger_kappa", "gwet_ac", "krippendorff_alpha",
+)
+Missing = Literal["available", "complete"]
+MISSING = ("available", "complete")
+
+SKIP_UNRATED = "no ratings"
+SKIP_SINGLE = "one rating (chance term only)"
+SKIP_INCOMPLETE = "not rated by every rater (complete items only)"
+SKIP_UNPAIRABLE = "fewer than two ratings"
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A coefficient with its terms, its standard error, interval and p-value.
+
+    ``value``, ``standard_error``, ``low``, ``high`` and ``p_value`` are ``nan`` when undefined
+    (``undefined`` says why for the value; a standard error needs at least two items).
+    ``n_items`` are the items the coefficient used, ``n_pairable`` those with two or more
+    ratings, ``skipped`` the items left out by reason.
+    """
+
+    coefficient: str
+    value: float
+    observed: float
+    expected: float
+    standard_error: float
+    low: float
+    high: float
+    p_value: float
+    confidence: float
+    n_items: int
+    n_pairable: int
+    n_raters: int
+    categories: tuple
+    weights: str
+    missing: str
+    skipped: Mapping[str, int] = field(default_factory=dict, hash=False)
+    undefined: str | None = None
+
+    @property
+    def defined(self) -> bool:
+        return self.undefined is None
+
+    @property
+    def n_categories(self) -> int:
+        return len(self.categories)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: ``nan`` becomes ``None``; the keys of ``AgreementParts.to_dict`` plus the
+        uncertainty (``standard_error``, ``interval``, ``p_value``)."""
+
+        def clean(x: float) -> float | None:
+            return None if x is None or (isinstance(x, float) and math.isnan(x)) else float(x)
+
+        return {
+            "coefficient": self.coefficient,
+            "value": clean(self.value),
+            "observed": clean(self.observed),
+            "expected": clean(self.expected),
+            "maximum": 1.0,
+            "basis": "agreement",
+            "standard_error": clean(self.standard_error),
+            "interval": {"low": clean(self.low), "high": clean(self.high), "confidence": self.confidence,
+                         "method": "Student t on Gwet's linearised variance"},
+            "p_value": clean(self.p_value),
+            "n_items": self.n_items,
+            "n_pairable": self.n_pairable,
+            "n_raters": self.n_raters,
+            "n_categories": self.n_categories,
+            "categories": [c if isinstance(c, (str, int, float, bool)) else str(c) for c in self.categories],
+            "weights": self.weights,
+            "missing": self.missing,
+            "skipped": {k: int(v) for k, v in self.skipped.items() if v},
+            "n_skipped": int(sum(self.skipped.values())),
+            "undefined": self.undefined,
+        }
+
+
+@dataclass(frozen=True)
+class RawRatings:
+    """Ratings in long form (one row per rating), validated and coded once.
+
+    ``item`` and ``rater`` index items and raters, ``code`` the categories; items and raters
+    without any rating are allowed (they are skipped and counted).
+    """
+
+    item: np.ndarray
+    rater: np.ndarray
+    code: np.ndarray
+    n_items: int
+    n_raters: int
+    categories: tuple
+
+    @property
+    def q(self) -> int:
+        return len(self.categories)
+
+
+def raw_ratings(ratings: ArrayLike | RawRatings, categories: ArrayLike | None = None) -> RawRatings:
+    """Code an items × raters matrix (labels, ``None``/``nan`` missing) into :class:`RawRatings`.
+
+    A k×k contingency table or an items × categories count matrix is refused (see
+    :func:`spanagree.stats.check_ratings`).
+    """
+    if isinstance(ratings, RawRatings):
+        return ratings
+    codes, cats = stats.code_ratings(ratings, categories)  # refuses tables and counts unless categories are given
+    item, rater = np.nonzero(codes >= 0)
+    return RawRatings(item, rater, codes[item, rater].astype(np.int64), codes.shape[0], codes.shape[1],
+                      tuple(cats.tolist()))
+
+
+def long_ratings(item: np.ndarray, rater: np.ndarray, code: np.ndarray, *, n_items: int, n_raters: int,
+                 categories: Iterable) -> RawRatings:
+    """:class:`RawRatings` from long-form integer arrays (used by the report on candidate items)."""
+    return RawRatings(np.asarray(item, np.int64), np.asarray(rater, np.int64), np.asarray(code, np.int64),
+                      int(n_items), int(n_raters), tuple(categories))
+
+
+# ----------------------------------------------------------------------------------------------
+# Shared per-item quantities
+# ----------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Prepared:
+    counts: np.ndarray  # (n, q) r_ik for the n items with at least one rating
+    ri: np.ndarray  # (n,)
+    item: np.ndarray  # ratings: item index into counts
+    rater: np.ndarray  # ratings: rater index (raters with at least one rating)
+    code: np.ndarray
+    n_raters: int
+    w: np.ndarray
+    weights: str
+    categories: tuple
+    missing: str
+    skipped: dict
+
+    @cached_property
+    def sum_q(self) -> np.ndarray:
+        """Σ_k r_ik (r*_ik - 1) per item (r* = r with identity weights: no matrix product)."""
+        if np.array_equal(self.w, np.eye(len(self.w))):
+            return (self.counts * (self.counts - 1.0)).sum(axis=1)
+        return (self.counts * (self.counts @ self.w.T - 1.0)).sum(axis=1)
+
+    @cached_property
+    def observed(self) -> tuple[np.ndarray, float, int]:
+        """Per-item agreement p_a|i (0 for r_i < 2), p_a, and n'."""
+        two = self.ri >= 2
+        pa_i = np.zeros(len(self.ri))
+        pa_i[two] = self.sum_q[two] / (self.ri[two] * (self.ri[two] - 1.0))
+        n2 = int(two.sum())
+        return pa_i, (float(pa_i.sum() / n2) if n2 else math.nan), n2
+
+    @cached_property
+    def pi(self) -> np.ndarray:
+        """π_k = (1/n) Σ_i r_ik / r_i."""
+        return (self.counts / self.ri[:, None]).sum(axis=0) / len(self.ri)
+
+
+def _prepare(data: RawRatings, weights: Weights, missing: str) -> _Prepared:
+    if missing not in MISSING:
+        raise ValueError(f"missing={missing!r} is not one of {', '.join(map(repr, MISSING))}")
+    q = data.q
+    w = agreement_weights(weights, np.array(list(data.categories), dtype=object))
+    item, rater, code = data.item, data.rater, data.code
+    skipped: dict[str, int] = {}
+    if missing == "complete":
+        per_item = np.bincount(item, minlength=data.n_items)
+        raters_seen = np.unique(rater)
+        full = per_item == len(raters_seen)
+        keep = full[item]
+        skipped[SKIP_INCOMPLETE] = int(((per_item > 0) & ~full).sum())
+        item, rater, code = item[keep], rater[keep], code[keep]
+    # renumber the rated items and the raters with a rating (counting, not sorting)
+    rated = np.bincount(item, minlength=data.n_items) > 0
+    item = (np.cumsum(rated) - 1)[item]
+    n = int(rated.sum())
+    skipped[SKIP_UNRATED] = data.n_items - n - skipped.get(SKIP_INCOMPLETE, 0)
+    seen = np.bincount(rater, minlength=data.n_raters) > 0
+    rater = (np.cumsum(seen) - 1)[rater]
+    counts = np.bincount(item * q + code, minlength=n * q).reshape(n, q).astype(float) if q else np.zeros((n, 0))
+    ri = counts.sum(axis=1)
+    skipped[SKIP_SINGLE] = int((ri == 1).sum())
+    name = weights if isinstance(weights, str) else "user matrix"
+    return _Prepared(counts, ri, item, rater, code, int(seen.sum()), w, name, data.categories, missing, skipped)
+
+
+def _estimate(name: str, p: _Prepared, pa: float, pe: float, contributions: np.ndarray | None,
+              n_used: int, n2: int, *, confidence: float, population: float, undefined: str | None = None,
+              centre: float | None = None, df: int | None = None) -> Estimate:
+    """Package a coefficient: value, and the variance from per-item contributions κ*_i.
+
+    The sampling fraction is f = df / population, where df (default ``n_used``) counts the rated
+    items; the degrees of freedom of t are df - 1."""
+    if undefined is None and not n2:
+        undefined = "no item has two or more ratings"
+    if undefined is None and name != "percent_agreement" and len(p.categories) < 2:
+        undefined = f"it needs at least two categories; got {list(p.categories)}"
+    if undefined is None and not (1.0 - pe) > 1e-12:
+        undefined = f"chance agreement p_e = {pe:.6g} is 1 (e.g. every rating is in one category), so it is 0/0"
+    value = se = low = high = p_value = math.nan
+    if undefined is None:
+        value = pa if name == "percent_agreement" else (pa - pe) / (1.0 - pe)
+        if contributions is not None and n_used >= 2:
+            rated = n_used if df is None else df
+            f = 0.0 if math.isinf(population) else rated / population
+            mid = value if centre is None else centre
+            var = (1.0 - f) / (n_used * (n_used - 1.0)) * float(((contributions - mid) ** 2).sum())
+            se = math.sqrt(max(var, 0.0))
+            dof = rated - 1
+            half = se * t_quantile(1.0 - (1.0 - confidence) / 2.0, dof)
+            low, high = value - half, min(1.0, value + half)
+            if se > 0:
+                p_value = 1.0 - t_cdf(value / se, dof)
+            elif value != 0:
+                p_value = 0.0 if value > 0 else 1.0
+    return Estimate(
+        coefficient=name, value=float(value), observed=float(pa), expected=float(pe), standard_error=se,
+        low=low, high=high, p_value=p_value, confidence=confidence, n_items=n_used, n_pairable=n2,
+        n_raters=p.n_raters, categories=p.categories, weights=p.weights, missing=p.missing,
+        skipped=dict(p.skipped), undefined=undefined,
+    )
+
+
+def _kappa_contributions(p: _Prepared, pa_i: np.ndarray, pe: float, value: float, pe_i: np.ndarray | None,
+                         n2: int) -> np.ndarray:
+    """κ*_i: each item's linearised contribution (module docstring)."""
+    n = len(p.ri)
+    base = (n / n2) * (pa_i - pe * (p.ri >= 2)) / (1.0 - pe)
+    if pe_i is None:
+        return base
+    return base - 2.0 * (1.0 - value) * (pe_i - pe) / (1.0 - pe)
+
+
+def _coefficient(name: str, p: _Prepared, confidence: float, population: float) -> Estimate:
+    if name == "krippendorff_alpha":
+        return _alpha(p, confidence, population)
+    pa_i, pa, n2 = p.observed
+    n, q = len(p.ri), len(p.categories)
+    common = dict(confidence=confidence, population=population)
+    if not n2 or (q < 2 and name != "percent_agreement"):
+        return _estimate(name, p, pa, math.nan if q < 2 else 0.0, None, n, n2, **common)
+    pi = p.pi
+    sym = (p.w + p.w.T) / 2.0
+    if name == "percent_agreement":
+        return _estimate(name, p, pa, 0.0, (n / n2) * pa_i, n, n2, **common)
+    if name == "brennan_prediger":
+        pe, pe_i = float(p.w.sum() / q**2), None
+    elif name == "fleiss_kappa":
+        pe = float(pi @ p.w @ pi)
+        pe_i = p.counts @ (sym @ pi) / p.ri
+    elif name == "gwet_ac":
+        scale = float(p.w.sum() / (q * (q - 1)))
+        pe = scale * float((pi * (1.0 - pi)).sum())
+        pe_i = scale * (p.counts @ (1.0 - pi)) / p.ri
+    elif name == "conger_kappa":
+        return _conger(p, pa_i, pa, n2, **common)
+    else:  # pragma: no cover - guarded by family()
+        raise ValueError(name)
+    if not (1.0 - pe) > 1e-12:
+        return _estimate(name, p, pa, pe, None, n, n2, **common)
+    value = (pa - pe) / (1.0 - pe)
+    return _estimate(name, p, pa, pe, _kappa_contributions(p, pa_i, pe, value, pe_i, n2), n, n2, **common)
+
+
+def _conger(p: _Prepared, pa_i, pa, n2, *, confidence, population) -> Estimate:
+    n, q, r = len(p.ri), len(p.categories), p.n_raters
+    common = dict(confidence=confidence, population=population)
+    if r < 2:
+        return _estimate("conger_kappa", p, pa, math.nan, None, n, n2,
+                         undefined=f"it needs at least two raters; got {r}", **common)
+    classified = np.bincount(p.rater * q + p.code, minlength=r * q).reshape(r, q).astype(float)
+    n_g = classified.sum(axis=1)
+    share = classified / n_g[:, None]  # p_gk
+    total = share.sum(axis=0)
+    pe = float(((np.outer(total, total) - share.T @ share) * p.w).sum() / (r * (r - 1)))
+    if not (1.0 - pe) > 1e-12:
+        return _estimate("conger_kappa", p, pa, pe, None, n, n2, **common)
+    value = (pa - pe) / (1.0 - pe)
+    # p_e|i: each rating moves the chance term through its rater's shares p_gk (Gwet 2014; the
+    # irrCAC function conger.kappa.raw), summed per item without a loop over categories
+    a = total[None, :] - share  # (R, q): Σ_h p_hk - p_gk
+    b = a @ p.w  # b[g, c] = Σ_k a_gk w_kc
+    c = (a * (share @ p.w.T)).sum(axis=1)  # Σ_k a_gk (w p_g)_k
+    per_rating = (n / n_g[p.rater]) * (b[p.rater, p.code] - c[p.rater])
+    pe_i = (c.sum() + np.bincount(p.item, weights=per_rating, minlength=n)) / (r * (r - 1))
+    return _estimate("conger_kappa", p, pa, pe, _kappa_contributions(p, pa_i, pe, value, pe_i, n2), n, n2,
+                     **common)
+
+
+def _alpha(p: _Prepared, confidence: float, population: float) -> Estimate:
+    keep = p.ri >= 2
+    counts, ri = p.counts[keep], p.ri[keep]
+    n0, n, q = len(p.ri), int(keep.sum()), len(p.categories)
+    skipped = dict(p.skipped)
+    skipped.pop(SKIP_SINGLE, None)
+    skipped[SKIP_UNPAIRABLE] = n0 - n
+    p2 = _Prepared(counts, ri, p.item, p.rater, p.code, p.n_raters, p.w, p.weights, p.categories, p.missing, skipped)
+    sum_q = p.sum_q[keep]
+    common = dict(confidence=confidence, population=population)
+    if not n or q < 2:
+        return _estimate("krippendorff_alpha", p2, math.nan, math.nan, None, n, n, **common)
+    mean_r = float(ri.mean())
+    eps = 1.0 / float(ri.sum())
+    pa_prime = float((sum_q / (mean_r * (ri - 1.0))).sum() / n)
+    pa = (1.0 - eps) * pa_prime + eps
+    pi = counts.sum(axis=0) / (n * mean_r)
+    pe = float(pi @ p.w @ pi)
+    if not (1.0 - pe) > 1e-12:
+        return _estimate("krippendorff_alpha", p2, pa, pe, None, n, n, **common)
+    alpha_prime = (pa_prime - pe) / (1.0 - pe)
+    pa_i = sum_q / (mean_r * (ri - 1.0)) - pa_prime * (ri - mean_r) / mean_r
+    pe_i = counts @ (((p.w + p.w.T) / 2.0) @ pi) / mean_r - pe * (ri - mean_r) / mean_r
+    contributions = (pa_i - pe) / (1.0 - pe) - 2.0 * (1.0 - alpha_prime) * (pe_i - pe) / (1.0 - pe)
+    # the sampling fraction and the degrees of freedom count every rated item (as irrCAC does)
+    return _estimate("krippendorff_alpha", p2, pa, pe, contributions, n, n, centre=alpha_prime, df=n0, **common)
+
+
+# ----------------------------------------------------------------------------------------------
+# Public API
+# ----------------------------------------------------------------------------------------------
+
+
+def _check_options(confidence: float, population: float) -> None:
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence={confidence!r} must be between 0 and 1 (e.g. 0.95)")
+    if not population > 0:
+        raise ValueError(f"population={population!r} must be a positive number of items (default: infinite)")
+
+
+def family(ratings: ArrayLike | RawRatings, *, categories: ArrayLike | None = None, weights: Weights = "identity",
+           missing: Missing = "available", confidence: float = 0.95, population: float = math.inf,
+           coefficients: Iterable[str] = COEFFICIENTS) -> dict[str, Estimate]:
+    """Every coefficient of the family on the same items, categories and weights.
+
+    >>> out = family([["a", "a"], ["a", "b"], ["b", "b"], ["b", None]])
+    >>> sorted(out) == sorted(COEFFICIENTS)
+    True
+    >>> round(out["gwet_ac"].value, 4), out["gwet_ac"].n_items, out["gwet_ac"].n_pairable
+    (0.3725, 4, 3)
+    """
+    _check_options(confidence, population)
+    names = list(coefficients)
+    unknown = [c for c in names if c not in COEFFICIENTS]
+    if unknown:
+        raise ValueError(f"unknown coefficient(s) {unknown}; choose from {', '.join(COEFFICIENTS)}")
+    prepared = _prepare(raw_ratings(ratings, categories), weights, missing)
+    return {name: _coefficient(name, prepared, confidence, population) for name in names}
+
+
+def _one(name: str):
+    def compute(ratings: ArrayLike | RawRatings, *, categories: ArrayLike | None = None,
+                weights: Weights = "identity", missing: Missing = "available", confidence: float = 0.95,
+                population: float = math.inf) -> Estimate:
+        return family(ratings, categories=categories, weights=weights, missing=missing, confidence=confidence,
+                      population=population, coefficients=[name])[name]
+
+    compute.__name__ = compute.__qualname__ = name
+    return compute
+
+
+percent_agreement = _one("percent_agreement")
+percent_agreement.__doc__ = """Percent agreement p_a of m raters with missing ratings (weighted: partial credit),
+with its standard error (irrCAC ``pa.coeff.raw``).
+
+>>> round(percent_agreement([[1, 1, 2], [2, 2, 2], [1, None, 1]]).value, 4)
+0.7778
+"""
+brennan_prediger = _one("brennan_prediger")
+brennan_prediger.__doc__ = """Brennan & Prediger's coefficient (Bennett's S; Randolph's free-marginal multi-rater
+κ): p_e = Σ w / q², with missing ratings and its standard error (irrCAC ``bp.coeff.raw``).
+
+Two raters, two documents, labels POS and NEG (x: POS, NEG; y: POS, POS): S = 0.
+
+>>> brennan_prediger([["POS", "POS"], ["NEG", "POS"]]).value
+0.0
+"""
+fleiss_kappa = _one("fleiss_kappa")
+fleiss_kappa.__doc__ = """Fleiss' κ (multi-rater π) with Gwet's missing-ratings generalisation, weights and
+standard error (irrCAC ``fleiss.kappa.raw``); ``missing="complete"`` gives the textbook form.
+
+Gwet (2014)'s ``cac.raw4raters``: κ = 0.76117, SE 0.15302.
+
+>>> nan = float("nan")
+>>> data = [[1, 1, nan, 1], [2, 2, 3, 2], [3, 3, 3, 3], [3, 3, 3, 3], [2, 2, 2, 2], [1, 2, 3, 4],
+...         [4, 4, 4, 4], [1, 1, 2, 1], [2, 2, 2, 2], [nan, 5, 5, 5], [nan, nan, 1, 1], [nan, nan, 3, nan]]
+>>> est = fleiss_kappa(data)
+>>> round(est.value, 5), round(est.standard_error, 5)
+(0.76117, 0.15302)
+"""
+conger_kappa = _one("conger_kappa")
+conger_kappa.__doc__ = """Conger's κ (Davies–Fleiss; Cohen's κ for m raters) with missing ratings, weights and
+standard error (irrCAC ``conger.kappa.raw``).
+
+>>> nan = float("nan")
+>>> data = [[1, 1, nan, 1], [2, 2, 3, 2], [3, 3, 3, 3], [3, 3, 3, 3], [2, 2, 2, 2], [1, 2, 3, 4],
+...         [4, 4, 4, 4], [1, 1, 2, 1], [2, 2, 2, 2], [nan, 5, 5, 5], [nan, nan, 1, 1], [nan, nan, 3, nan]]
+>>> round(conger_kappa(data).value, 5)
+0.76282
+"""
+gwet_ac = _one("gwet_ac")
+gwet_ac.__doc__ = """Gwet's AC1 (unweighted) or AC2 (weighted), with missing ratings and standard error
+(irrCAC ``gwet.ac1.raw``).
+
+Two raters, two documents, labels POS and NEG (x: POS, NEG; y: POS, POS): AC1 = 0.2.
+
+>>> round(gwet_ac([["POS", "POS"], ["NEG", "POS"]]).value, 10)
+0.2
+"""
+krippendorff_alpha = _one("krippendorff_alpha")
+krippendorff_alpha.__doc__ = """Krippendorff's α in Gwet's formulation (any weights), with its standard error
+(irrCAC ``krippen.alpha.raw``); with identity weights it equals :func:`spanagree.stats.krippendorff_alpha`.
+
+>>> nan = float("nan")
+>>> data = [[1, 1, nan, 1], [2, 2, 3, 2], [3, 3, 3, 3], [3, 3, 3, 3], [2, 2, 2, 2], [1, 2, 3, 4],
+...         [4, 4, 4, 4], [1, 1, 2, 1], [2, 2, 2, 2], [nan, 5, 5, 5], [nan, nan, 1, 1], [nan, 3, nan, nan]]
+>>> round(krippendorff_alpha(data).value, 3)
+0.743
+"""
+
+
+#: Coefficients of :func:`table_family` (two raters, a k×k table).
+TABLE_COEFFICIENTS = ("percent_agreement", "brennan_prediger", "fleiss_kappa", "gwet_ac")
+
+
+def table_family(table: ArrayLike, *, weights: Weights = "identity", confidence: float = 0.95,
+                 population: float = math.inf) -> dict[str, Estimate]:
+    """The family of two raters from their k×k table, with Gwet's standard errors.
+
+    Every item of a cell (a, b) contributes alike, so the formulas above become sums over cells
+    weighted by their counts t_ab: p_a|ab = (w_ab + w_ba)/2, π_k = (t_k. + t_.k)/(2n), and for
+    Scott's π (Fleiss' κ of two raters) p_e|ab = (π̃_a + π̃_b)/2 with π̃ = ((w + wᵀ)/2) π; for AC1
+    p_e|ab = (Σw/(q(q-1))) (2 - π_a - π_b)/2. The values and standard errors equal those of
+    :func:`family` on the expanded ratings (``stats.table_to_ratings``), without expanding.
+    Cohen's κ has its own variance (``spanagree.measures.kappa_variance``).
+
+    >>> out = table_family([[2, 2], [1, 5]])  # rows rater 2, columns rater 1 (Artstein & Poesio)
+    >>> round(out["brennan_prediger"].value, 3), round(out["fleiss_kappa"].value, 3)
+    (0.4, 0.341)
+    """
+    _check_options(confidence, population)
+    t = np.asarray(stats._as_table(table), dtype=float)
+    q = t.shape[0]
+    w = agreement_weights(weights, np.arange(1, q + 1))
+    a, b = np.nonzero(t > 0)
+    count = t[a, b]
+    n = float(count.sum())
+    p = _Prepared(np.zeros((0, q)), np.zeros(0), a, b, a, 2, w, weights if isinstance(weights, str) else "user matrix",
+                  tuple(range(q)), "available", {})
+    out = {}
+    for name in TABLE_COEFFICIENTS:
+        if n == 0:
+            out[name] = _estimate(name, p, math.nan, math.nan, None, 0, 0, confidence=confidence,
+                                  population=population)
+            continue
+        pa_i = (w[a, b] + w[b, a]) / 2.0
+        pa = float((count * pa_i).sum() / n)
+        pi = (t.sum(axis=0) + t.sum(axis=1)) / (2.0 * n)
+        pe, pe_i = 0.0, None
+        if name == "brennan_prediger":
+            pe = float(w.sum() / q**2)
+        elif name == "fleiss_kappa":
+            pe = float(pi @ w @ pi)
+            smooth = ((w + w.T) / 2.0) @ pi
+            pe_i = (smooth[a] + smooth[b]) / 2.0
+        elif name == "gwet_ac" and q > 1:
+            scale = float(w.sum() / (q * (q - 1)))
+            pe = scale * float((pi * (1.0 - pi)).sum())
+            pe_i = scale * (2.0 - pi[a] - pi[b]) / 2.0
+        contributions = None
+        if name == "percent_agreement":
+            contributions = pa_i
+        elif (1.0 - pe) > 1e-12 and q > 1:
+            value = (pa - pe) / (1.0 - pe)
+            contributions = (pa_i - pe) / (1.0 - pe)
+            if pe_i is not None:
+                contributions = contributions - 2.0 * (1.0 - value) * (pe_i - pe) / (1.0 - pe)
+        est = _estimate(name, p, pa, pe, None, int(n), int(n), confidence=confidence, population=population)
+        if contributions is not None and est.defined:
+            est = _weighted_spread(est, contributions, count, confidence, population)
+        out[name] = est
+    return out
+
+
+def _weighted_spread(est: Estimate, contributions: np.ndarray, count: np.ndarray, confidence: float,
+                     population: float) -> Estimate:
+    """Gwet's variance with each contribution standing for ``count`` items."""
+    n = float(count.sum())
+    if n < 2:
+        return est
+    f = 0.0 if math.isinf(population) else n / population
+    var = (1.0 - f) / (n * (n - 1.0)) * float((count * (contributions - est.value) ** 2).sum())
+    se = math.sqrt(max(var, 0.0))
+    half = se * t_quantile(1.0 - (1.0 - confidence) / 2.0, n - 1)
+    if se > 0:
+        p_value = 1.0 - t_cdf(est.value / se, n - 1)
+    else:
+        p_value = 0.0 if est.value > 0 else 1.0 if est.value < 0 else math.nan
+    return replace(est, standard_error=se, low=est.value - half, high=min(1.0, est.value + half), p_value=p_value)
+
+
+def fleiss_kappa_per_category(ratings: ArrayLike | RawRatings, *, categories: ArrayLike | None = None,
+                              missing: Missing = "available", confidence: float = 0.95,
+                              population: float = math.inf) -> dict[Any, Estimate]:
+    """Fleiss' κ of each category against the rest (Fleiss 1971, κ_j), with standard errors.
+
+    κ_j = 1 - Σ_i r_ij (r_i - r_ij) / (r_i (r_i - 1)) / (n' π_j (1 - π_j)): Fleiss' κ on the
+    two categories "j" and "not j", so the missing-ratings form and the variance carry over.
+
+    >>> out = fleiss_kappa_per_category([["a", "a"], ["a", "b"], ["b", "b"], ["c", "c"]])
+    >>> {k: round(v.value, 3) for k, v in out.items()}
+    {'a': 0.467, 'b': 0.467, 'c': 1.0}
+    """
+    _check_options(confidence, population)
+    data = raw_ratings(ratings, categories)
+    out = {}
+    for k, label in enumerate(data.categories):
+        binary = long_ratings(data.item, data.rater, (data.code != k).astype(np.int64), n_items=data.n_items,
+                              n_raters=data.n_raters, categories=(label, "other"))
+        est = family(binary, missing=missing, confidence=confidence, population=population,
+                     coefficients=["fleiss_kappa"])["fleiss_kappa"]
+        out[label] = est
+    return out
+
+
+def light_kappa(ratings: ArrayLike | RawRatings, *, categories: ArrayLike | None = None) -> float:
+    """Light's κ (Light 1971): the mean of Cohen's κ over all rater pairs, each pair on the items
+    both rated. ``nan`` when no pair has a defined κ.
+
+    >>> round(light_kappa([["a", "a", "a"], ["a", "b", "a"], ["b", "b", "b"], ["b", "a", "b"]]), 4)
+    0.3333
+    """
+    data = raw_ratings(ratings, categories)
+    q, r = data.q, data.n_raters
+    dense = np.full((data.n_items, r), -1, dtype=np.int64)
+    dense[data.item, data.rater] = data.code
+    values = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", stats.UndefinedAgreementWarning)
+        for a in range(r):
+            for b in range(a + 1, r):
+                both = (dense[:, a] >= 0) & (dense[:, b] >= 0)
+                if not both.any():
+                    continue
+                table = np.bincount(dense[both, a] * q + dense[both, b], minlength=q * q).reshape(q, q)
+                values.append(stats.cohen_kappa(table))
+    values = [v for v in values if not math.isnan(v)]
+    return float(np.mean(values)) if values else math.nan
