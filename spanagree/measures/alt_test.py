@@ -27,11 +27,8 @@ Verdict: ``trusted`` when the winning rate is at least 0.5, ``untrusted`` otherw
 ``inconclusive`` when fewer than three humans could be tested (the paper's advice: with two
 humans the test only asks which one the candidate resembles more).
 
-The Student-t distribution function is computed here (no SciPy at run time) from the
-regularised incomplete beta function, ``P(T <= t) = 1 - I_x(ν/2, 1/2)/2`` for t > 0 with
-``x = ν/(ν + t²)`` (Abramowitz & Stegun 26.5.27 and 26.7.1), the beta function evaluated by its
-continued fraction with the modified Lentz method (Press et al., Numerical Recipes, 3rd ed.,
-§6.4). Definitions in full: ``docs/alt-test.md``.
+The Student-t distribution function comes from :mod:`spanagree.measures.student_t` (no SciPy
+at run time). Definitions in full: ``docs/alt-test.md``.
 """
 from __future__ import annotations
 
@@ -45,6 +42,7 @@ from typing import Any, Hashable, Mapping, Sequence, overload
 import numpy as np
 
 from ..errors import UsageError
+from .student_t import t_cdf
 
 #: Fewest documents for a human to be tested (the paper's floor for the t-test's normality).
 MIN_DOCUMENTS = 30
@@ -54,74 +52,6 @@ MIN_HUMANS = 3
 TIE_TOLERANCE = 1e-9
 
 TRUSTED, UNTRUSTED, INCONCLUSIVE = "trusted", "untrusted", "inconclusive"
-
-
-# --- the Student-t distribution -----------------------------------------------------------------
-
-
-def _beta_continued_fraction(a: float, b: float, x: float) -> float:
-    """The continued fraction of I_x(a, b), by the modified Lentz method (Numerical Recipes §6.4)."""
-    tiny, eps = 1e-300, 1e-16
-    qab, qap, qam = a + b, a + 1.0, a - 1.0
-    c, d = 1.0, 1.0 - qab * x / qap
-    d = 1.0 / (d if abs(d) > tiny else tiny)
-    h = d
-    for m in range(1, 100_000):
-        m2 = 2 * m
-        for aa in (m * (b - m) * x / ((qam + m2) * (a + m2)), -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))):
-            d = 1.0 + aa * d
-            d = 1.0 / (d if abs(d) > tiny else tiny)
-            c = 1.0 + aa / c
-            c = c if abs(c) > tiny else tiny
-            h *= d * c
-        if abs(d * c - 1.0) < eps:
-            return h
-    raise ArithmeticError(f"the incomplete beta continued fraction did not converge (a={a}, b={b}, x={x})")
-
-
-def regularized_beta(x: float, a: float, b: float, *, complement: float | None = None) -> float:
-    """The regularised incomplete beta function I_x(a, b) (Abramowitz & Stegun 6.6.2).
-
-    ``complement`` is 1 - x when the caller knows it more precisely than ``1 - x``.
-
-    >>> round(regularized_beta(0.5, 2.0, 2.0), 12)
-    0.5
-    >>> round(regularized_beta(0.25, 1.0, 3.0), 12)  # 1 - (1 - x)^3
-    0.578125
-    """
-    if not (a > 0 and b > 0):
-        raise ValueError(f"a and b must be > 0, got a={a!r}, b={b!r}")
-    y = 1.0 - x if complement is None else complement
-    if x <= 0:
-        return 0.0
-    if y <= 0:
-        return 1.0
-    log_front = math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log(y)
-    front = math.exp(log_front)
-    if x < (a + 1.0) / (a + b + 2.0):  # the fraction converges fast here; else use the symmetry
-        return front * _beta_continued_fraction(a, b, x) / a
-    return 1.0 - front * _beta_continued_fraction(b, a, y) / b
-
-
-def student_t_cdf(t: float, df: float) -> float:
-    """P(T <= t) for Student's t with ``df`` degrees of freedom.
-
-    From I_x(ν/2, 1/2) with x = ν/(ν + t²), the two-sided tail (A&S 26.7.1).
-
-    >>> round(student_t_cdf(0.0, 5), 12)
-    0.5
-    >>> round(student_t_cdf(-2.015048373, 5), 6)  # the 5% point of t(5)
-    0.05
-    """
-    if not df > 0:
-        raise ValueError(f"degrees of freedom must be > 0, got {df!r}")
-    if math.isnan(t):
-        return math.nan
-    if math.isinf(t):
-        return 0.0 if t < 0 else 1.0
-    t2 = t * t
-    tail = 0.5 * regularized_beta(df / (df + t2), df / 2.0, 0.5, complement=t2 / (df + t2))
-    return tail if t < 0 else 1.0 - tail
 
 
 # --- the test's statistics ----------------------------------------------------------------------
@@ -145,7 +75,7 @@ def one_sided_t_test(d: Sequence[int], epsilon: float) -> tuple[float | None, fl
     if variance == 0:
         return None, 0.0 if mean < eps else 1.0
     t = float(mean - eps) / math.sqrt(float(variance) / n)
-    return t, student_t_cdf(t, n - 1)
+    return t, t_cdf(t, n - 1)
 
 
 def _variance(d: Sequence[int], mean: Fraction) -> Fraction:
