@@ -20,6 +20,7 @@ from typing import Iterable, Iterator
 
 from ..errors import UsageError
 from .chunks import Task, TaskResult, run_task
+from .local import stop_processes
 
 
 class DaskExecutor:
@@ -92,13 +93,7 @@ class DaskExecutor:
                     part.close(timeout=1)
         if self._cluster is not None:
             # the workers of a local cluster are this process's children: end any still running
-            workers = multiprocessing.active_children()
-            for process in workers:
-                process.terminate()
-            for process in workers:
-                process.join(timeout=2)
-                if process.is_alive():
-                    process.kill()
+            stop_processes(multiprocessing.active_children())
 
 
 @contextmanager

@@ -77,12 +77,17 @@ class ProcessPool:
         """End the workers now (the run was interrupted): no task is waited for."""
         processes = list((getattr(self._pool, "_processes", None) or {}).values())
         self._pool.shutdown(wait=False, cancel_futures=True)
-        for process in processes:
-            process.terminate()
-        for process in processes:
-            process.join(timeout=2)
-            if process.is_alive():
-                process.kill()
+        stop_processes(processes)
+
+
+def stop_processes(processes) -> None:
+    """SIGTERM each process, wait up to 2 s, then SIGKILL those still alive."""
+    for process in processes:
+        process.terminate()
+    for process in processes:
+        process.join(timeout=2)
+        if process.is_alive():
+            process.kill()
 
 
 #: prctl(2) option: the signal a process gets when its parent dies (Linux).
