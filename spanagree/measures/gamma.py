@@ -1,0 +1,523 @@
+"""Mathet, Widlöcher & Métivier's γ: agreement on unitizing and categorizing at once.
+
+Units of ``n`` raters are grouped into *unitary alignments*: tuples holding at most one unit of
+each rater (a rater without a unit in the tuple contributes the *empty unit* ∅). With the
+combined dissimilarity of two units (the defaults of Mathet et al. 2015 and pygamma-agreement)
+
+.. math::
+   d(u, v) = \\alpha \\left( \\frac{|s_u - s_v| + |e_u - e_v|}{l_u + l_v} \\right)^2
+             + \\beta \\, d_{cat}(c_u, c_v), \\qquad d(u, ∅) = d(∅, ∅) = Δ_∅ = 1,
+
+(``d_cat`` 0/1, or a matrix), a tuple's disorder is the mean of ``d`` over its ``n (n - 1) / 2``
+pairs of positions. The *best alignment* partitions all units into tuples of least total
+disorder, and the observed disorder is that total divided by the mean number of units per rater:
+``δ_o = Σ disorder / (N / n)``. The expected disorder ``δ_e`` is the mean observed disorder of
+random continua, and ``γ = 1 - δ_o / δ_e`` (1 when ``δ_o = 0``).
+
+**Best alignment, exactly.** A unit alone in its tuple costs ``Δ_∅``. Splitting a unit ``v`` out
+of a tuple of ``k`` units changes its cost by ``(C(n,2) + k - 1 - Σ_w d(v, w)) / C(n,2)``, so two
+units with ``d > C(n,2) + n - 1`` never share a tuple of a best alignment (for two raters:
+``d > 2``, two empty alignments are cheaper). Two units that do not overlap can still be worth
+aligning: adjacent units of one label have ``d = 1 < 2``. So candidate pairs are looked for in a
+window around each unit wide enough for that bound, not among overlapping units only. For two
+raters the best alignment is then a maximum-weight bipartite matching (weight ``2 - d``), solved
+exactly per connected component by :func:`spanagree.align.match`; for more raters each connected
+component of the candidate graph is solved exactly by a search over its set partitions.
+Documents are aligned separately: no tuple spans two documents.
+
+**Expected disorder.** Random continua come from the shuffling of Mathet et al. (2015, §5.2) as
+pygamma-agreement's ``ShuffleContinuumSampler`` implements it (integer pivots): on the continuum
+``[0, max end)`` of all documents laid end to end, each of ``n`` sampled raters copies the whole
+annotation of a rater drawn at random (with replacement), shifted by a pivot drawn among the
+positions not within half the mean unit length of an earlier pivot, units that would start past
+the end wrapping round to the start. The samples are drawn from a seeded NumPy generator; their
+number and the relative precision of ``δ_e`` (95%, ``1.96 · sd / (mean · √samples)``) are
+reported.
+
+References: Mathet, Y., Widlöcher, A. & Métivier, J.-P. (2015), "The unified and holistic method
+Gamma (γ) for inter-annotator agreement measure and alignment", Computational Linguistics 41(3):
+437-479. Titeux, H. & Riad, R. (2021), "pygamma-agreement: Gamma γ measure for inter/intra-
+annotator agreement in Python", JOSS 6(62):2989. Definitions in our words: ``docs/unitizing.md``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import comb, sqrt
+from typing import Any
+
+import numpy as np
+
+from .._arrays import pairs_within_blocks
+from ..align import SpanColumns, _components, candidate_pairs, match
+from ..errors import UsageError
+
+#: Components of the candidate graph (3+ raters) are searched exactly up to this many states.
+MAX_STATES = 200_000
+
+
+@dataclass(frozen=True)
+class Dissimilarity:
+    """The combined dissimilarity ``alpha · positional + beta · categorical`` (Δ∅ = 1).
+
+    ``categorical`` is an (n_labels, n_labels) matrix, or None for 0/1 (same label or not).
+    """
+
+    alpha: float = 1.0
+    beta: float = 1.0
+    categorical: np.ndarray | None = None
+
+    def __call__(self, s1, e1, c1, s2, e2, c2) -> np.ndarray:
+        ratio = (np.abs(s1 - s2) + np.abs(e1 - e2)) / ((e1 - s1) + (e2 - s2))
+        if self.categorical is None:
+            cat = (c1 != c2).astype(np.float64)
+        else:
+            cat = self.categorical[c1, c2]
+        return self.alpha * ratio * ratio + self.beta * cat
+
+    def window(self, bound: float, longest: int) -> float:
+        """How far apart (gap between them) two units with ``d <= bound`` can be."""
+        if self.alpha <= 0:
+            return float("inf")
+        c = max(0.0, (sqrt(bound / self.alpha) - 1) / 2)
+        return c * 2 * longest
+
+
+@dataclass(frozen=True)
+class Alignment:
+    """A best alignment: ``tuples[k, r]`` is the unit of rater ``r`` in tuple ``k`` (-1: ∅)."""
+
+    tuples: np.ndarray
+    disorder: np.ndarray  # (n_tuples,) each tuple's disorder
+    group: np.ndarray  # (n_tuples,) each tuple's alignment group
+
+    @property
+    def total(self) -> float:
+        return float(self.disorder.sum())
+
+
+def best_alignment(
+    group: np.ndarray,
+    rater: np.ndarray,
+    label: np.ndarray,
+    start: np.ndarray,
+    end: np.ndarray,
+    *,
+    n_raters: int,
+    dissimilarity: Dissimilarity = Dissimilarity(),
+) -> Alignment:
+    """Best unitary alignment of the units within each group (e.g. each document).
+
+    All arrays have shape (n_units,). Raises UsageError when a component of the candidate graph
+    (3+ raters) is too large to search exactly.
+    """
+    n = len(start)
+    bound = comb(n_raters, 2) + n_raters - 1
+    ia, ib, d = _candidates(group, rater, label, start, end, dissimilarity, bound)
+    if n_raters == 2:
+        return _two_raters(group, rater, ia, ib, d, n)
+    return _many_raters(group, rater, start, ia, ib, d, n, n_raters)
+
+
+def _candidates(group, rater, label, start, end, dis: Dissimilarity, bound: float):
+    """Pairs ``i < j`` of units of different raters in one group with ``d(i, j) <= bound``."""
+    if not len(start):
+        empty = np.zeros(0, np.int64)
+        return empty, empty, np.zeros(0)
+    longest = int((end - start).max())
+    reach = dis.window(bound, longest)
+    if np.isinf(reach):
+        order = np.argsort(group, kind="stable")
+        i, j = pairs_within_blocks(group[order])
+        ia, ib = order[i], order[j]
+    else:
+        # a unit widened to the right by the reach overlaps every later unit it may pair with;
+        # every unit is on both sides, so earlier partners are found the other way round
+        pad = int(np.ceil(reach)) + 1
+        zeros = np.zeros_like(label)
+        wide = SpanColumns(group=group, start=start, end=end + pad, label=zeros)
+        ia, ib = candidate_pairs(wide, SpanColumns(group=group, start=start, end=end, label=zeros), by_label=False)
+    keep = rater[ia] != rater[ib]
+    ia, ib = ia[keep], ib[keep]
+    # one row per unordered pair
+    lo, hi = np.minimum(ia, ib), np.maximum(ia, ib)
+    pairs = np.unique(lo * max(len(start), 1) + hi)
+    ia, ib = pairs // max(len(start), 1), pairs % max(len(start), 1)
+    d = dis(start[ia], end[ia], label[ia], start[ib], end[ib], label[ib])
+    keep = d <= bound
+    return ia[keep], ib[keep], d[keep]
+
+
+def _two_raters(group, rater, ia, ib, d, n) -> Alignment:
+    """Maximum-weight matching with weight ``2 - d``; the rest aligned with ∅."""
+    # orient every pair as (rater 0, rater 1) and index within each side
+    a = np.where(rater[ia] == 0, ia, ib)
+    b = np.where(rater[ia] == 0, ib, ia)
+    side0, side1 = np.flatnonzero(rater == 0), np.flatnonzero(rater == 1)
+    pos = np.empty(n, np.int64)
+    pos[side0] = np.arange(len(side0))
+    pos[side1] = np.arange(len(side1))
+    weight = 2.0 - d
+    useful = weight > 0
+    pa, pb, w = pos[a[useful]], pos[b[useful]], weight[useful]
+    order = np.lexsort((pb, pa))
+    found = match(pa[order], pb[order], w[order], len(side0), len(side1))
+    m0, m1 = side0[found.a_index], side1[found.b_index]
+    matched = np.zeros(n, bool)
+    matched[m0] = matched[m1] = True
+    alone = np.flatnonzero(~matched)
+    tuples = np.full((len(m0) + len(alone), 2), -1, np.int64)
+    tuples[: len(m0), 0], tuples[: len(m0), 1] = m0, m1
+    tuples[len(m0) + np.arange(len(alone)), rater[alone]] = alone
+    disorder = np.concatenate([2.0 - found.credit, np.ones(len(alone))])
+    return _sorted(Alignment(tuples, disorder, group[np.where(tuples[:, 0] >= 0, tuples[:, 0], tuples[:, 1])]))
+
+
+def _many_raters(group, rater, start, ia, ib, d, n, n_raters) -> Alignment:
+    """Exact set partitioning on each connected component of the candidate graph."""
+    rows: list[list[int]] = []
+    costs: list[float] = []
+    linked = np.zeros(n, bool)
+    pairs = comb(n_raters, 2)
+    if len(ia):
+        linked[ia] = linked[ib] = True
+        deg = np.bincount(np.concatenate([ia, ib]), minlength=n)
+        # an isolated pair: together when cheaper than apart (ties: apart, as with two raters)
+        lone = (deg[ia] == 1) & (deg[ib] == 1)
+        together = lone & ((d + pairs - 1) / pairs < 2.0)
+        rows.extend([[x, y] for x, y in zip(ia[together].tolist(), ib[together].tolist())])
+        costs.extend(((d[together] + pairs - 1) / pairs).tolist())
+        linked[ia[lone & ~together]] = linked[ib[lone & ~together]] = False
+        rest = np.flatnonzero(~lone)
+        if len(rest):
+            comp = _components(ia[rest], ib[rest], n)
+            order = np.argsort(comp, kind="stable")
+            bounds = np.flatnonzero(np.diff(comp[order])) + 1
+            for edges in np.split(rest[order], bounds):
+                sub_rows, sub_costs = _solve(ia[edges], ib[edges], d[edges], rater, start, n_raters)
+                rows.extend(sub_rows)
+                costs.extend(sub_costs)
+    alone = np.flatnonzero(~linked)
+    tuples = np.full((len(rows) + len(alone), n_raters), -1, np.int64)
+    for k, members in enumerate(rows):
+        tuples[k, rater[members]] = members
+    tuples[len(rows) + np.arange(len(alone)), rater[alone]] = alone
+    disorder = np.concatenate([np.asarray(costs, dtype=np.float64), np.ones(len(alone))])
+    first = np.max(tuples, axis=1)
+    return _sorted(Alignment(tuples, disorder, group[first]))
+
+
+def _solve(ia, ib, d, rater, start, n_raters) -> tuple[list[list[int]], list[float]]:
+    """Least-disorder partition of one component into tuples (one unit per rater at most).
+
+    A search over the leftmost unit still to place, memoised on the set of units left: with the
+    units in order of position, that set is everything right of a frontier except a few units
+    near it, so the number of states grows with how many units lie close together, not with the
+    size of the component.
+    """
+    units = sorted(set(ia.tolist()) | set(ib.tolist()), key=lambda u: (int(start[u]), u))
+    local = {u: k for k, u in enumerate(units)}
+    m = len(units)
+    dist = {}
+    nbr = [0] * m
+    for x, y, w in zip(ia.tolist(), ib.tolist(), d.tolist()):
+        p, q = local[x], local[y]
+        dist[p, q] = dist[q, p] = w
+        nbr[p] |= 1 << q
+        nbr[q] |= 1 << p
+    rat = [int(rater[u]) for u in units]
+    pairs = comb(n_raters, 2)
+    memo: dict[int, tuple[float, tuple[int, ...]]] = {0: (0.0, ())}
+
+    def cost(members: tuple[int, ...]) -> float:
+        k = len(members)
+        inside = sum(dist[members[i], members[j]] for i in range(k) for j in range(i))
+        return (inside + pairs - comb(k, 2)) / pairs
+
+    def tuples_with(u: int, mask: int):
+        """Every tuple containing u drawn from ``mask``: pairwise candidates, distinct raters."""
+        out = []
+
+        def grow(members, allowed, used):
+            out.append(tuple(members))
+            rest = allowed
+            while rest:
+                v = (rest & -rest).bit_length() - 1
+                rest &= rest - 1
+                if rat[v] in used:
+                    continue
+                grow(members + [v], rest & nbr[v], used | {rat[v]})
+
+        grow([u], nbr[u] & mask, {rat[u]})
+        return out
+
+    def best(mask: int) -> tuple[float, tuple[int, ...]]:
+        if mask in memo:
+            return memo[mask]
+        if len(memo) > MAX_STATES:
+            raise UsageError(
+                f"a group of {m} mutually close units is too large for the exact γ alignment; "
+                "γ is reported as undefined"
+            )
+        u = (mask & -mask).bit_length() - 1
+        top: tuple[float, tuple[int, ...]] | None = None
+        for members in tuples_with(u, mask & ~(1 << u)):
+            taken = 0
+            for v in members:
+                taken |= 1 << v
+            rest_cost, rest_choice = best(mask & ~taken)
+            total = cost(members) + rest_cost
+            if top is None or total < top[0] - 1e-12:
+                top = (total, (taken,) + rest_choice)
+        memo[mask] = top
+        return top
+
+    _, choice = best((1 << m) - 1)
+    rows, costs = [], []
+    for taken in choice:
+        members = tuple(k for k in range(m) if taken >> k & 1)
+        rows.append([units[k] for k in members])
+        costs.append(cost(members))
+    return rows, costs
+
+
+def _sorted(al: Alignment) -> Alignment:
+    """Tuples in a canonical order: by group, then by their units."""
+    if not len(al.tuples):
+        return al
+    keys = [al.tuples[:, r] for r in range(al.tuples.shape[1] - 1, -1, -1)] + [al.group]
+    order = np.lexsort(keys)
+    return Alignment(al.tuples[order], al.disorder[order], al.group[order])
+
+
+def observed_disorder(alignment: Alignment, n_units: int, n_raters: int) -> float | None:
+    """``Σ disorder / (units per rater)``; None without units."""
+    if n_units == 0:
+        return None
+    return alignment.total / (n_units / n_raters)
+
+
+def shuffle_sample(
+    rng: np.random.Generator,
+    rater: np.ndarray,
+    label: np.ndarray,
+    start: np.ndarray,
+    end: np.ndarray,
+    n_raters: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """One random continuum by Mathet et al.'s shuffling (pygamma-agreement's integer pivots).
+
+    ``start``/``end`` are offsets on one continuum (documents end to end). Returns the sample's
+    ``(rater, label, start, end)``.
+    """
+    sup = float(max(int(end.max()), 0))
+    half = float((end - start).mean()) / 2
+    per_rater = [np.flatnonzero(rater == r) for r in range(n_raters)]
+    while True:
+        segments = [(0.0, sup)]
+        pieces = []
+        for idx in range(n_raters):
+            if segments:
+                pivot = _pivot(rng, segments)
+                segments = _remove(pivot, segments, half)
+            else:  # every position taken: a free pivot (truncated to an integer here)
+                pivot = float(int(rng.uniform(0.0, sup)))
+            units = per_rater[int(rng.integers(n_raters))]
+            shift = int(pivot)
+            s, e = start[units] + shift, end[units] + shift
+            wrap = s > sup
+            s = np.where(wrap, s - int(sup), s)
+            e = np.where(wrap, e - int(sup), e)
+            pieces.append((np.full(len(units), idx, np.int64), label[units], s, e))
+        if any(len(p[0]) for p in pieces):
+            return tuple(np.concatenate([p[k] for p in pieces]) for k in range(4))  # type: ignore[return-value]
+
+
+def _pivot(rng: np.random.Generator, segments: list[tuple[float, float]]) -> float:
+    """A segment by length, then an integer position uniformly within it (1 when weights fail)."""
+    weights = np.array([e - s for s, e in segments], dtype=np.float64)
+    total = weights.sum()
+    if total <= 0 or (weights < 0).any():
+        return 1.0
+    s, e = segments[int(rng.choice(len(segments), p=weights / total))]
+    return float(int(rng.uniform(s, e)))
+
+
+def _remove(pivot: float, segments: list[tuple[float, float]], dist: float) -> list[tuple[float, float]]:
+    """The segments minus ``[pivot - dist, pivot + dist]``, as the reference sampler computes it.
+
+    (Each segment is cut at the window: a piece left of it is kept up to ``pivot - dist`` and a
+    piece right of it from ``pivot + dist``.)
+    """
+    out = []
+    for s, e in reversed(segments):
+        if s >= pivot - dist:
+            if e > pivot + dist:
+                out.append((pivot + dist, e))
+        else:
+            out.append((s, pivot - dist))
+            if e > pivot + dist:
+                out.append((pivot + dist, e))
+    return out
+
+
+def gamma(
+    doc: np.ndarray,
+    rater: np.ndarray,
+    label: np.ndarray,
+    start: np.ndarray,
+    end: np.ndarray,
+    doc_length: np.ndarray,
+    *,
+    n_raters: int,
+    n_labels: int | None = None,
+    dissimilarity: Dissimilarity = Dissimilarity(),
+    samples: int = 30,
+    seed: int = 0,
+    per_label: bool = True,
+) -> dict[str, Any]:
+    """γ of a corpus: best alignment per document, expected disorder from shuffled continua.
+
+    Parameters
+    ----------
+    doc, rater, label, start, end : int arrays of shape (n_units,), offsets within documents.
+    doc_length : int array of shape (n_documents,); documents are laid end to end in this order
+        for the random continua.
+    n_raters : number of raters (codes ``0 .. n - 1``), at least 2; every rater is taken to have
+        annotated every document.
+    dissimilarity : the combined dissimilarity (``alpha``, ``beta``, categorical matrix).
+    samples, seed : number of random continua (at least 2) and the seed of their generator.
+    per_label : also report γ-cat and γ-k for each label.
+
+    Returns
+    -------
+    A dict with ``value``, ``observed_disorder``, ``expected_disorder``, ``samples``, ``seed``,
+    ``sampler``, ``expected_disorder_sd``, ``precision`` (95% relative half-width of
+    ``expected_disorder``), ``units``, ``unitary_alignments``, and, with ``per_label``,
+    ``gamma_cat`` and ``gamma_k`` (label code -> value). Values are None with a ``reason`` when
+    undefined.
+    """
+    doc, rater, label, start, end = (np.asarray(x, dtype=np.int64) for x in (doc, rater, label, start, end))
+    doc_length = np.asarray(doc_length, dtype=np.int64)
+    if n_raters < 2:
+        raise UsageError(f"γ needs at least 2 raters, got {n_raters}")
+    if samples < 2:
+        raise UsageError(f"γ needs at least 2 random samples, got {samples}")
+    if len(start) and ((end <= start).any() or (start < 0).any() or (end > doc_length[doc]).any()):
+        raise UsageError("every unit must be non-empty and lie within its document")
+    if n_labels is None:
+        n_labels = int(label.max()) + 1 if len(label) else 0
+    if dissimilarity.categorical is not None and np.shape(dissimilarity.categorical) != (n_labels, n_labels):
+        raise UsageError(f"the categorical dissimilarity must be a {n_labels}×{n_labels} matrix")
+    result: dict[str, Any] = {
+        "value": None,
+        "observed_disorder": None,
+        "expected_disorder": None,
+        "samples": samples,
+        "seed": seed,
+        "sampler": "shuffle (Mathet et al. 2015, §5.2; pygamma-agreement's ShuffleContinuumSampler)",
+        "units": int(len(start)),
+    }
+    if not len(start):
+        result["reason"] = "no units"
+        return result
+    try:
+        observed = best_alignment(doc, rater, label, start, end, n_raters=n_raters, dissimilarity=dissimilarity)
+    except UsageError as error:
+        result["reason"] = str(error)
+        return result
+    delta_o = observed_disorder(observed, len(start), n_raters)
+    offset = np.concatenate([[0], np.cumsum(doc_length)[:-1]]).astype(np.int64)
+    g_start, g_end = start + offset[doc], end + offset[doc]
+    rng = np.random.default_rng(seed)
+    drawn = [shuffle_sample(rng, rater, label, g_start, g_end, n_raters) for _ in range(samples)]
+    sample_group = np.concatenate([np.full(len(x[0]), k, np.int64) for k, x in enumerate(drawn)])
+    s_rater, s_label, s_start, s_end = (np.concatenate([x[i] for x in drawn]) for i in range(4))
+    try:
+        chance = best_alignment(
+            sample_group, s_rater, s_label, s_start, s_end, n_raters=n_raters, dissimilarity=dissimilarity
+        )
+    except UsageError as error:
+        result["reason"] = str(error)
+        return result
+    units_per_sample = np.bincount(sample_group, minlength=samples)
+    totals = np.bincount(chance.group, weights=chance.disorder, minlength=samples)
+    sample_disorder = totals / (units_per_sample / n_raters)
+    delta_e = float(sample_disorder.mean())
+    sd = float(sample_disorder.std())
+    result.update(
+        value=1.0 if delta_o == 0 else (1 - delta_o / delta_e if delta_e > 0 else None),
+        observed_disorder=delta_o,
+        expected_disorder=delta_e,
+        expected_disorder_sd=sd,
+        precision=1.96 * sd / (delta_e * sqrt(samples)) if delta_e > 0 else None,
+        unitary_alignments=int(len(observed.tuples)),
+    )
+    if result["value"] is None:
+        result["reason"] = "the random continua have no disorder"
+    if per_label:
+        obs = (observed.tuples, np.zeros(len(observed.tuples), np.int64), 1)
+        exp = (chance.tuples, chance.group, samples)
+        units = (label, start, end)
+        s_units = (s_label, s_start, s_end)
+        result["gamma_cat"] = _gamma_cat(obs, units, exp, s_units, dissimilarity, None)
+        result["gamma_k"] = {
+            int(k): _gamma_cat(obs, units, exp, s_units, dissimilarity, int(k)) for k in np.unique(label)
+        }
+    return result
+
+
+def _cat_disorders(tuples, group, n_groups, units, dis: Dissimilarity, category: int | None) -> np.ndarray:
+    """γ-cat (``category`` None) or γ-k disorder of each group's alignment, shape (n_groups,).
+
+    Within each tuple of ``v`` units, every pair of units is weighted by ``1 / (v - 1)`` times
+    its positional confidence ``max(0, 1 - alpha · positional)`` and contributes its categorical
+    dissimilarity; each pair of a unit and ∅ contributes 1 with weight 1 (Mathet 2017, §4.2.5, as
+    pygamma-agreement computes it). γ-k keeps the pairs where a unit has label ``category``.
+    The disorder is the weighted mean; 1 when no pair was kept, 0 when only unit/∅ pairs were.
+    """
+    label, start, end = units
+    n_r = tuples.shape[1]
+    present = tuples >= 0
+    v = present.sum(axis=1)
+    base = np.where(v >= 2, 1.0 / np.maximum(v - 1, 1), 0.0)
+    total = np.zeros(n_groups)
+    weight = np.zeros(n_groups)
+    kept_any = np.zeros(n_groups, bool)
+    looped = np.zeros(n_groups, bool)
+    for i in range(n_r):
+        for j in range(i + 1, n_r):
+            u, w = tuples[:, i], tuples[:, j]
+            both = present[:, i] & present[:, j]
+            one = present[:, i] ^ present[:, j]
+            lu, lw = np.where(u >= 0, label[u], -1), np.where(w >= 0, label[w], -1)
+            if category is None:
+                relevant = np.ones(len(u), bool)
+            else:
+                relevant = (lu == category) | (lw == category)
+            kept_any |= np.bincount(group, weights=relevant, minlength=n_groups) > 0
+            sel = relevant & one
+            total += np.bincount(group[sel], minlength=n_groups)
+            weight += np.bincount(group[sel], minlength=n_groups)
+            sel = relevant & both
+            uu, ww = u[sel], w[sel]
+            pos = dis.alpha * ((np.abs(start[uu] - start[ww]) + np.abs(end[uu] - end[ww])) / ((end[uu] - start[uu]) + (end[ww] - start[ww]))) ** 2
+            confidence = np.maximum(0.0, 1.0 - pos)
+            cat = (label[uu] != label[ww]).astype(np.float64) if dis.categorical is None else dis.categorical[label[uu], label[ww]]
+            wgt = base[sel] * confidence
+            total += np.bincount(group[sel], weights=cat * wgt, minlength=n_groups)
+            weight += np.bincount(group[sel], weights=wgt, minlength=n_groups)
+            looped |= np.bincount(group[sel], minlength=n_groups) > 0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = np.where(total == 0, 0.0, total / weight)
+    return np.where(looped, out, np.where(kept_any, 0.0, 1.0))
+
+
+def _gamma_cat(obs, units, exp, s_units, dis, category) -> float | None:
+    """γ-cat or γ-k: ``1 - observed / mean expected`` of the categorical disorders."""
+    o = float(_cat_disorders(obs[0], obs[1], obs[2], units, dis, category)[0])
+    if o == 0:
+        return 1.0
+    e = float(_cat_disorders(exp[0], exp[1], exp[2], s_units, dis, category).mean())
+    if e == 0:
+        return 0.0 if category is None else None
+    return 1 - o / e
