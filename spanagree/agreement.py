@@ -82,6 +82,7 @@ class AgreementReport:
     chance: dict | None = None
     items: Any = None  # the candidates' ItemMatrix, when candidates were configured
     interval_options: Any = None  # IntervalOptions, when intervals were asked for
+    unitizing: dict | None = None  # α_U and γ (spanagree.measures.unitizing), when asked for
     _intervals: dict | None = field(default=None, repr=False)
 
     # --- per pair -----------------------------------------------------------------------------
@@ -179,6 +180,8 @@ class AgreementReport:
             result["reference"] = self._against_reference(pair_abc)
         if self.chance is not None:
             result["chance_corrected"] = copy.deepcopy(self.chance)
+        if self.unitizing is not None:
+            result["unitizing"] = copy.deepcopy(self.unitizing)
         if self.interval_options is not None:
             from .intervals import attach
 
@@ -348,6 +351,7 @@ def score(
     client: Any = None,
     stream: bool = False,
     progress: Any = None,
+    unitizing: bool | dict[str, Any] = False,
 ) -> AgreementReport:
     """Align every pair of raters on every document they share and count agreement.
 
@@ -379,7 +383,17 @@ def score(
         address, or None for a local cluster of ``jobs`` workers. The report is the same; its
         ``corpus`` then holds ids and counts but no spans or texts. With ``candidates``, or a
         format other than spanagree or Prodigy JSONL, the input is read serially (and said so).
+    unitizing : also compute Krippendorff's α_U and Mathet et al.'s γ on the spans themselves
+        (no candidates needed) under ``"unitizing"``; a dict sets γ's options (``samples``,
+        ``alpha``, ``beta``, ``categorical``), and ``seed`` seeds γ's random continua (see
+        :mod:`spanagree.measures.unitizing`). Needs the spans in memory (not ``jobs``,
+        ``stream`` or ``engine``).
     """
+    if unitizing and (jobs != 1 or engine != "local" or stream or client is not None):
+        raise UsageError(
+            "unitizing agreement needs every span in memory, which --jobs, --stream and --engine do not "
+            "keep (they hold counts only); run it without them"
+        )
     counts = None
     if not isinstance(corpus, Corpus):
         if jobs != 1 or engine != "local" or stream or client is not None:
@@ -419,8 +433,16 @@ def score(
         interval_options = IntervalOptions(level=ci, replicates=bootstrap, seed=seed)
     if counts is None:
         counts = count(corpus, rule, unit=unit, search=search)
+    section = None
+    if unitizing:
+        from .measures.unitizing import unitizing_section
+
+        section = unitizing_section(
+            corpus, unit=unit, seed=seed, options=unitizing if isinstance(unitizing, dict) else None
+        )
     return AgreementReport(
         corpus, counts, reference=reference, beta=beta, chance=chance, items=items, interval_options=interval_options,
+        unitizing=section,
     )
 
 

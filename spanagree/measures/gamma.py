@@ -28,7 +28,8 @@ Documents are aligned separately: no tuple spans two documents.
 **Expected disorder.** Random continua come from the shuffling of Mathet et al. (2015, §5.2) as
 pygamma-agreement's ``ShuffleContinuumSampler`` implements it (integer pivots): on the continuum
 ``[0, max end)`` of all documents laid end to end, each of ``n`` sampled raters copies the whole
-annotation of a rater drawn at random (with replacement), shifted by a pivot drawn among the
+annotation of a rater drawn at random (with replacement; raters ordered by their annotations, so
+that names and input order do not change the draws), shifted by a pivot drawn among the
 positions not within half the mean unit length of an earlier pivot, units that would start past
 the end wrapping round to the start. The samples are drawn from a seeded NumPy generator; their
 number and the relative precision of ``δ_e`` (95%, ``1.96 · sd / (mean · √samples)``) are
@@ -74,13 +75,6 @@ class Dissimilarity:
             cat = self.categorical[c1, c2]
         return self.alpha * ratio * ratio + self.beta * cat
 
-    def window(self, bound: float, longest: int) -> float:
-        """How far apart (gap between them) two units with ``d <= bound`` can be."""
-        if self.alpha <= 0:
-            return float("inf")
-        c = max(0.0, (sqrt(bound / self.alpha) - 1) / 2)
-        return c * 2 * longest
-
 
 @dataclass(frozen=True)
 class Alignment:
@@ -119,29 +113,29 @@ def best_alignment(
 
 
 def _candidates(group, rater, label, start, end, dis: Dissimilarity, bound: float):
-    """Pairs ``i < j`` of units of different raters in one group with ``d(i, j) <= bound``."""
+    """Pairs ``(i, j)`` of units of different raters in one group with ``d(i, j) <= bound``,
+    each pair once, ``i`` the one starting first."""
     if not len(start):
         empty = np.zeros(0, np.int64)
         return empty, empty, np.zeros(0)
-    longest = int((end - start).max())
-    reach = dis.window(bound, longest)
-    if np.isinf(reach):
+    lens = end - start
+    longest = int(lens.max())
+    if dis.alpha <= 0:
         order = np.argsort(group, kind="stable")
         i, j = pairs_within_blocks(group[order])
         ia, ib = order[i], order[j]
     else:
-        # a unit widened to the right by the reach overlaps every later unit it may pair with;
-        # every unit is on both sides, so earlier partners are found the other way round
-        pad = int(np.ceil(reach)) + 1
+        # d <= bound needs a gap of at most c (l_u + l_v) <= c (l_u + longest) between them, so
+        # a unit widened to the right by that much overlaps every later partner it may have
+        c = max(0.0, (sqrt(bound / dis.alpha) - 1) / 2)
+        pad = np.ceil(c * (lens + longest)).astype(np.int64) + 1
         zeros = np.zeros_like(label)
         wide = SpanColumns(group=group, start=start, end=end + pad, label=zeros)
         ia, ib = candidate_pairs(wide, SpanColumns(group=group, start=start, end=end, label=zeros), by_label=False)
+        first = (start[ia] < start[ib]) | ((start[ia] == start[ib]) & (ia < ib))
+        ia, ib = ia[first], ib[first]
     keep = rater[ia] != rater[ib]
     ia, ib = ia[keep], ib[keep]
-    # one row per unordered pair
-    lo, hi = np.minimum(ia, ib), np.maximum(ia, ib)
-    pairs = np.unique(lo * max(len(start), 1) + hi)
-    ia, ib = pairs // max(len(start), 1), pairs % max(len(start), 1)
     d = dis(start[ia], end[ia], label[ia], start[ib], end[ib], label[ib])
     keep = d <= bound
     return ia[keep], ib[keep], d[keep]
@@ -159,17 +153,146 @@ def _two_raters(group, rater, ia, ib, d, n) -> Alignment:
     weight = 2.0 - d
     useful = weight > 0
     pa, pb, w = pos[a[useful]], pos[b[useful]], weight[useful]
-    order = np.lexsort((pb, pa))
-    found = match(pa[order], pb[order], w[order], len(side0), len(side1))
-    m0, m1 = side0[found.a_index], side1[found.b_index]
+    forced, rest = _leaf_pairs(pa, pb, w, len(side0), len(side1))
+    small, large = _matching_small(pa[rest], pb[rest], w[rest])
+    large = rest[large]
+    large = large[np.lexsort((pb[large], pa[large]))]
+    found = match(pa[large], pb[large], w[large], len(side0), len(side1))
+    chosen = np.concatenate([forced, rest[small]])
+    m0 = side0[np.concatenate([pa[chosen], found.a_index])]
+    m1 = side1[np.concatenate([pb[chosen], found.b_index])]
+    credit = np.concatenate([w[chosen], found.credit])
     matched = np.zeros(n, bool)
     matched[m0] = matched[m1] = True
     alone = np.flatnonzero(~matched)
     tuples = np.full((len(m0) + len(alone), 2), -1, np.int64)
     tuples[: len(m0), 0], tuples[: len(m0), 1] = m0, m1
     tuples[len(m0) + np.arange(len(alone)), rater[alone]] = alone
-    disorder = np.concatenate([2.0 - found.credit, np.ones(len(alone))])
+    disorder = np.concatenate([2.0 - credit, np.ones(len(alone))])
     return _sorted(Alignment(tuples, disorder, group[np.where(tuples[:, 0] >= 0, tuples[:, 0], tuples[:, 1])]))
+
+
+def _leaf_pairs(ia: np.ndarray, ib: np.ndarray, w: np.ndarray, n_a: int, n_b: int) -> tuple[np.ndarray, np.ndarray]:
+    """Edges some maximum-weight matching contains, found by leaves; and the edges left.
+
+    A unit with a single candidate partner, whose edge weighs at least as much as every other
+    edge of that partner, can be matched to it: in any best matching, giving the partner to it
+    instead loses nothing. Applied in rounds until no such leaf remains; returns (the forced
+    edges, the edges between units still free), as indices into the edge arrays.
+    """
+    alive = np.ones(len(ia), bool)
+    forced = []
+    while True:
+        live = np.flatnonzero(alive)
+        if not len(live):
+            break
+        a, b, x = ia[live], ib[live], w[live]
+        deg_a = np.bincount(a, minlength=n_a)
+        deg_b = np.bincount(b, minlength=n_b)
+        top_a = np.full(n_a, -np.inf)
+        top_b = np.full(n_b, -np.inf)
+        np.maximum.at(top_a, a, x)
+        np.maximum.at(top_b, b, x)
+        leaf = ((deg_a[a] == 1) & (x >= top_b[b])) | ((deg_b[b] == 1) & (x >= top_a[a]))
+        pick = np.flatnonzero(leaf)
+        if not len(pick):
+            break
+        # one edge per unit: first by B, then by A
+        pick = pick[np.unique(b[pick], return_index=True)[1]]
+        pick = pick[np.unique(a[pick], return_index=True)[1]]
+        chosen = live[pick]
+        forced.append(chosen)
+        used_a = np.zeros(n_a, bool)
+        used_b = np.zeros(n_b, bool)
+        used_a[ia[chosen]] = True
+        used_b[ib[chosen]] = True
+        alive &= ~(used_a[ia] | used_b[ib])
+    forced_edges = np.concatenate(forced) if forced else np.zeros(0, np.int64)
+    return forced_edges, np.flatnonzero(alive)
+
+
+#: Components whose smaller side has at most this many units are matched by the batched search.
+SMALL_SIDE = 8
+
+
+def _matching_small(ia: np.ndarray, ib: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Maximum-weight matching of every small component at once; ``(chosen edges, edges left)``.
+
+    Components whose smaller side has at most :data:`SMALL_SIDE` units are solved exactly by
+    dynamic programming over the rows with the set of used columns as state, all components of
+    one shape in the same NumPy pass (ties: more pairs, then the first option). The edges of
+    larger components are returned for :func:`spanagree.align.match`.
+    """
+    none = np.zeros(0, np.int64)
+    if not len(ia):
+        return none, none
+    comp = _components(ia, ib, int(ia.max()) + 1)
+    # local row/column index of each edge's ends within its component
+    a_key = np.unique(comp * (ia.max() + 1) + ia, return_inverse=True)[1]
+    b_key = np.unique(comp * (ib.max() + 1) + ib, return_inverse=True)[1]
+    a_comp = np.zeros(a_key.max() + 1, np.int64)
+    b_comp = np.zeros(b_key.max() + 1, np.int64)
+    a_comp[a_key], b_comp[b_key] = comp, comp
+    a_first = np.searchsorted(a_comp, a_comp)  # nodes are sorted by component
+    b_first = np.searchsorted(b_comp, b_comp)
+    la, lb = a_key - a_first[a_key], b_key - b_first[b_key]
+    comps, comp_idx = np.unique(comp, return_inverse=True)
+    n_rows = np.zeros(len(comps), np.int64)
+    n_cols = np.zeros(len(comps), np.int64)
+    np.maximum.at(n_rows, comp_idx, la + 1)
+    np.maximum.at(n_cols, comp_idx, lb + 1)
+    flip = n_cols > n_rows  # columns: the smaller side
+    row = np.where(flip[comp_idx], lb, la)
+    col = np.where(flip[comp_idx], la, lb)
+    rows_of = np.where(flip, n_cols, n_rows)
+    cols_of = np.where(flip, n_rows, n_cols)
+    small_comp = cols_of <= SMALL_SIDE
+    chosen = []
+    shape = rows_of * (SMALL_SIDE + 1) + cols_of
+    for key in np.unique(shape[small_comp]).tolist():
+        r, c = divmod(key, SMALL_SIDE + 1)
+        members = np.flatnonzero(small_comp & (shape == key))
+        slot = np.full(len(comps), -1, np.int64)
+        slot[members] = np.arange(len(members))
+        edges = np.flatnonzero(slot[comp_idx] >= 0)
+        k = slot[comp_idx[edges]]
+        weight = np.full((len(members), r, c), -np.inf)
+        edge_at = np.full((len(members), r, c), -1, np.int64)
+        weight[k, row[edges], col[edges]] = w[edges]
+        edge_at[k, row[edges], col[edges]] = edges
+        chosen.append(_dp_batch(weight, edge_at))
+    picked = np.concatenate(chosen) if chosen else none
+    return picked, np.flatnonzero(~small_comp[comp_idx])
+
+
+def _dp_batch(weight: np.ndarray, edge_at: np.ndarray) -> np.ndarray:
+    """Best matching of each (r, c) weight matrix in a stack (-inf: no edge); the chosen edges."""
+    n, r, c = weight.shape
+    states = 1 << c
+    masks = np.arange(states)
+    bonus = 1e-9 / (c + 1)  # among equal weights, more pairs
+    best = np.full((n, states), -np.inf)
+    best[:, 0] = 0.0
+    choice = np.full((r, n, states), -1, np.int8)
+    for i in range(r):
+        new = best.copy()
+        for j in range(c):
+            source = masks[(masks >> j & 1) == 0]
+            target = source | (1 << j)
+            offer = best[:, source] + (weight[:, i, j] + bonus)[:, None]
+            better = offer > new[:, target]
+            new[:, target] = np.where(better, offer, new[:, target])
+            choice[i][:, target] = np.where(better, j, choice[i][:, target])
+        best = new
+    mask = np.argmax(best, axis=1)
+    out = []
+    every = np.arange(n)
+    for i in range(r - 1, -1, -1):
+        j = choice[i][every, mask].astype(np.int64)
+        hit = j >= 0
+        out.append(edge_at[every[hit], i, j[hit]])
+        mask = np.where(hit, mask ^ (1 << np.maximum(j, 0)), mask)
+    return np.concatenate(out)
 
 
 def _many_raters(group, rater, start, ia, ib, d, n, n_raters) -> Alignment:
@@ -189,7 +312,7 @@ def _many_raters(group, rater, start, ia, ib, d, n, n_raters) -> Alignment:
         linked[ia[lone & ~together]] = linked[ib[lone & ~together]] = False
         rest = np.flatnonzero(~lone)
         if len(rest):
-            comp = _components(ia[rest], ib[rest], n)
+            comp = _graph_components(ia[rest], ib[rest], n)[ia[rest]]
             order = np.argsort(comp, kind="stable")
             bounds = np.flatnonzero(np.diff(comp[order])) + 1
             for edges in np.split(rest[order], bounds):
@@ -204,6 +327,20 @@ def _many_raters(group, rater, start, ia, ib, d, n, n_raters) -> Alignment:
     disorder = np.concatenate([np.asarray(costs, dtype=np.float64), np.ones(len(alone))])
     first = np.max(tuples, axis=1)
     return _sorted(Alignment(tuples, disorder, group[first]))
+
+
+def _graph_components(ia: np.ndarray, ib: np.ndarray, n: int) -> np.ndarray:
+    """Component label of each of ``n`` nodes of an undirected graph (min-label propagation)."""
+    label = np.arange(n)
+    while True:
+        low = np.minimum(label[ia], label[ib])
+        new = label.copy()
+        np.minimum.at(new, ia, low)
+        np.minimum.at(new, ib, low)
+        new = new[new]
+        if np.array_equal(new, label):
+            return label
+        label = new
 
 
 def _solve(ia, ib, d, rater, start, n_raters) -> tuple[list[list[int]], list[float]]:
@@ -311,7 +448,7 @@ def shuffle_sample(
     """
     sup = float(max(int(end.max()), 0))
     half = float((end - start).mean()) / 2
-    per_rater = [np.flatnonzero(rater == r) for r in range(n_raters)]
+    per_rater = _canonical_raters(rater, label, start, end, n_raters)
     while True:
         segments = [(0.0, sup)]
         pieces = []
@@ -330,6 +467,16 @@ def shuffle_sample(
             pieces.append((np.full(len(units), idx, np.int64), label[units], s, e))
         if any(len(p[0]) for p in pieces):
             return tuple(np.concatenate([p[k] for p in pieces]) for k in range(4))  # type: ignore[return-value]
+
+
+def _canonical_raters(rater, label, start, end, n_raters) -> list[np.ndarray]:
+    """Each rater's units, sorted, with the raters in an order set by their annotations alone,
+    so that the samples do not depend on the raters' names or on the order of the input."""
+    order = np.lexsort((label, end, start, rater))
+    units = [order[rater[order] == r] for r in range(n_raters)]
+    keys = [np.stack([start[u], end[u], label[u]]).T.tobytes() for u in units]
+    ranked = sorted(range(n_raters), key=lambda r: (len(units[r]), keys[r]))
+    return [units[r] for r in ranked]
 
 
 def _pivot(rng: np.random.Generator, segments: list[tuple[float, float]]) -> float:
