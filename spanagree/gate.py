@@ -27,7 +27,13 @@ name                        statistic
 ``davies_fleiss_kappa``     Davies & Fleiss' κ, all raters (candidates; no interval)
 ``kappa_s``                 Shah's fixed-expert κ_S, all raters (candidates; no interval)
 ``gwet_ac1``                Gwet's AC1, all raters (candidates; no interval)
+``alpha_u``                 Krippendorff's unitizing α_U, all labels (no interval)
+``alpha_u_label:<LABEL>``   the label's α_U (no interval)
+``gamma``                   Mathet et al.'s γ (no interval)
+``gamma_k:<LABEL>``         the label's γ-k (no interval)
 ==========================  =================================================================
+
+The unitizing statistics turn ``[unitizing] on`` for the run (docs/unitizing.md).
 
 A name the gate does not know, a statistic that needs candidates when none are configured, and
 ``on = "lower"`` with a statistic that has no interval are usage errors (exit code 2). A
@@ -60,6 +66,7 @@ class Statistic:
     candidates: bool = False  # needs a candidate set
     interval: bool = True  # has a bootstrap interval
     argument: str | None = None  # "label" or "pair" for names like label:PER
+    unitizing: bool = False  # needs the unitizing measures
 
 
 STATISTICS: dict[str, Statistic] = {
@@ -79,6 +86,10 @@ STATISTICS: dict[str, Statistic] = {
         Statistic("davies_fleiss_kappa", "Davies & Fleiss' κ (all raters)", candidates=True, interval=False),
         Statistic("kappa_s", "Shah's fixed-expert κ_S (all raters)", candidates=True, interval=False),
         Statistic("gwet_ac1", "Gwet's AC1 (all raters)", candidates=True, interval=False),
+        Statistic("alpha_u", "Krippendorff's unitizing α_U (all labels)", interval=False, unitizing=True),
+        Statistic("alpha_u_label", "the label's unitizing α_U", interval=False, argument="label", unitizing=True),
+        Statistic("gamma", "Mathet et al.'s γ", interval=False, unitizing=True),
+        Statistic("gamma_k", "the label's γ-k", interval=False, argument="label", unitizing=True),
     )
 }
 
@@ -166,6 +177,8 @@ def prepare(settings: dict[str, dict[str, Any]], checks: Sequence[Check]) -> Non
                 f"{', '.join(need)} need{'s' if len(need) == 1 else ''} candidate items: "
                 "give --candidates tokens|documents|FILE (config: candidates.source)"
             )
+    if any(STATISTICS[c.statistic].unitizing for c in checks):
+        settings["unitizing"]["on"] = True
     if gate["on"] == "lower":
         without = [c.name for c in checks if not STATISTICS[c.statistic].interval]
         if without:
@@ -406,6 +419,25 @@ def _pair_kappa(report, pair):
     return _coefficient(row["coefficients"]["cohen_kappa"], "cohen_kappa")
 
 
+def _unitizing(key: str, label_key: str | None = None):
+    """A value of the report's ``unitizing`` section (overall, or one label's)."""
+
+    def get(report, label):
+        section = report.get("unitizing")
+        if section is None:
+            return None, None, "undefined: unitizing agreement was not computed"
+        entry = section[key]
+        if label is not None:
+            if label not in entry:
+                return None, None, f"undefined: label {label!r} has no unit in documents every rater annotated"
+            entry = entry[label]
+        value = entry.get(label_key or "value")
+        reason = None if value is not None else f"undefined: {entry.get('reason') or 'no value'}"
+        return value, None, reason
+
+    return get
+
+
 _GETTERS: dict[str, Callable] = {
     "pairwise_mean_psa": _overall("pairwise_mean_psa", "no rater pair has a defined PSA (no spans)"),
     "pooled_psa": _overall("pooled_psa", "no rater marked any span"),
@@ -421,6 +453,10 @@ _GETTERS: dict[str, Callable] = {
     "davies_fleiss_kappa": _chance(("all_raters", "davies_fleiss_kappa")),
     "kappa_s": _chance(("all_raters", "kappa_s")),
     "gwet_ac1": _chance(("all_raters", "gwet_ac1")),
+    "alpha_u": _unitizing("alpha_u"),
+    "alpha_u_label": _unitizing("alpha_u_per_label"),
+    "gamma": _unitizing("gamma"),
+    "gamma_k": _unitizing("gamma_per_label", "gamma_k"),
 }
 
 
