@@ -1,6 +1,9 @@
 """Krippendorff's α_U: the published worked examples, edge cases and properties."""
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -183,3 +186,17 @@ def test_matches_a_direct_walk(units):
                         total += sum((s - t) ** 2 + (e - f) ** 2 for t, f in hits)
         observed = 2 * total / (3 * 2 * L * L)
         assert out["by_name"][str(lab)]["observed"] == pytest.approx(observed)
+
+
+DKPRO = json.loads((Path(__file__).parent / "fixtures" / "dkpro_alpha_u.json").read_text())["cases"]
+
+
+@pytest.mark.parametrize("case", DKPRO, ids=[f"dkpro-{k}" for k in range(len(DKPRO))])
+def test_matches_dkpro_statistics(case):
+    """Random corpora (several documents laid end to end) against DKPro Statistics' own values."""
+    u = np.array(case["units"], dtype=np.int64).reshape(-1, 5)
+    out = alpha_u(u[:, 0], u[:, 1], u[:, 2], u[:, 3], u[:, 4], case["lengths"], n_raters=case["raters"],
+                  n_labels=case["labels"])
+    assert out["value"] == pytest.approx(case["value"], rel=1e-9, abs=1e-12)
+    for name, value in case["per_label"].items():
+        assert out["per_label"][int(name[1:])]["value"] == pytest.approx(value, rel=1e-9, abs=1e-12)
