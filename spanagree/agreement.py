@@ -438,7 +438,8 @@ def score(
         from .measures.unitizing import unitizing_section
 
         section = unitizing_section(
-            corpus, unit=unit, seed=seed, options=unitizing if isinstance(unitizing, dict) else None
+            corpus, unit=unit, seed=seed, options=unitizing if isinstance(unitizing, dict) else None,
+            intervals=interval_options,
         )
     return AgreementReport(
         corpus, counts, reference=reference, beta=beta, chance=chance, items=items, interval_options=interval_options,

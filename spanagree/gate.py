@@ -27,8 +27,8 @@ name                        statistic
 ``davies_fleiss_kappa``     Davies & Fleiss' κ, all raters (candidates; no interval)
 ``kappa_s``                 Shah's fixed-expert κ_S, all raters (candidates; no interval)
 ``gwet_ac1``                Gwet's AC1, all raters (candidates; no interval)
-``alpha_u``                 Krippendorff's unitizing α_U, all labels (no interval)
-``alpha_u_label:<LABEL>``   the label's α_U (no interval)
+``alpha_u``                 Krippendorff's unitizing α_U, all labels
+``alpha_u_label:<LABEL>``   the label's α_U
 ``gamma``                   Mathet et al.'s γ (no interval)
 ``gamma_k:<LABEL>``         the label's γ-k (no interval)
 ==========================  =================================================================
@@ -86,8 +86,8 @@ STATISTICS: dict[str, Statistic] = {
         Statistic("davies_fleiss_kappa", "Davies & Fleiss' κ (all raters)", candidates=True, interval=False),
         Statistic("kappa_s", "Shah's fixed-expert κ_S (all raters)", candidates=True, interval=False),
         Statistic("gwet_ac1", "Gwet's AC1 (all raters)", candidates=True, interval=False),
-        Statistic("alpha_u", "Krippendorff's unitizing α_U (all labels)", interval=False, unitizing=True),
-        Statistic("alpha_u_label", "the label's unitizing α_U", interval=False, argument="label", unitizing=True),
+        Statistic("alpha_u", "Krippendorff's unitizing α_U (all labels)", unitizing=True),
+        Statistic("alpha_u_label", "the label's unitizing α_U", argument="label", unitizing=True),
         Statistic("gamma", "Mathet et al.'s γ", interval=False, unitizing=True),
         Statistic("gamma_k", "the label's γ-k", interval=False, argument="label", unitizing=True),
     )
@@ -433,7 +433,7 @@ def _unitizing(key: str, label_key: str | None = None):
             entry = entry[label]
         value = entry.get(label_key or "value")
         reason = None if value is not None else f"undefined: {entry.get('reason') or 'no value'}"
-        return value, None, reason
+        return value, entry.get("interval"), reason
 
     return get
 

@@ -44,6 +44,7 @@ from typing import Any
 
 import numpy as np
 
+from .._arrays import ranges
 from ..align import SpanColumns, candidate_pairs
 from ..errors import UsageError
 
@@ -71,6 +72,15 @@ def reduce_overlaps(group: np.ndarray, start: np.ndarray, end: np.ndarray) -> np
     first = np.concatenate([[True], g[1:] != g[:-1]])
     keep[order] = first | (previous <= s)
     return keep
+
+
+def _usable(doc, rater, label, start, end, n_raters: int, n_labels: int) -> np.ndarray:
+    """Units that count: non-empty, and not overlapping an earlier unit of their rater and label."""
+    keep = end > start
+    kept = keep.copy()
+    group = (doc[keep] * n_raters + rater[keep]) * max(n_labels, 1) + label[keep]
+    kept[keep] = reduce_overlaps(group, start[keep], end[keep])
+    return kept
 
 
 def _stats(
@@ -110,6 +120,15 @@ def _stats(
     t_gaps = _sum_by(key, lens**2 * (n_raters - 1 - k), size)
     t_o = t_pairs + t_gaps
 
+    s_cubic, s_gaps = _expected_parts(key, rater, start, end, length, n, n_raters, n_labels)
+    return {"n": n, "t_o": t_o, "s_cubic": s_cubic, "s_gaps": s_gaps, "q": q}
+
+
+def _expected_parts(key, rater, start, end, length, n, n_raters: int, n_labels: int):
+    """The two parts of the expected-distance numerator per (continuum, label) ``key``:
+    ``Σ l (l - 1)(2l - 1) / 3`` and ``Σ_u l² Σ_{gaps g >= l} (g - l + 1)``, every rater's gaps."""
+    size = len(n)
+    lens = end - start
     # gaps of every rater for every (continuum, label) that has units
     run = key * n_raters + rater
     order = np.lexsort((start, run))
@@ -137,9 +156,7 @@ def _stats(
     hi = np.searchsorted(packed, key * width + width, side="left")
     g_sum = (csum[hi] - csum[lo]) - (lens - 1) * (hi - lo)
     cubic = lens * (lens - 1) * (2 * lens - 1) // 3
-    s_cubic = _sum_by(key, cubic, size)
-    s_gaps = _sum_by(key, lens**2 * g_sum, size)
-    return {"n": n, "t_o": t_o, "s_cubic": s_cubic, "s_gaps": s_gaps, "q": q}
+    return _sum_by(key, cubic, size), _sum_by(key, lens**2 * g_sum, size)
 
 
 def _sum_by(key: np.ndarray, values: np.ndarray, size: int) -> np.ndarray:
@@ -155,6 +172,34 @@ def _disagreements(t_o: int, s: int, q: int, length: int, n_raters: int) -> tupl
     d_o = Fraction(2 * t_o, R * (R - 1) * L * L)
     d_e = Fraction(2 * s, L * (R * L * (R * L - 1) - q))
     return d_o, d_e
+
+
+def _per_document_values(stats: dict[str, np.ndarray], length: np.ndarray, n_raters: int, n_labels: int) -> np.ndarray:
+    """α_U of every document that has units, vectorised; exact where ``D_o`` and ``D_e`` are close.
+
+    ``mean_c D_o / mean_c D_e`` in floating point; a document whose two sums agree to 1e-9 is
+    recomputed with exact fractions, so that the "0 when equal" rule is decided exactly.
+    """
+    shape = (len(length), n_labels)
+    n = stats["n"].reshape(shape)
+    t_o, q = stats["t_o"].reshape(shape).astype(np.float64), stats["q"].reshape(shape).astype(np.float64)
+    s = (n - 1) * stats["s_cubic"].reshape(shape).astype(np.float64) + stats["s_gaps"].reshape(shape)
+    R = n_raters
+    L = length.astype(np.float64)[:, None]
+    has = n > 0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        d_o = np.where(has, 2 * t_o / (R * (R - 1) * L * L), 0.0).sum(axis=1)
+        d_e = np.where(has, 2 * s / (L * (R * L * (R * L - 1) - q)), 0.0).sum(axis=1)
+        value = 1 - d_o / d_e
+    docs = np.flatnonzero(has.any(axis=1))
+    close = docs[np.abs(d_o[docs] - d_e[docs]) <= 1e-9 * np.maximum(np.abs(d_e[docs]), 1e-300)]
+    for d in close.tolist():
+        value[d] = np.nan
+        exact = _summarise(stats, d, int(length[d]), n_raters, n_labels)["value"]
+        if exact is not None:
+            value[d] = exact
+    out = value[docs]
+    return out[~np.isnan(out)]
 
 
 def _alpha(d_o: Fraction, d_e: Fraction) -> float | None:
@@ -239,10 +284,8 @@ def alpha_u(
     if n_labels is None:
         n_labels = int(label.max()) + 1 if len(label) else 0
     empty = end <= start
-    keep = ~empty
-    kept = keep.copy()
-    kept[keep] = reduce_overlaps((doc[keep] * n_raters + rater[keep]) * max(n_labels, 1) + label[keep], start[keep], end[keep])
-    left_out = int(keep.sum() - kept.sum())
+    kept = _usable(doc, rater, label, start, end, n_raters, n_labels)
+    left_out = int((~empty).sum() - kept.sum())
     doc, rater, label, start, end = doc[kept], rater[kept], label[kept], start[kept], end[kept]
 
     total = int(doc_length.sum())
@@ -256,15 +299,12 @@ def alpha_u(
         reason = "no units" if total > 0 else "empty continuum"
         result.update({"value": None, "observed": None, "expected": None, "per_label": {}, "reason": reason})
 
-    values = []
+    values = np.zeros(0)
     if len(doc_length) and n_labels:
         per_doc = _stats(doc, rater, label, start, end, doc_length, n_raters, n_labels)
-        for d in np.unique(doc).tolist():
-            v = _summarise(per_doc, d, int(doc_length[d]), n_raters, n_labels)["value"]
-            if v is not None:
-                values.append(v)
+        values = _per_document_values(per_doc, doc_length, n_raters, n_labels)
     result["per_document_mean"] = {
-        "value": float(np.mean(values)) if values else None,
+        "value": float(np.mean(values)) if len(values) else None,
         "documents": len(values),
         "documents_without_units": int(len(doc_length) - len(values)),
     }
@@ -276,3 +316,83 @@ def alpha_u(
         overlapping_units_left_out=left_out,
     )
     return result
+
+
+def alpha_u_intervals(
+    doc: np.ndarray,
+    rater: np.ndarray,
+    label: np.ndarray,
+    start: np.ndarray,
+    end: np.ndarray,
+    doc_length: np.ndarray,
+    *,
+    n_raters: int,
+    n_labels: int,
+    replicates: int = 1000,
+    level: float = 0.95,
+    seed: int = 0,
+) -> dict[str, Any]:
+    """Percentile bootstrap intervals of α_U over documents (same inputs as :func:`alpha_u`).
+
+    Each replicate draws the documents with replacement and lays the drawn documents end to end
+    in document-id order (a document drawn twice appears twice in a row), exactly as
+    :func:`alpha_u` would see that corpus. ``D_o``'s sums and the unit counts are sums over
+    documents, but the gaps are not: a rater's last gap in one document joins the first gap in
+    the next, so the gaps are recomputed for every replicate. Returns ``{"overall": interval,
+    "per_label": {code: interval}}`` with ``low``, ``high``, ``bootstrap_se`` and the number of
+    replicates where the value is undefined.
+    """
+    doc, rater, label, start, end = (np.asarray(x, dtype=np.int64) for x in (doc, rater, label, start, end))
+    doc_length = np.asarray(doc_length, dtype=np.int64)
+    kept = _usable(doc, rater, label, start, end, n_raters, n_labels)
+    doc, rater, label, start, end = doc[kept], rater[kept], label[kept], start[kept], end[kept]
+    n_docs = len(doc_length)
+    per_doc = _stats(doc, rater, label, start, end, doc_length, n_raters, n_labels)
+    shape = (n_docs, n_labels)
+    n_dl, t_dl, q_dl = (per_doc[k].reshape(shape) for k in ("n", "t_o", "q"))
+    order = np.argsort(doc, kind="stable")
+    counts = np.bincount(doc, minlength=n_docs)
+    first_unit = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    rng = np.random.default_rng(seed)
+    values = np.full((replicates, n_labels + 1), np.nan)
+    R = n_raters
+    for rep in range(replicates):
+        w = np.bincount(rng.integers(0, n_docs, n_docs), minlength=n_docs)
+        seq = np.repeat(np.arange(n_docs), w)
+        L = int(doc_length[seq].sum())
+        if L == 0:
+            continue
+        offset = np.concatenate([[0], np.cumsum(doc_length[seq])[:-1]])
+        idx = order[ranges(first_unit[seq], counts[seq])]
+        shift = np.repeat(offset, counts[seq])
+        n = w @ n_dl
+        s_cubic, s_gaps = _expected_parts(
+            label[idx], rater[idx], start[idx] + shift, end[idx] + shift, np.array([L]), n, R, n_labels
+        )
+        t_o, q = w @ t_dl, w @ q_dl
+        sum_o = sum_e = Fraction(0)
+        for c in np.flatnonzero(n).tolist():
+            s = (int(n[c]) - 1) * int(s_cubic[c]) + int(s_gaps[c])
+            d_o, d_e = _disagreements(int(t_o[c]), s, int(q[c]), L, R)
+            sum_o += d_o
+            sum_e += d_e
+            value = _alpha(d_o, d_e)
+            values[rep, c] = np.nan if value is None else value
+        if n.any():
+            value = _alpha(sum_o, sum_e)
+            values[rep, n_labels] = np.nan if value is None else value
+    lo_q = (1 - level) / 2
+    out = [_interval(values[:, c], lo_q) for c in range(n_labels + 1)]
+    return {"overall": out[-1], "per_label": {c: out[c] for c in range(n_labels)}}
+
+
+def _interval(values: np.ndarray, lo_q: float) -> dict[str, Any]:
+    defined = values[~np.isnan(values)]
+    entry: dict[str, Any] = {
+        "low": float(np.quantile(defined, lo_q)) if len(defined) else None,
+        "high": float(np.quantile(defined, 1 - lo_q)) if len(defined) else None,
+        "bootstrap_se": float(defined.std(ddof=1)) if len(defined) > 1 else None,
+    }
+    if len(values) - len(defined):
+        entry["undefined_replicates"] = int(len(values) - len(defined))
+    return entry

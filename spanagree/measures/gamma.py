@@ -440,15 +440,18 @@ def shuffle_sample(
     start: np.ndarray,
     end: np.ndarray,
     n_raters: int,
+    per_rater: list[np.ndarray] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """One random continuum by Mathet et al.'s shuffling (pygamma-agreement's integer pivots).
 
     ``start``/``end`` are offsets on one continuum (documents end to end). Returns the sample's
-    ``(rater, label, start, end)``.
+    ``(rater, label, start, end)``. ``per_rater``: the raters' units as
+    :func:`_canonical_raters` orders them (computed when not given).
     """
     sup = float(max(int(end.max()), 0))
     half = float((end - start).mean()) / 2
-    per_rater = _canonical_raters(rater, label, start, end, n_raters)
+    if per_rater is None:
+        per_rater = _canonical_raters(rater, label, start, end, n_raters)
     while True:
         segments = [(0.0, sup)]
         pieces = []
@@ -576,7 +579,8 @@ def gamma(
     offset = np.concatenate([[0], np.cumsum(doc_length)[:-1]]).astype(np.int64)
     g_start, g_end = start + offset[doc], end + offset[doc]
     rng = np.random.default_rng(seed)
-    drawn = [shuffle_sample(rng, rater, label, g_start, g_end, n_raters) for _ in range(samples)]
+    per_rater = _canonical_raters(rater, label, g_start, g_end, n_raters)
+    drawn = [shuffle_sample(rng, rater, label, g_start, g_end, n_raters, per_rater) for _ in range(samples)]
     sample_group = np.concatenate([np.full(len(x[0]), k, np.int64) for k, x in enumerate(drawn)])
     s_rater, s_label, s_start, s_end = (np.concatenate([x[i] for x in drawn]) for i in range(4))
     try:

@@ -19,7 +19,7 @@ import numpy as np
 
 from ..errors import UsageError
 from ..model import Corpus
-from .alpha_u import alpha_u
+from .alpha_u import alpha_u, alpha_u_intervals
 from .gamma import Dissimilarity, gamma
 
 #: What each measure says, for the tables.
@@ -39,12 +39,15 @@ def unitizing_section(
     unit: str = "char",
     seed: int = 0,
     options: Mapping[str, Any] | None = None,
+    intervals: Any = None,
 ) -> dict[str, Any]:
     """The ``"unitizing"`` report section: α_U and γ overall and per label.
 
     ``options``: ``samples`` (random continua for γ, default 30), ``alpha`` and ``beta`` (weights
     of the positional and categorical dissimilarity, default 1), ``categorical`` (a
-    ``{label: {label: distance}}`` table; default 0/1).
+    ``{label: {label: distance}}`` table; default 0/1). ``intervals``: an
+    :class:`~spanagree.intervals.IntervalOptions` to add bootstrap intervals of α_U over
+    documents (γ gets none: each replicate would need its own random continua).
     """
     options = dict(options or {})
     unknown = set(options) - set(OPTION_KEYS)
@@ -77,6 +80,17 @@ def unitizing_section(
     doc, rater, label, start, end, length = (columns[k] for k in ("doc", "rater", "label", "start", "end", "length"))
     a = alpha_u(doc, rater, label, start, end, length, n_raters=n_raters, n_labels=len(labels))
     per_label = {labels[k]: v for k, v in sorted(a.pop("per_label").items())}
+    if intervals is not None and a["value"] is not None:
+        found = alpha_u_intervals(
+            doc, rater, label, start, end, length, n_raters=n_raters, n_labels=len(labels),
+            replicates=intervals.replicates, level=intervals.level, seed=intervals.seed,
+        )
+        how = {"method": "percentile bootstrap over documents", "level": intervals.level,
+               "replicates": intervals.replicates, "seed": intervals.seed}
+        a["interval"] = {**found["overall"], **how}
+        for k, entry in found["per_label"].items():
+            if labels[k] in per_label:
+                per_label[labels[k]]["interval"] = {**entry, **how}
     section["alpha_u"] = a
     section["alpha_u_per_label"] = per_label
     dissimilarity = Dissimilarity(
@@ -172,7 +186,7 @@ def _matrix(table: Mapping[str, Mapping[str, float]] | None, labels: list[str]) 
 def headline_rows(section: Mapping[str, Any], num: Callable) -> list[list[Any]]:
     """Rows for the summary table, next to PSA."""
     return [
-        ["unitizing α_U (documents end to end)", _value(section["alpha_u"], num)],
+        ["unitizing α_U (documents end to end)", _value(section["alpha_u"], num) + _ci(section["alpha_u"])],
         ["unitizing γ", _value(section["gamma"], num)],
     ]
 
@@ -181,7 +195,7 @@ def tables(section: Mapping[str, Any], num: Callable) -> list[tuple[str, list[st
     """The section as ``(title, header, rows)`` tables for the text and Markdown outputs."""
     a, g = section["alpha_u"], section["gamma"]
     rows = [
-        ["α_U", _value(a, num)],
+        ["α_U", _value(a, num) + _ci(a)],
         ["", DESCRIPTIONS["alpha_u"]],
         ["α_U observed / expected disagreement", f"{num(a.get('observed'), 6)} / {num(a.get('expected'), 6)}"],
     ]
@@ -217,3 +231,10 @@ def tables(section: Mapping[str, Any], num: Callable) -> list[tuple[str, list[st
 def _value(entry: Mapping[str, Any], num: Callable) -> str:
     value = entry.get("value")
     return num(value) if value is not None else f"undefined: {entry.get('reason', 'no value')}"
+
+
+def _ci(entry: Mapping[str, Any]) -> str:
+    interval = entry.get("interval")
+    if not interval or interval.get("low") is None:
+        return ""
+    return f" [{interval['low']:.3f}, {interval['high']:.3f}]"
