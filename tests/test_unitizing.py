@@ -99,6 +99,19 @@ def test_gate_names(small):
     assert failed.exit_code == 1 and "gamma" in failed.output
     missing = run("gate", small, "--min", "alpha_u_label:ORG=0.5")
     assert missing.exit_code == 1 and "has no unit" in missing.output
+    lower = run("gate", small, "--on", "lower", "--bootstrap", "50", "--min", "alpha_u=-1", "--min", "alpha_u_label:PER=-1")
+    assert lower.exit_code == 0, lower.output
+    no_interval = run("gate", small, "--on", "lower", "--min", "gamma=0.1")
+    assert no_interval.exit_code == 2 and "no bootstrap interval" in no_interval.output
+
+
+def test_alpha_u_intervals_in_the_report(small):
+    section = spanagree.score(small, unitizing=True, bootstrap=40, seed=5).to_dict()["unitizing"]
+    interval = section["alpha_u"]["interval"]
+    assert interval["replicates"] == 40 and interval["seed"] == 5 and interval["level"] == 0.95
+    assert interval["low"] <= interval["high"]
+    assert all("interval" in v for v in section["alpha_u_per_label"].values())
+    assert "interval" not in section["gamma"]
 
 
 def test_token_unit(write_jsonl):

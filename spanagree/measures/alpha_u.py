@@ -245,6 +245,9 @@ def alpha_u(
     *,
     n_raters: int,
     n_labels: int | None = None,
+    replicates: int | None = None,
+    level: float = 0.95,
+    seed: int = 0,
 ) -> dict[str, Any]:
     """Krippendorff's α_U over all documents laid end to end, per label, and per document.
 
@@ -257,6 +260,8 @@ def alpha_u(
         Each document's length; documents are concatenated in this order.
     n_raters : the number of raters ``R`` (codes ``0 .. R - 1``); at least 2.
     n_labels : the number of label codes (default: the largest code + 1).
+    replicates, level, seed : with ``replicates``, percentile bootstrap intervals over documents
+        at ``level`` (seeded), under ``interval`` overall and per label (see :func:`_intervals`).
 
     Returns
     -------
@@ -303,6 +308,12 @@ def alpha_u(
     if len(doc_length) and n_labels:
         per_doc = _stats(doc, rater, label, start, end, doc_length, n_raters, n_labels)
         values = _per_document_values(per_doc, doc_length, n_raters, n_labels)
+        if replicates and result["value"] is not None:
+            found = _intervals((doc, rater, label, start, end), doc_length, per_doc, n_raters, n_labels,
+                               replicates, level, seed)
+            result["interval"] = found[n_labels]
+            for k, entry in result["per_label"].items():
+                entry["interval"] = found[k]
     result["per_document_mean"] = {
         "value": float(np.mean(values)) if len(values) else None,
         "documents": len(values),
@@ -318,36 +329,18 @@ def alpha_u(
     return result
 
 
-def alpha_u_intervals(
-    doc: np.ndarray,
-    rater: np.ndarray,
-    label: np.ndarray,
-    start: np.ndarray,
-    end: np.ndarray,
-    doc_length: np.ndarray,
-    *,
-    n_raters: int,
-    n_labels: int,
-    replicates: int = 1000,
-    level: float = 0.95,
-    seed: int = 0,
-) -> dict[str, Any]:
-    """Percentile bootstrap intervals of α_U over documents (same inputs as :func:`alpha_u`).
+def _intervals(units, doc_length, per_doc, n_raters, n_labels, replicates, level, seed) -> list[dict[str, Any]]:
+    """Percentile bootstrap intervals of α_U per label and overall (last), over documents.
 
     Each replicate draws the documents with replacement and lays the drawn documents end to end
     in document-id order (a document drawn twice appears twice in a row), exactly as
     :func:`alpha_u` would see that corpus. ``D_o``'s sums and the unit counts are sums over
     documents, but the gaps are not: a rater's last gap in one document joins the first gap in
-    the next, so the gaps are recomputed for every replicate. Returns ``{"overall": interval,
-    "per_label": {code: interval}}`` with ``low``, ``high``, ``bootstrap_se`` and the number of
-    replicates where the value is undefined.
+    the next, so the gaps are recomputed for every replicate. ``units`` are the usable units'
+    columns, ``per_doc`` their per-document statistics.
     """
-    doc, rater, label, start, end = (np.asarray(x, dtype=np.int64) for x in (doc, rater, label, start, end))
-    doc_length = np.asarray(doc_length, dtype=np.int64)
-    kept = _usable(doc, rater, label, start, end, n_raters, n_labels)
-    doc, rater, label, start, end = doc[kept], rater[kept], label[kept], start[kept], end[kept]
+    doc, rater, label, start, end = units
     n_docs = len(doc_length)
-    per_doc = _stats(doc, rater, label, start, end, doc_length, n_raters, n_labels)
     shape = (n_docs, n_labels)
     n_dl, t_dl, q_dl = (per_doc[k].reshape(shape) for k in ("n", "t_o", "q"))
     order = np.argsort(doc, kind="stable")
@@ -382,8 +375,7 @@ def alpha_u_intervals(
             value = _alpha(sum_o, sum_e)
             values[rep, n_labels] = np.nan if value is None else value
     lo_q = (1 - level) / 2
-    out = [_interval(values[:, c], lo_q) for c in range(n_labels + 1)]
-    return {"overall": out[-1], "per_label": {c: out[c] for c in range(n_labels)}}
+    return [_interval(values[:, c], lo_q) for c in range(n_labels + 1)]
 
 
 def _interval(values: np.ndarray, lo_q: float) -> dict[str, Any]:

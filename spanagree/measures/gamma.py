@@ -312,7 +312,10 @@ def _many_raters(group, rater, start, ia, ib, d, n, n_raters) -> Alignment:
         linked[ia[lone & ~together]] = linked[ib[lone & ~together]] = False
         rest = np.flatnonzero(~lone)
         if len(rest):
-            comp = _graph_components(ia[rest], ib[rest], n)[ia[rest]]
+            # the aligner's bipartite components, with every unit on both sides joined to itself
+            a, b = ia[rest], ib[rest]
+            nodes = np.union1d(a, b)
+            comp = _components(np.concatenate([a, b, nodes]), np.concatenate([b, a, nodes]), n)[: len(a)]
             order = np.argsort(comp, kind="stable")
             bounds = np.flatnonzero(np.diff(comp[order])) + 1
             for edges in np.split(rest[order], bounds):
@@ -327,20 +330,6 @@ def _many_raters(group, rater, start, ia, ib, d, n, n_raters) -> Alignment:
     disorder = np.concatenate([np.asarray(costs, dtype=np.float64), np.ones(len(alone))])
     first = np.max(tuples, axis=1)
     return _sorted(Alignment(tuples, disorder, group[first]))
-
-
-def _graph_components(ia: np.ndarray, ib: np.ndarray, n: int) -> np.ndarray:
-    """Component label of each of ``n`` nodes of an undirected graph (min-label propagation)."""
-    label = np.arange(n)
-    while True:
-        low = np.minimum(label[ia], label[ib])
-        new = label.copy()
-        np.minimum.at(new, ia, low)
-        np.minimum.at(new, ib, low)
-        new = new[new]
-        if np.array_equal(new, label):
-            return label
-        label = new
 
 
 def _solve(ia, ib, d, rater, start, n_raters) -> tuple[list[list[int]], list[float]]:

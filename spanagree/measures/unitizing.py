@@ -19,7 +19,7 @@ import numpy as np
 
 from ..errors import UsageError
 from ..model import Corpus
-from .alpha_u import alpha_u, alpha_u_intervals
+from .alpha_u import alpha_u
 from .gamma import Dissimilarity, gamma
 
 #: What each measure says, for the tables.
@@ -78,19 +78,14 @@ def unitizing_section(
         )
         return section
     doc, rater, label, start, end, length = (columns[k] for k in ("doc", "rater", "label", "start", "end", "length"))
-    a = alpha_u(doc, rater, label, start, end, length, n_raters=n_raters, n_labels=len(labels))
+    how = {}
+    if intervals is not None:
+        how = {"replicates": intervals.replicates, "level": intervals.level, "seed": intervals.seed}
+    a = alpha_u(doc, rater, label, start, end, length, n_raters=n_raters, n_labels=len(labels), **how)
     per_label = {labels[k]: v for k, v in sorted(a.pop("per_label").items())}
-    if intervals is not None and a["value"] is not None:
-        found = alpha_u_intervals(
-            doc, rater, label, start, end, length, n_raters=n_raters, n_labels=len(labels),
-            replicates=intervals.replicates, level=intervals.level, seed=intervals.seed,
-        )
-        how = {"method": "percentile bootstrap over documents", "level": intervals.level,
-               "replicates": intervals.replicates, "seed": intervals.seed}
-        a["interval"] = {**found["overall"], **how}
-        for k, entry in found["per_label"].items():
-            if labels[k] in per_label:
-                per_label[labels[k]]["interval"] = {**entry, **how}
+    for entry in [a, *per_label.values()]:
+        if "interval" in entry:
+            entry["interval"].update(method="percentile bootstrap over documents", **how)
     section["alpha_u"] = a
     section["alpha_u_per_label"] = per_label
     dissimilarity = Dissimilarity(
