@@ -62,6 +62,10 @@ def test_options_seed_and_undefined(write_jsonl, small):
     section = spanagree.score(empty, unitizing=True).to_dict()["unitizing"]
     assert section["alpha_u"]["value"] is None and section["alpha_u"]["reason"] == "no units"
     assert section["gamma"]["value"] is None and section["gamma"]["reason"] == "no units"
+    partial = write_jsonl([line("d1", "ann1", [(0, 5, "PER")]), line("d2", "ann2", [(0, 5, "PER")])], name="p.jsonl")
+    section = spanagree.score(partial, unitizing=True).to_dict()["unitizing"]
+    assert section["gamma"] == {"value": None, "reason": "no document was annotated by every rater"}
+    assert section["documents_excluded"] == {"not annotated by every rater": 2}
     with pytest.raises(UsageError, match="samples"):
         spanagree.score(small, unitizing={"samples": 1})
     with pytest.raises(UsageError, match="unknown unitizing option"):

@@ -70,8 +70,12 @@ def unitizing_section(
         "spans_excluded": columns["spans_excluded"],
         "continuum": "documents laid end to end in document-id order",
     }
+    reason = None
     if n_raters < 2:
         reason = "needs at least 2 raters"
+    elif columns["documents"] == 0:
+        reason = "no document was annotated by every rater"
+    if reason is not None:
         section.update(
             alpha_u={"value": None, "reason": reason}, alpha_u_per_label={},
             gamma={"value": None, "reason": reason}, gamma_per_label={},
