@@ -142,3 +142,12 @@ def test_potts_in_seconds(real_dir):
     section = unitizing_section(corpus, options={"samples": 5})
     assert section["documents"] > 6000
     assert -1 < section["alpha_u"]["value"] < 1 and 0 < section["gamma"]["value"] < 1
+
+
+def test_html_report_shows_both(small, tmp_path):
+    pytest.importorskip("matplotlib")
+    out = tmp_path / "r.html"
+    result = run("report", small, "--unitizing", "--bootstrap", "20", "-o", out)
+    assert result.exit_code == 0, result.output
+    html = out.read_text()
+    assert "Krippendorff's α_U (unitizing)" in html and "Mathet et al.'s γ" in html
