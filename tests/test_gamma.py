@@ -161,3 +161,48 @@ def test_invariant_to_rater_and_input_order(units, perm, rnd):
     a, b = run(rows), run(moved)
     for key in ("value", "observed_disorder", "expected_disorder", "gamma_cat"):
         assert a[key] == pytest.approx(b[key], rel=1e-9, abs=1e-12)
+
+
+def test_shuffled_continua_match_the_exact_expectation():
+    """Two raters: the shuffle's distribution enumerated exactly (every first pivot, the second
+    pivot's integer values with their probabilities, every choice of copied raters), against
+    the sampled mean."""
+    units = np.array([(0, 0, 11, 18), (0, 1, 10, 13), (0, 1, 18, 22), (0, 1, 31, 32), (1, 0, 5, 6), (1, 1, 1, 3)])
+    rater, label, start, end = units.T
+    sup, half = int(end.max()), float((end - start).mean()) / 2
+    groups, weights = [], []
+    cols = {k: [] for k in ("group", "rater", "label", "start", "end")}
+    for p1 in range(sup):  # int(uniform(0, sup))
+        segments = [(a, b) for a, b in ((0, p1 - half), (p1 + half, sup)) if b > a]
+        total = sum(b - a for a, b in segments)
+        second: dict[int, float] = {}
+        for a, b in segments:
+            for k in range(int(np.floor(a)), int(np.ceil(b))):
+                overlap = min(b, k + 1) - max(a, k)
+                if overlap > 0:
+                    second[k] = second.get(k, 0.0) + overlap / total
+        for p2, prob in second.items():
+            for c1 in (0, 1):
+                for c2 in (0, 1):
+                    g = len(groups)
+                    groups.append(g)
+                    weights.append(prob / (4 * sup))
+                    for slot, (c, p) in enumerate(((c1, p1), (c2, p2))):
+                        mine = rater == c
+                        s, e = start[mine] + p, end[mine] + p
+                        s, e = np.where(s > sup, s - sup, s), np.where(s > sup, e - sup, e)
+                        cols["group"] += [g] * mine.sum()
+                        cols["rater"] += [slot] * mine.sum()
+                        cols["label"] += label[mine].tolist()
+                        cols["start"] += s.tolist()
+                        cols["end"] += e.tolist()
+    c = {k: np.array(v, dtype=np.int64) for k, v in cols.items()}
+    al = best_alignment(c["group"], c["rater"], c["label"], c["start"], c["end"], n_raters=2)
+    per_group = np.bincount(al.group, weights=al.disorder, minlength=len(groups))
+    n_units = np.bincount(c["group"], minlength=len(groups))
+    w = np.array(weights)
+    nonempty = n_units > 0  # an empty sample is drawn again
+    exact = float((w[nonempty] * per_group[nonempty] / (n_units[nonempty] / 2)).sum() / w[nonempty].sum())
+    sampled = gamma(np.zeros(6, int), rater, label, start, end, [sup], n_raters=2, samples=4000, seed=11, per_label=False)
+    se = sampled["expected_disorder_sd"] / sqrt(4000)
+    assert abs(sampled["expected_disorder"] - exact) <= 4 * se

@@ -422,43 +422,52 @@ def observed_disorder(alignment: Alignment, n_units: int, n_raters: int) -> floa
     return alignment.total / (n_units / n_raters)
 
 
-def shuffle_sample(
+def shuffle_samples(
     rng: np.random.Generator,
     rater: np.ndarray,
     label: np.ndarray,
     start: np.ndarray,
     end: np.ndarray,
     n_raters: int,
-    per_rater: list[np.ndarray] | None = None,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """One random continuum by Mathet et al.'s shuffling (pygamma-agreement's integer pivots).
+    samples: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Random continua by Mathet et al.'s shuffling (pygamma-agreement's integer pivots).
 
-    ``start``/``end`` are offsets on one continuum (documents end to end). Returns the sample's
-    ``(rater, label, start, end)``. ``per_rater``: the raters' units as
-    :func:`_canonical_raters` orders them (computed when not given).
+    ``start``/``end`` are offsets on one continuum (documents end to end). The pivots and the
+    copied raters are drawn sample by sample (a sample with no unit is drawn again); the units
+    are then shifted for all samples at once. Returns ``(sample, rater, label, start, end)``,
+    ``rater`` being the position of the sampled rater.
     """
-    sup = float(max(int(end.max()), 0))
+    sup = int(max(int(end.max()), 0))
     half = float((end - start).mean()) / 2
-    if per_rater is None:
-        per_rater = _canonical_raters(rater, label, start, end, n_raters)
-    while True:
-        segments = [(0.0, sup)]
-        pieces = []
-        for idx in range(n_raters):
-            if segments:
-                pivot = _pivot(rng, segments)
-                segments = _remove(pivot, segments, half)
-            else:  # every position taken: a free pivot (truncated to an integer here)
-                pivot = float(int(rng.uniform(0.0, sup)))
-            units = per_rater[int(rng.integers(n_raters))]
-            shift = int(pivot)
-            s, e = start[units] + shift, end[units] + shift
-            wrap = s > sup
-            s = np.where(wrap, s - int(sup), s)
-            e = np.where(wrap, e - int(sup), e)
-            pieces.append((np.full(len(units), idx, np.int64), label[units], s, e))
-        if any(len(p[0]) for p in pieces):
-            return tuple(np.concatenate([p[k] for p in pieces]) for k in range(4))  # type: ignore[return-value]
+    per_rater = _canonical_raters(rater, label, start, end, n_raters)
+    sizes = np.array([len(u) for u in per_rater])
+    shifts, chosen = [], []
+    for _ in range(samples):
+        while True:
+            segments = [(0.0, float(sup))]
+            pivots, picks = [], []
+            for _ in range(n_raters):
+                if segments:
+                    pivot = _pivot(rng, segments)
+                    segments = _remove(pivot, segments, half)
+                else:  # every position taken: a free pivot (truncated to an integer here)
+                    pivot = float(int(rng.uniform(0.0, sup)))
+                pivots.append(int(pivot))
+                picks.append(int(rng.integers(n_raters)))
+            if sizes[picks].any():
+                break
+        shifts.append(pivots)
+        chosen.append(picks)
+    picks = np.array(chosen).ravel()  # (samples * n_raters,), sample-major
+    counts = sizes[picks]
+    units = np.concatenate([per_rater[k] for k in picks.tolist()])
+    shift = np.repeat(np.array(shifts).ravel(), counts)
+    s, e = start[units] + shift, end[units] + shift
+    wrap = s > sup
+    s, e = np.where(wrap, s - sup, s), np.where(wrap, e - sup, e)
+    slot = np.repeat(np.arange(len(picks)), counts)
+    return slot // n_raters, slot % n_raters, label[units], s, e
 
 
 def _canonical_raters(rater, label, start, end, n_raters) -> list[np.ndarray]:
@@ -473,12 +482,17 @@ def _canonical_raters(rater, label, start, end, n_raters) -> list[np.ndarray]:
 
 def _pivot(rng: np.random.Generator, segments: list[tuple[float, float]]) -> float:
     """A segment by length, then an integer position uniformly within it (1 when weights fail)."""
-    weights = np.array([e - s for s, e in segments], dtype=np.float64)
-    total = weights.sum()
-    if total <= 0 or (weights < 0).any():
+    weights = [e - s for s, e in segments]
+    total = sum(weights)
+    if total <= 0 or min(weights) < 0:
         return 1.0
-    s, e = segments[int(rng.choice(len(segments), p=weights / total))]
-    return float(int(rng.uniform(s, e)))
+    u = rng.random() * total
+    k = 0
+    while k < len(weights) - 1 and u >= weights[k]:
+        u -= weights[k]
+        k += 1
+    s, e = segments[k]
+    return float(int(s + rng.random() * (e - s)))
 
 
 def _remove(pivot: float, segments: list[tuple[float, float]], dist: float) -> list[tuple[float, float]]:
@@ -568,10 +582,9 @@ def gamma(
     offset = np.concatenate([[0], np.cumsum(doc_length)[:-1]]).astype(np.int64)
     g_start, g_end = start + offset[doc], end + offset[doc]
     rng = np.random.default_rng(seed)
-    per_rater = _canonical_raters(rater, label, g_start, g_end, n_raters)
-    drawn = [shuffle_sample(rng, rater, label, g_start, g_end, n_raters, per_rater) for _ in range(samples)]
-    sample_group = np.concatenate([np.full(len(x[0]), k, np.int64) for k, x in enumerate(drawn)])
-    s_rater, s_label, s_start, s_end = (np.concatenate([x[i] for x in drawn]) for i in range(4))
+    sample_group, s_rater, s_label, s_start, s_end = shuffle_samples(
+        rng, rater, label, g_start, g_end, n_raters, samples
+    )
     try:
         chance = best_alignment(
             sample_group, s_rater, s_label, s_start, s_end, n_raters=n_raters, dissimilarity=dissimilarity
