@@ -163,8 +163,8 @@ def render(args, g, a, info) -> str:
     per_doc_all = g["whole_corpus_s"] / g["whole_documents"]
     out += [
         "",
-        "Called on one document at a time, spanagree's cost is mostly fixed per-call work (30 samples "
-        "drawn in Python, a dozen NumPy passes each); on a corpus those passes cover every document at "
+        "Called on one document at a time, spanagree's cost is mostly fixed per-call work (pivots of 30 "
+        "samples drawn in Python, then a few dozen NumPy passes); on a corpus those passes cover every document at "
         "once.",
         f"The whole corpus at once (`unitizing_section`: α_U and γ, {args.samples} samples): "
         f"{g['whole_documents']} documents, {g['whole_units']} units in {g['whole_corpus_s']:.1f} s "
