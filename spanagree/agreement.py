@@ -84,6 +84,7 @@ class AgreementReport:
     items: Any = None  # the candidates' ItemMatrix, when candidates were configured
     interval_options: Any = None  # IntervalOptions, when intervals were asked for
     per_rater: bool = False  # add the per-rater view (spanagree.raters) to the output
+    unitizing: dict | None = None  # α_U and γ (spanagree.measures.unitizing), when asked for
     _intervals: dict | None = field(default=None, repr=False)
 
     # --- per pair -----------------------------------------------------------------------------
@@ -183,6 +184,8 @@ class AgreementReport:
             result["reference"] = self._against_reference(pair_abc)
         if self.chance is not None:
             result["chance_corrected"] = copy.deepcopy(self.chance)
+        if self.unitizing is not None:
+            result["unitizing"] = copy.deepcopy(self.unitizing)
         if self.interval_options is not None:
             from .intervals import attach
 
@@ -360,6 +363,7 @@ def score(
     stream: bool = False,
     progress: Any = None,
     per_rater: bool = False,
+    unitizing: bool | dict[str, Any] = False,
 ) -> AgreementReport:
     """Align every pair of raters on every document they share and count agreement.
 
@@ -393,7 +397,17 @@ def score(
         ``corpus`` then holds ids and counts but no spans or texts (so the per-rater view's
         span-level parts are then None, with the reason). With ``candidates``, or a
         format other than spanagree or Prodigy JSONL, the input is read serially (and said so).
+    unitizing : also compute Krippendorff's α_U and Mathet et al.'s γ on the spans themselves
+        (no candidates needed) under ``"unitizing"``; a dict sets γ's options (``samples``,
+        ``alpha``, ``beta``, ``categorical``), and ``seed`` seeds γ's random continua (see
+        :mod:`spanagree.measures.unitizing`). Needs the spans in memory (not ``jobs``,
+        ``stream`` or ``engine``).
     """
+    if unitizing and (jobs != 1 or engine != "local" or stream or client is not None):
+        raise UsageError(
+            "unitizing agreement needs every span in memory, which --jobs, --stream and --engine do not "
+            "keep (they hold counts only); run it without them"
+        )
     counts = None
     if not isinstance(corpus, Corpus):
         if jobs != 1 or engine != "local" or stream or client is not None:
@@ -433,9 +447,18 @@ def score(
         interval_options = IntervalOptions(level=ci, replicates=bootstrap, seed=seed)
     if counts is None:
         counts = count(corpus, rule, unit=unit, search=search)
+    section = None
+    if unitizing:
+        from .measures.unitizing import unitizing_section
+
+        section = unitizing_section(
+            corpus, unit=unit, seed=seed, options=unitizing if isinstance(unitizing, dict) else None,
+            intervals=interval_options,
+        )
     return AgreementReport(
         corpus, counts, reference=reference, beta=beta, chance=chance, items=items, interval_options=interval_options,
         per_rater=per_rater,
+        unitizing=section,
     )
 
 

@@ -33,6 +33,12 @@ The command-line options and the config keys are one vocabulary (``--partial-cre
     ci = 0.95                 # interval level
     seed = 0
 
+    [unitizing]               # Krippendorff's α_U and Mathet et al.'s γ (docs/unitizing.md)
+    on = false                # --unitizing
+    samples = 30              # γ: random continua for the expected disorder (seed: intervals.seed)
+    alpha = 1.0               # γ: weight of the positional dissimilarity
+    beta = 1.0                # γ: weight of the categorical dissimilarity
+
     [engine]
     jobs = 1                  # worker processes (0: every core)
     stream = false            # one chunk at a time: memory bounded by the chunk, not the corpus
@@ -94,6 +100,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     "candidates": {"source": None, "language": "en", "strict_candidates": False},
     "intervals": {"bootstrap": None, "ci": 0.95, "seed": 0},
     "engine": {"jobs": 1, "stream": False, "engine": "local", "scheduler": None},
+    "unitizing": {"on": False, "samples": 30, "alpha": 1.0, "beta": 1.0},
     "gate": {"on": "point", "min_documents": None, "min": {}},
 }
 
@@ -127,6 +134,7 @@ FLAGS: dict[str, tuple[str, str]] = {
     "stream": ("engine", "stream"),
     "engine": ("engine", "engine"),
     "scheduler": ("engine", "scheduler"),
+    "unitizing": ("unitizing", "on"),
     "on": ("gate", "on"),
     "min_documents": ("gate", "min_documents"),
 }
@@ -259,6 +267,9 @@ def score_options(settings: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
     intervals = settings["intervals"]
     if intervals["bootstrap"] is not None:
         options.update(bootstrap=intervals["bootstrap"], ci=intervals["ci"], seed=intervals["seed"])
+    unitizing = settings["unitizing"]
+    if unitizing["on"]:
+        options.update(unitizing={k: unitizing[k] for k in ("samples", "alpha", "beta")}, seed=intervals["seed"])
     return options
 
 
@@ -418,6 +429,14 @@ def _validate(settings: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
         fail("engine", "stream", "true or false")
     if engine["scheduler"] is not None and not (isinstance(engine["scheduler"], str) and engine["scheduler"]):
         fail("engine", "scheduler", "null or a Dask scheduler address")
+    un = settings["unitizing"]
+    if not isinstance(un["on"], bool):
+        fail("unitizing", "on", "true or false")
+    if type(un["samples"]) is not int or un["samples"] < 2:
+        fail("unitizing", "samples", "a whole number >= 2")
+    for key in ("alpha", "beta"):
+        if not _number(un[key]) or un[key] < 0:
+            fail("unitizing", key, "a number >= 0")
     _validate_gate(settings["gate"])
     return settings
 

@@ -34,10 +34,15 @@ name                        statistic
 ``light_kappa``             Light's κ, the mean pairwise Cohen's κ (candidates; no interval)
 ``kappa_s``                 Shah's fixed-expert κ_S, all raters (candidates; no interval)
 ``category_kappa:<CAT>``    Fleiss' κ of one category (or label) against the rest (candidates)
+``alpha_u``                 Krippendorff's unitizing α_U, all labels
+``alpha_u_label:<LABEL>``   the label's α_U
+``gamma``                   Mathet et al.'s γ (no interval)
+``gamma_k:<LABEL>``         the label's γ-k (no interval)
 ==========================  =================================================================
 
 "analytic" statistics have Gwet's standard-error interval (docs/chance-corrected.md); with
-``on = "lower"`` they use it, and a bootstrap interval when there is one.
+``on = "lower"`` they use it, and a bootstrap interval when there is one. The unitizing
+statistics turn ``[unitizing] on`` for the run (docs/unitizing.md).
 
 A name the gate does not know, a statistic that needs candidates when none are configured, and
 ``on = "lower"`` with a statistic that has no interval are usage errors (exit code 2). A
@@ -80,6 +85,7 @@ class Statistic:
     interval: bool = True  # has a bootstrap interval
     argument: str | None = None  # "label" or "pair" for names like label:PER
     analytic: bool = False  # has an analytic (standard-error) interval
+    unitizing: bool = False  # needs the unitizing measures
 
 
 STATISTICS: dict[str, Statistic] = {
@@ -110,6 +116,10 @@ STATISTICS: dict[str, Statistic] = {
         Statistic("light_kappa", "Light's κ (mean pairwise Cohen's κ)", candidates=True, interval=False),
         Statistic("category_kappa", "Fleiss' κ of one category against the rest", candidates=True, interval=False,
                   analytic=True, argument="label"),
+        Statistic("alpha_u", "Krippendorff's unitizing α_U (all labels)", unitizing=True),
+        Statistic("alpha_u_label", "the label's unitizing α_U", argument="label", unitizing=True),
+        Statistic("gamma", "Mathet et al.'s γ", interval=False, unitizing=True),
+        Statistic("gamma_k", "the label's γ-k", interval=False, argument="label", unitizing=True),
     )
 }
 
@@ -203,6 +213,8 @@ def prepare(settings: dict[str, dict[str, Any]], checks: Sequence[Check]) -> Non
                 f"{', '.join(need)} need{'s' if len(need) == 1 else ''} candidate items: "
                 "give --candidates tokens|documents|FILE (config: candidates.source)"
             )
+    if any(STATISTICS[c.statistic].unitizing for c in checks):
+        settings["unitizing"]["on"] = True
     if gate["on"] == "lower":
         without = [c.name for c in checks if not (STATISTICS[c.statistic].interval or STATISTICS[c.statistic].analytic)]
         if without:
@@ -537,6 +549,25 @@ def _category_kappa(report, category):
     return _coefficient(per[category], f"category_kappa:{category}")
 
 
+def _unitizing(key: str, label_key: str | None = None):
+    """A value of the report's ``unitizing`` section (overall, or one label's)."""
+
+    def get(report, label):
+        section = report.get("unitizing")
+        if section is None:
+            return None, None, "undefined: unitizing agreement was not computed"
+        entry = section[key]
+        if label is not None:
+            if label not in entry:
+                return None, None, f"undefined: label {label!r} has no unit in documents every rater annotated"
+            entry = entry[label]
+        value = entry.get(label_key or "value")
+        reason = None if value is not None else f"undefined: {entry.get('reason') or 'no value'}"
+        return value, entry.get("interval"), reason
+
+    return get
+
+
 _GETTERS: dict[str, Callable] = {
     "pairwise_mean_psa": _overall("pairwise_mean_psa", "no rater pair has a defined PSA (no spans)"),
     "pooled_psa": _overall("pooled_psa", "no rater marked any span"),
@@ -559,6 +590,10 @@ _GETTERS: dict[str, Callable] = {
     "percent_agreement": _chance(("all_raters", "percent_agreement")),
     "light_kappa": _chance(("all_raters", "light_kappa")),
     "category_kappa": _category_kappa,
+    "alpha_u": _unitizing("alpha_u"),
+    "alpha_u_label": _unitizing("alpha_u_per_label"),
+    "gamma": _unitizing("gamma"),
+    "gamma_k": _unitizing("gamma_per_label", "gamma_k"),
 }
 
 

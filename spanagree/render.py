@@ -31,6 +31,10 @@ def tables(report: dict) -> list[Table]:
         ["macro PSA (mean over labels)", _num(report["macro"]["pairwise_mean_psa"]) + _ci(report["macro"], "pairwise_mean_psa")],
         ["a / b / c", f"{_num(overall['a'], 2)} / {_num(overall['b'], 2)} / {_num(overall['c'], 2)}"],
     ]
+    if "unitizing" in report:
+        from .measures.unitizing import headline_rows
+
+        summary += headline_rows(report["unitizing"], _num)
     if overall["pairs_undefined"]:
         summary.append(["pairs with PSA undefined (no spans)", overall["pairs_undefined"]])
     if "intervals" in report:
@@ -80,6 +84,10 @@ def tables(report: dict) -> list[Table]:
         from .chance_render import chance_tables
 
         out.extend(chance_tables(report["chance_corrected"]))
+    if "unitizing" in report:
+        from .measures.unitizing import tables as unitizing_tables
+
+        out.extend(unitizing_tables(report["unitizing"], _num))
     out.append(_excluded(report))
     return out
 

@@ -183,6 +183,15 @@ def _headline(data: dict) -> list[str]:
                 label = _band(f"{reached} (95%)", "Landis & Koch, Gwet's probabilistic benchmarking")
             rows.append(_stat_row(name, entry["value"], entry.get("interval") or entry.get("analytic_interval"), label,
                                   "all raters, every rating", entry.get("undefined")))
+    unitizing = data.get("unitizing")
+    if unitizing is not None:
+        from ..measures.unitizing import DESCRIPTIONS
+
+        a, g = unitizing["alpha_u"], unitizing["gamma"]
+        rows.append(_stat_row("Krippendorff's α_U (unitizing)", a["value"], a.get("interval"),
+                              _band(bands.krippendorff(a["value"]), "Krippendorff"), DESCRIPTIONS["alpha_u"],
+                              a.get("reason")))
+        rows.append(_stat_row("Mathet et al.'s γ", g["value"], None, None, DESCRIPTIONS["gamma"], g.get("reason")))
     notes = (
         "<p class=\"note\">Bands are words beside the number, never a substitute for it: "
         "κ-type coefficients read with Landis &amp; Koch (1977): ≤ .20 slight, ≤ .40 fair, ≤ .60 moderate, "

@@ -1,0 +1,208 @@
+"""Mathet et al.'s γ: against pygamma-agreement's values (fixture), and properties."""
+from __future__ import annotations
+
+import json
+from math import sqrt
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from spanagree.errors import UsageError
+from spanagree.measures.gamma import Dissimilarity, _cat_disorders, best_alignment, gamma
+
+FIXTURE = json.loads((Path(__file__).parent / "fixtures" / "pygamma_gamma.json").read_text())
+CASES = FIXTURE["cases"]
+
+
+def columns(case):
+    u = np.array(case["units"], dtype=np.int64).reshape(-1, 4)
+    return u[:, 0], u[:, 1], u[:, 2], u[:, 3]
+
+
+def dissimilarity(case):
+    matrix = None if case["matrix"] is None else np.array(case["matrix"], dtype=np.float64)
+    return Dissimilarity(alpha=case["alpha"], beta=case["beta"], categorical=matrix)
+
+
+def align(case):
+    rater, label, start, end = columns(case)
+    return best_alignment(
+        np.zeros(len(rater), np.int64), rater, label, start, end,
+        n_raters=len(case["raters"]), dissimilarity=dissimilarity(case),
+    )
+
+
+def run_gamma(case, samples, seed=0):
+    rater, label, start, end = columns(case)
+    return gamma(
+        np.zeros(len(rater), np.int64), rater, label, start, end, np.array([int(end.max())]),
+        n_raters=len(case["raters"]), n_labels=len(case["labels"]), dissimilarity=dissimilarity(case),
+        samples=samples, seed=seed,
+    )
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
+def test_observed_disorder_and_best_alignment(case):
+    al = align(case)
+    n_units, n_raters = len(case["units"]), len(case["raters"])
+    # pygamma computes in float32
+    assert al.total / (n_units / n_raters) == pytest.approx(case["observed_disorder"], rel=2e-6, abs=1e-6)
+    ours = sorted(al.tuples.tolist())
+    if ours != case["alignment"]:
+        # a tie: the reference's alignment has the same disorder under our dissimilarity
+        theirs = np.array(case["alignment"], dtype=np.int64)
+        assert _total(case, theirs) == pytest.approx(al.total, rel=1e-9)
+
+
+def _total(case, tuples):
+    rater, label, start, end = columns(case)
+    dis, n = dissimilarity(case), tuples.shape[1]
+    pairs = n * (n - 1) / 2
+    total = 0.0
+    for row in tuples:
+        for i in range(n):
+            for j in range(i):
+                u, v = row[i], row[j]
+                total += 1.0 if u < 0 or v < 0 else float(dis(start[u], end[u], label[u], start[v], end[v], label[v]))
+    return total / pairs
+
+
+def test_most_best_alignments_are_the_same():
+    same = sum(sorted(align(c).tuples.tolist()) == c["alignment"] for c in CASES)
+    assert same >= len(CASES) - 6
+
+
+def test_published_unitary_alignment_counts():
+    # pygamma-agreement's own tests: 127 unitary alignments for 3by100 and 1085 for 2by1000 at alpha = 3
+    for name, n in [("3by100", 127), ("2by1000", 1085)]:
+        case = dict(next(c for c in CASES if c["name"] == name), alpha=3.0)
+        assert len(align(case).tuples) == n
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
+def test_categorical_disorder_of_the_best_alignment(case):
+    al = align(case)
+    if sorted(al.tuples.tolist()) != case["alignment"]:
+        pytest.skip("a tie: another best alignment")
+    rater, label, start, end = columns(case)
+    units = (label, start, end)
+    group = np.zeros(len(al.tuples), np.int64)
+    dis = dissimilarity(case)
+    assert _cat_disorders(al.tuples, group, 1, units, dis, None)[0] == pytest.approx(case["cat_disorder"], rel=1e-5, abs=1e-6)
+    for name, value in case["k_disorder"].items():
+        k = case["labels"].index(name)
+        assert _cat_disorders(al.tuples, group, 1, units, dis, k)[0] == pytest.approx(value, rel=1e-5, abs=1e-6)
+
+
+SAMPLED = [c for c in CASES if "gamma" in c]
+
+
+@pytest.mark.parametrize("case", SAMPLED, ids=[c["name"] for c in SAMPLED])
+def test_expected_disorder_within_sampling_precision(case):
+    ref = case["gamma"]
+    samples = 300 if len(case["units"]) < 50 else 30
+    ours = run_gamma(case, samples)
+    se = sqrt(ref["expected_disorder_sd"] ** 2 / ref["samples"] + ours["expected_disorder_sd"] ** 2 / samples)
+    assert abs(ours["expected_disorder"] - ref["expected_disorder"]) <= 4 * se + 1e-9
+    assert ours["samples"] == samples and ours["precision"] is not None
+    assert ours["value"] == pytest.approx(1 - ours["observed_disorder"] / ours["expected_disorder"])
+
+
+def test_identical_raters_give_one():
+    units = [(2, 9, 0), (12, 15, 1), (20, 30, 0)]
+    cols = np.array([(r, lab, s, e) for r in range(3) for s, e, lab in units])
+    out = gamma(np.zeros(len(cols), int), cols[:, 0], cols[:, 1], cols[:, 2], cols[:, 3], [40], n_raters=3)
+    assert out["value"] == 1.0 and out["observed_disorder"] == 0.0
+    assert out["gamma_cat"] == 1.0
+
+
+def test_adjacent_units_align():
+    # no overlap, yet d = ((5 + 5) / 10)^2 = 1 < 2: aligned rather than left alone
+    al = best_alignment(np.zeros(2, int), np.array([0, 1]), np.array([0, 0]), np.array([0, 5]), np.array([5, 10]), n_raters=2)
+    assert al.tuples.tolist() == [[0, 1]] and al.total == pytest.approx(1.0)
+
+
+def test_documents_never_align_across():
+    # the same two units, once in one document and once split over two
+    doc = np.array([0, 1])
+    al = best_alignment(doc, np.array([0, 1]), np.array([0, 0]), np.array([0, 5]), np.array([5, 10]), n_raters=2)
+    assert len(al.tuples) == 2 and al.total == 2.0
+
+
+def test_undefined_and_bad_input():
+    assert gamma([], [], [], [], [], [10], n_raters=2)["value"] is None
+    with pytest.raises(UsageError, match="at least 2 raters"):
+        gamma([], [], [], [], [], [10], n_raters=1)
+    with pytest.raises(UsageError, match="non-empty"):
+        gamma([0], [0], [0], [4], [4], [10], n_raters=2)
+
+
+unit_lists = st.lists(
+    st.tuples(st.integers(0, 1), st.integers(0, 2), st.integers(0, 1), st.integers(0, 25), st.integers(1, 6)),
+    min_size=1, max_size=12,
+)
+
+
+@settings(max_examples=30, deadline=None)
+@given(unit_lists, st.permutations([0, 1, 2]), st.randoms(use_true_random=False))
+def test_invariant_to_rater_and_input_order(units, perm, rnd):
+    def run(rows):
+        cols = np.array(sorted(set(rows)) if rows is None else rows, dtype=np.int64).reshape(-1, 5)
+        return gamma(cols[:, 0], cols[:, 1], cols[:, 2], cols[:, 3], cols[:, 3] + cols[:, 4], [40, 40],
+                     n_raters=3, n_labels=2, samples=10, seed=3)
+
+    units = sorted(set(units))
+    rows = [(d, r, lab, s, n) for d, r, lab, s, n in units]
+    moved = [(d, perm[r], lab, s, n) for d, r, lab, s, n in units]
+    rnd.shuffle(moved)
+    a, b = run(rows), run(moved)
+    for key in ("value", "observed_disorder", "expected_disorder", "gamma_cat"):
+        assert a[key] == pytest.approx(b[key], rel=1e-9, abs=1e-12)
+
+
+def test_shuffled_continua_match_the_exact_expectation():
+    """Two raters: the shuffle's distribution enumerated exactly (every first pivot, the second
+    pivot's integer values with their probabilities, every choice of copied raters), against
+    the sampled mean."""
+    units = np.array([(0, 0, 11, 18), (0, 1, 10, 13), (0, 1, 18, 22), (0, 1, 31, 32), (1, 0, 5, 6), (1, 1, 1, 3)])
+    rater, label, start, end = units.T
+    sup, half = int(end.max()), float((end - start).mean()) / 2
+    groups, weights = [], []
+    cols = {k: [] for k in ("group", "rater", "label", "start", "end")}
+    for p1 in range(sup):  # int(uniform(0, sup))
+        segments = [(a, b) for a, b in ((0, p1 - half), (p1 + half, sup)) if b > a]
+        total = sum(b - a for a, b in segments)
+        second: dict[int, float] = {}
+        for a, b in segments:
+            for k in range(int(np.floor(a)), int(np.ceil(b))):
+                overlap = min(b, k + 1) - max(a, k)
+                if overlap > 0:
+                    second[k] = second.get(k, 0.0) + overlap / total
+        for p2, prob in second.items():
+            for c1 in (0, 1):
+                for c2 in (0, 1):
+                    g = len(groups)
+                    groups.append(g)
+                    weights.append(prob / (4 * sup))
+                    for slot, (c, p) in enumerate(((c1, p1), (c2, p2))):
+                        mine = rater == c
+                        s, e = start[mine] + p, end[mine] + p
+                        s, e = np.where(s > sup, s - sup, s), np.where(s > sup, e - sup, e)
+                        cols["group"] += [g] * mine.sum()
+                        cols["rater"] += [slot] * mine.sum()
+                        cols["label"] += label[mine].tolist()
+                        cols["start"] += s.tolist()
+                        cols["end"] += e.tolist()
+    c = {k: np.array(v, dtype=np.int64) for k, v in cols.items()}
+    al = best_alignment(c["group"], c["rater"], c["label"], c["start"], c["end"], n_raters=2)
+    per_group = np.bincount(al.group, weights=al.disorder, minlength=len(groups))
+    n_units = np.bincount(c["group"], minlength=len(groups))
+    w = np.array(weights)
+    nonempty = n_units > 0  # an empty sample is drawn again
+    exact = float((w[nonempty] * per_group[nonempty] / (n_units[nonempty] / 2)).sum() / w[nonempty].sum())
+    sampled = gamma(np.zeros(6, int), rater, label, start, end, [sup], n_raters=2, samples=4000, seed=11, per_label=False)
+    se = sampled["expected_disorder_sd"] / sqrt(4000)
+    assert abs(sampled["expected_disorder"] - exact) <= 4 * se
