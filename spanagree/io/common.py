@@ -66,6 +66,17 @@ def json_lines(path: Path, tick: Callable[[int], None] | None = None) -> Iterato
         raise InputError("the file is empty; expected one JSON object per line", where=Location(name))
 
 
+def empty_file(path: Path) -> bool:
+    """True for a regular file holding nothing but white space (a tool's export of nothing:
+    doccano writes one newline for a member with no confirmed example)."""
+    try:
+        if not path.is_file() or path.stat().st_size > 64:
+            return False
+        return not path.read_bytes().lstrip(b"\xef\xbb\xbf").strip()
+    except OSError:
+        return False
+
+
 def _parse_slowly(raw: bytes, where: Location) -> Any:
     """Parse a line the fast parser refused, to say exactly why (or to accept a leading BOM)."""
     try:

@@ -1,0 +1,151 @@
+"""Offset units: what an annotation tool counts when it says "character", converted to code points.
+
+spanagree counts offsets in Unicode code points (Python's ``str`` indices). Tools written in
+JavaScript count differently:
+
+- ``codepoint``: one per code point (Python tools: Prodigy, brat's server, spaCy);
+- ``utf16``: one per UTF-16 code unit, so a character beyond U+FFFF (most emoji) counts two. This
+  is what a JavaScript string index is, and what doccano's annotator counts by default;
+- ``grapheme``: one per extended grapheme cluster (Unicode Standard Annex #29), so an emoji
+  sequence such as a flag or a family counts one, and so does ``\\r\\n``. doccano counts this way
+  when the project's "Count grapheme clusters as one character" setting is on.
+
+The three agree on text that has no character beyond U+FFFF, no combining sequence and no
+``\\r\\n``; only such texts are converted. Conversion is done once, per document, on arrays of
+offsets (see :func:`to_codepoints`); everything downstream is in code points.
+
+Grapheme clusters are found with the ``regex`` package's ``\\X`` (UAX #29); doccano's front end
+uses the ``grapheme-splitter`` library, which implements an older revision of the same annex, so
+the two can differ on emoji sequences added to Unicode since; they agree on CRLF, combining marks,
+flags and ZWJ sequences.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from ..errors import InputError, Location, UsageError
+
+UNITS = ("codepoint", "utf16", "grapheme")
+
+#: How each unit is named in messages.
+UNIT_NAMES = {
+    "codepoint": "code points",
+    "utf16": "UTF-16 code units",
+    "grapheme": "grapheme clusters",
+}
+
+
+def check_unit(unit: str | None, default: str) -> str:
+    """The unit to read with: ``unit`` when given (validated), else the tool's ``default``."""
+    if unit is None:
+        return default
+    if unit not in UNITS:
+        raise UsageError(f"offsets={unit!r}: expected one of {', '.join(UNITS)} (config: [input] offsets)")
+    return unit
+
+
+def plain(text: str, unit: str) -> bool:
+    """True when offsets in ``unit`` are code points for this text (nothing to convert)."""
+    if unit == "codepoint" or text.isascii():
+        return True
+    if unit == "utf16":
+        return max(text) <= "\uffff"
+    return False
+
+
+def risky(text: str) -> bool:
+    """True when the units disagree on this text: a character beyond U+FFFF or a ``\\r\\n``."""
+    return not text.isascii() and max(text) > "\uffff" or "\r\n" in text
+
+
+def boundaries(text: str, unit: str) -> np.ndarray:
+    """``b[i]`` = the code-point offset of the ``i``-th boundary in ``unit`` (``len(b) - 1`` is
+    the text's length in that unit). For ``utf16``, offsets that fall inside a surrogate pair have
+    no boundary (see :func:`to_codepoints`)."""
+    if unit == "codepoint":
+        return np.arange(len(text) + 1, dtype=np.int64)
+    if unit == "utf16":
+        # code unit offset of each code point boundary
+        cps = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
+        return np.concatenate([[0], np.cumsum(1 + (cps > 0xFFFF))]).astype(np.int64)
+    try:
+        import regex
+    except ImportError:  # pragma: no cover - regex comes with the test extra and with spaCy's tools
+        raise UsageError("offsets='grapheme' needs the 'regex' package (pip install regex)") from None
+    ends = [m.end() for m in regex.finditer(r"\X", text)]
+    return np.array([0, *ends], dtype=np.int64)
+
+
+def length(text: str, unit: str) -> int:
+    """The text's length in ``unit``."""
+    if plain(text, unit):
+        return len(text)
+    if unit == "utf16":
+        return len(text.encode("utf-16-le")) // 2
+    return len(boundaries(text, unit)) - 1
+
+
+def to_codepoints(
+    text: str, starts: Sequence[int], ends: Sequence[int], unit: str
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Convert offsets counted in ``unit`` to code points, all at once.
+
+    Returns ``(starts, ends, ok)``: converted offsets and a mask of the spans whose offsets are
+    boundaries in ``unit`` within the text (an offset past the end, or inside a surrogate pair,
+    is not). Spans not ``ok`` keep their offsets unconverted, for the error message.
+    """
+    s = np.asarray(starts, dtype=np.int64)
+    e = np.asarray(ends, dtype=np.int64)
+    if plain(text, unit):
+        n = len(text)
+        return s, e, (0 <= s) & (s < e) & (e <= n)
+    if unit == "utf16":
+        b = boundaries(text, unit)  # code-unit offset of each code point boundary
+        si = np.searchsorted(b, s)
+        ei = np.searchsorted(b, e)
+        last = len(b) - 1
+        ok = (s >= 0) & (s < e) & (ei <= last)
+        ok &= b[np.minimum(si, last)] == s
+        ok &= b[np.minimum(ei, last)] == e
+        return np.where(ok, si, s), np.where(ok, ei, e), ok
+    b = boundaries(text, unit)  # code-point offset of each grapheme boundary
+    last = len(b) - 1
+    ok = (s >= 0) & (s < e) & (e <= last)
+    return np.where(ok, b[np.clip(s, 0, last)], s), np.where(ok, b[np.clip(e, 0, last)], e), ok
+
+
+def units_that_fit(text: str, start: int, end: int) -> list[str]:
+    """The units in which ``[start, end)`` is a span of boundaries inside ``text``."""
+    return [u for u in UNITS if bool(to_codepoints(text, [start], [end], u)[2][0])]
+
+
+def out_of_range(
+    text: str, start: int, end: int, unit: str, where: Location, doc_id: str | None, field: str, option: str = "offsets"
+) -> InputError:
+    """The error for a span whose offsets are not boundaries of the text in ``unit``: the text's
+    length in each unit, and the units in which the span would fit."""
+    lengths = ", ".join(f"{length(text, u)} {UNIT_NAMES[u]}" for u in UNITS)
+    fits = [u for u in units_that_fit(text, start, end) if u != unit]
+    if start < 0 or start >= end:
+        hint = "expected 0 <= start < end"
+    elif fits:
+        hint = f"it fits counted in {' or '.join(UNIT_NAMES[u] for u in fits)}: set {option}={fits[0]!r}"
+    else:
+        hint = "it fits in no unit; the offsets do not index this text"
+    return InputError(
+        f"offsets [{start}, {end}) are not a span of the text counted in {UNIT_NAMES[unit]} "
+        f"(the text is {lengths} long); {hint}",
+        where=where, doc_id=doc_id, field=field,
+    )
+
+
+def unverified_note(unit: str, tool: str, option: str = "offsets") -> str:
+    """The note for documents whose offsets were converted from ``unit`` without any evidence
+    that the tool counted that way (the warning the report shows)."""
+    others = " or ".join(repr(u) for u in UNITS if u != unit)
+    return (
+        f"{tool} offsets read as {UNIT_NAMES[unit]} in documents with characters beyond U+FFFF or CRLF, "
+        f"unverifiable from the file (set {option}={others} if the tool counted otherwise)"
+    )
