@@ -65,7 +65,7 @@ def read_doccano(
     if empty not in EMPTY:
         raise UsageError(f"empty={empty!r}: expected one of {', '.join(EMPTY)} (config: [input] empty)")
     stem = path.stem
-    unverified = 0
+    unverified = marked = 0
     for where, obj in json_lines(path, builder.tick):
         text = require(obj, "text", str, where)
         raw_id = obj.get("id")
@@ -94,7 +94,10 @@ def read_doccano(
         if raw and offsets is None and unit != "codepoint" and risky(text):
             unverified += 1
         spans = _converted(raw, text, unit, where, doc_id, field)
+        marked += len(spans)
         builder.add(key, doc_id, text, rater, spans, where)
+    if not marked and rater_field is None:
+        builder.exclusions.notes[f"doccano member {stem!r} has no span in any example ({path.name})"] += 1
     if unverified:
         builder.exclusions.notes[unverified_note(unit, "doccano")] += unverified
 

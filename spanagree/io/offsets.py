@@ -48,11 +48,11 @@ def check_unit(unit: str | None, default: str) -> str:
 
 def plain(text: str, unit: str) -> bool:
     """True when offsets in ``unit`` are code points for this text (nothing to convert)."""
-    if unit == "codepoint" or text.isascii():
+    if unit == "codepoint" or not text:
         return True
     if unit == "utf16":
-        return max(text) <= "\uffff"
-    return False
+        return text.isascii() or max(text) <= "\uffff"
+    return text.isascii() and "\r\n" not in text
 
 
 def risky(text: str) -> bool:

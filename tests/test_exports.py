@@ -1,0 +1,135 @@
+"""Genuine exports of the annotation tools (tests/fixtures/<tool>/, each with a README naming the
+tool, version and command), read right or refused with a message that names the option."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import spanagree
+from spanagree.errors import InputError, UsageError
+from spanagree.io import detect_format
+from spanagree.io.offsets import UNITS, boundaries, length, to_codepoints
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+# --- offset units ----------------------------------------------------------------------------
+
+
+def test_offset_units_on_emoji_flag_and_crlf():
+    text = "I \U0001F69A a \U0001F1EB\U0001F1F7 b\r\nc"
+    assert length(text, "codepoint") == 13
+    assert length(text, "utf16") == 16  # three characters beyond U+FFFF count two each
+    assert length(text, "grapheme") == 11  # the flag and CRLF count one each
+    # 'c', the last character, in each unit
+    for unit, start in (("codepoint", 12), ("utf16", 15), ("grapheme", 10)):
+        s, e, ok = to_codepoints(text, [start], [start + 1], unit)
+        assert ok.all() and text[s[0]:e[0]] == "c", unit
+    # an offset inside a surrogate pair is no boundary
+    assert not to_codepoints(text, [3], [4], "utf16")[2][0]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(["a", " ", "\r\n", "\U0001F69A", "e\u0301", "\u00e9", "\U0001F1EB\U0001F1F7"]),
+                max_size=12).map("".join))
+def test_offset_units_round_trip(text):
+    # every boundary in every unit converts to the code-point boundary it stands for
+    for unit in UNITS:
+        b = boundaries(text, unit)
+        if unit == "utf16":
+            units = np.array([len(text[:i].encode("utf-16-le")) // 2 for i in range(len(text) + 1)])
+            s, e, ok = to_codepoints(text, units[:-1], units[1:], unit)
+            assert ok.all() and s.tolist() == list(range(len(text)))
+        else:
+            idx = np.arange(len(b))
+            s, e, ok = to_codepoints(text, idx[:-1], idx[1:], unit)
+            assert ok.all() and s.tolist() == b[:-1].tolist() and e.tolist() == b[1:].tolist()
+        if unit != "utf16":
+            assert length(text, unit) == len(b) - 1
+
+
+def test_an_unknown_unit_names_the_option(tmp_path):
+    path = tmp_path / "a.jsonl"
+    path.write_text(json.dumps({"id": 1, "text": "x", "label": [[0, 1, "X"]]}) + "\n")
+    with pytest.raises(UsageError, match=r"offsets='bytes': expected one of codepoint, utf16, grapheme"):
+        spanagree.read(path, offsets="bytes")
+
+
+# --- doccano (made with doccano 1.8.4's own export code) -------------------------------------
+
+DOCCANO = FIXTURES / "doccano"
+
+
+def covered(corpus):
+    """{(doc, rater): [covered text, ...]} for every annotation."""
+    out = {}
+    for doc, text in zip(corpus.doc_ids, corpus.texts):
+        for rater in corpus.raters:
+            try:
+                out[doc, rater] = [text[s:e] for s, e, _ in corpus.spans_of(doc, rater)]
+            except KeyError:
+                pass
+    return out
+
+
+@pytest.mark.parametrize("project, options", [("utf16", {}), ("grapheme", {"offsets": "grapheme"})])
+def test_doccano_offsets_read_right_in_both_project_modes(project, options):
+    corpus = spanagree.read(DOCCANO / f"{project}-all", **options)
+    marks = covered(corpus)
+    first, second = sorted(corpus.doc_ids)[:2]
+    assert marks[first, "alice"] == ["trucks", "Tesla", "Austin"]
+    assert marks[second, "alice"] == ["Paris", "Berlin"]  # after a flag and a CRLF
+    assert marks[first, "carol"] == ["Austin"]
+    notes = corpus.exclusions.notes
+    unverified = [n for n in notes if "unverifiable" in n]
+    # the default (UTF-16) cannot be verified from the file: said, naming the unit
+    assert bool(unverified) == (not options)
+    if unverified:
+        assert "UTF-16 code units" in unverified[0] and "offsets='codepoint' or 'grapheme'" in unverified[0]
+
+
+def test_doccano_all_examples_export_is_not_a_rater_who_marked_nothing():
+    corpus = spanagree.read(DOCCANO / "utf16-all")
+    # carol looked at the first example only; dave at none: neither is a rater of the others
+    assert corpus.raters == ["alice", "bob", "carol"]
+    assert corpus.exclusions.notes[next(n for n in corpus.exclusions.notes if n.startswith("doccano example with no span"))] == 6
+    assert any("'dave'" in n and "no span" in n for n in corpus.exclusions.notes)
+    report = spanagree.score(corpus).to_dict()
+    # on the examples both looked at: alice-bob 4 matches, 1 only alice's (bob never looked at the
+    # third); alice-carol 1 match, 2 only alice's; bob-carol none -> mean of 8/9, 2/4 and 0
+    assert report["overall"]["pairwise_mean_psa"] == pytest.approx((8 / 9 + 0.5 + 0.0) / 3)
+    # read as marked nothing, carol becomes a rater who disagrees on everything
+    nothing = spanagree.score(spanagree.read(DOCCANO / "utf16-all", empty="nothing")).to_dict()
+    assert nothing["overall"]["pairwise_mean_psa"] < report["overall"]["pairwise_mean_psa"]
+
+
+def test_doccano_confirmed_only_export_with_a_one_byte_file():
+    assert (DOCCANO / "utf16-confirmed" / "dave.jsonl").read_bytes() == b"\n"
+    corpus = spanagree.read(DOCCANO / "utf16-confirmed", empty="nothing")
+    assert corpus.raters == ["alice", "bob", "carol"]
+    assert corpus.exclusions.notes["empty file (a rater with no annotation): dave.jsonl"] == 1
+    assert covered(corpus)["3", "bob"] == []  # confirmed with no span: marked nothing
+
+
+def test_doccano_imported_user_column_is_not_the_rater():
+    corpus = spanagree.read(DOCCANO / "utf16-all" / "alice.jsonl")
+    assert corpus.raters == ["alice"]
+    assert spanagree.read(DOCCANO / "utf16-all" / "alice.jsonl", rater_field="user").raters == [
+        "importer-1", "importer-2", "importer-3"]
+
+
+def test_doccano_grapheme_offsets_read_as_utf16_run_out_of_range_and_say_which_unit_fits(tmp_path):
+    text = "a\U0001F69AParis"  # the truck is code point 1, UTF-16 code units 1-3
+    path = tmp_path / "ann.jsonl"
+    path.write_text(json.dumps({"id": 1, "text": text, "label": [[1, 2, "CAR"]]}) + "\n")
+    with pytest.raises(InputError, match=r"field 'label\[0\]'.*counted in UTF-16 code units.*set offsets='codepoint'"):
+        spanagree.read(path)  # 2 is inside the truck's surrogate pair
+    assert covered(spanagree.read(path, offsets="codepoint"))["1", "ann"] == ["\U0001F69A"]
+    # UTF-16 offsets read as grapheme clusters run past the end: the message says which unit fits
+    path.write_text(json.dumps({"id": 1, "text": text, "label": [[3, 8, "LOC"]]}) + "\n")
+    with pytest.raises(InputError, match=r"7 code points, 8 UTF-16 code units, 7 grapheme clusters.*offsets='utf16'"):
+        spanagree.read(path, offsets="grapheme")
+    assert covered(spanagree.read(path))["1", "ann"] == ["Paris"]
