@@ -133,3 +133,67 @@ def test_doccano_grapheme_offsets_read_as_utf16_run_out_of_range_and_say_which_u
     with pytest.raises(InputError, match=r"7 code points, 8 UTF-16 code units, 7 grapheme clusters.*offsets='utf16'"):
         spanagree.read(path, offsets="grapheme")
     assert covered(spanagree.read(path))["1", "ann"] == ["Paris"]
+
+
+# --- Label Studio (made with label-studio 1.23.2's own export code) --------------------------
+
+LS = FIXTURES / "labelstudio"
+
+
+@pytest.mark.parametrize("name", ["ner.json", "ner-min.json"])
+def test_labelstudio_exports_read_right(name):
+    path = LS / name
+    assert detect_format(path) == "labelstudio"
+    corpus = spanagree.read(path)
+    assert corpus.raters == ["1", "2"]  # no phantom rater named after the file
+    marks = covered(corpus)
+    assert marks["1", "1"] == marks["1", "2"] == ["Alice Smith", "Paris"]  # after an emoji; bob's latest
+    assert marks["2", "1"] == ["Berlin", "Rome   Capital"]  # the region text says 'Rome Capital'
+    assert ("4", "2") not in marks  # bob skipped task 4 (JSON-MIN leaves the cancelled one out)
+    excluded = corpus.exclusions
+    assert excluded.annotations["Label Studio annotation by a rater who annotated the task again (the latest kept)"] == 1
+    assert excluded.notes["Label Studio region text matched with runs of white space collapsed"] == 1
+    assert excluded.documents["no submitted annotation"] == 1  # task 3
+    if name == "ner-min.json":
+        assert excluded.notes["Label Studio JSON-MIN row with no annotator (a task nobody annotated)"] == 1
+    else:
+        assert excluded.annotations["Label Studio annotation cancelled"] == 1
+        assert excluded.annotations["Label Studio prediction (a model's, not a rater's)"] == 1
+
+
+def test_labelstudio_options_name_themselves():
+    with pytest.raises(InputError, match=r"rater '2' annotated this task twice.*duplicates='latest'"):
+        spanagree.read(LS / "ner.json", duplicates="error")
+    with pytest.raises(InputError, match=r"'Rome Capital'.*check_text='whitespace' compares with white space collapsed"):
+        spanagree.read(LS / "ner.json", check_text="exact")
+    assert covered(spanagree.read(LS / "ner.json", check_text="off"))["2", "1"] == ["Berlin", "Rome   Capital"]
+    with pytest.raises(UsageError, match=r"check_text='loose': expected one of whitespace, exact, off"):
+        spanagree.read(LS / "ner.json", check_text="loose")
+
+
+def test_labelstudio_title_and_body_are_two_texts_of_a_task():
+    corpus = spanagree.read(LS / "title-body.json")
+    assert corpus.doc_ids == ["5:body", "5:title"]
+    marks = covered(corpus)
+    assert marks["5:body", "1"] == ["Alice", "Paris"] and marks["5:body", "2"] == ["Paris"]
+    assert marks["5:title", "1"] == marks["5:title", "2"] == ["Paris"]
+    body = spanagree.read(LS / "title-body.json", text_field="body")
+    assert body.doc_ids == ["5"] and covered(body)["5", "1"] == ["Alice", "Paris"]
+    assert body.exclusions.spans["Label Studio region on another text than text_field='body'"] == 2
+
+
+def test_labelstudio_text_given_by_url_is_refused():
+    with pytest.raises(InputError, match=r"field '\[0\]\.data\.text': the text is a URL.*valueType=\"url\".*text_field="):
+        spanagree.read(LS / "url.json")
+
+
+def test_labelstudio_min_detected_past_a_long_first_text(tmp_path):
+    rows = json.loads((LS / "ner-min.json").read_text(encoding="utf-8"))
+    rows[0]["text"] = rows[0]["text"] + " filler" * 20000  # well past the detection peek
+    for row in rows:
+        if row["id"] == 1:
+            row["text"] = rows[0]["text"]
+    path = tmp_path / "long.json"
+    path.write_text(json.dumps(rows), encoding="utf-8")
+    assert detect_format(path) == "labelstudio"
+    assert spanagree.read(path).raters == ["1", "2"]

@@ -482,7 +482,7 @@ def test_labelstudio_counts_cancelled_empty_tasks_predictions_and_other_results(
 @pytest.mark.parametrize(
     "region, field, words",
     [
-        ({"start": 0, "end": 99, "labels": ["PER"]}, "[0].annotations[0].result[0].value.end", "out of range"),
+        ({"start": 0, "end": 99, "labels": ["PER"]}, "[0].annotations[0].result[0].value.end", "fits in no unit"),
         ({"start": "0", "end": 5, "labels": ["PER"]}, "[0].annotations[0].result[0].value.start", "integer"),
         ({"start": 0, "end": 5, "labels": "PER"}, "[0].annotations[0].result[0].value.labels", "list of label"),
         ({"start": 0, "end": 5, "text": "Alicia", "labels": ["PER"]}, "[0].annotations[0].result[0].value.text",
@@ -520,7 +520,7 @@ def test_labelstudio_utf16_offsets_of_old_versions_are_converted_and_counted(tmp
     path.write_text(json.dumps([{"id": 1, "data": {"text": text}, "annotations": [{"completed_by": 1, "result": result}]}]))
     corpus = spanagree.read(path)
     assert corpus.spans_of("1", "1") == [(4, 9, "LOC"), (14, 18, "LOC")]
-    assert corpus.exclusions.notes["Label Studio offsets in UTF-16 code units, converted (old versions)"] == 1
+    assert corpus.exclusions.notes["Label Studio offsets in UTF-16 code units (region text matched), converted"] == 1
 
 
 def test_labelstudio_min_and_text_field(tmp_path):
