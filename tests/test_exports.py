@@ -197,3 +197,72 @@ def test_labelstudio_min_detected_past_a_long_first_text(tmp_path):
     path.write_text(json.dumps(rows), encoding="utf-8")
     assert detect_format(path) == "labelstudio"
     assert spanagree.read(path).raters == ["1", "2"]
+
+
+# --- Prodigy (example data of explosion/prodigy-recipes) -------------------------------------
+
+PRODIGY = FIXTURES / "prodigy"
+
+
+def test_prodigy_ner_teach_binary_answers_are_merged_per_input():
+    corpus = spanagree.read(PRODIGY / "reddit-PRODUCT-ner-teach.jsonl")
+    notes = corpus.exclusions.notes
+    assert notes["Prodigy binary task accepted (its spans are the rater's marks)"] == 6
+    assert notes["Prodigy binary task rejected (its spans judged absent)"] == 8
+    assert corpus.exclusions.annotations["Prodigy answer 'ignore'"] == 1
+    # five tasks about one input (four rejected, one ignored): the rater submitted it, with no span
+    marks = {doc: m for (doc, _), m in covered(corpus).items()}
+    assert marks["4008639"] == []
+    # three accepted tasks suggesting the same span: one mark
+    assert marks["-599665248"] == ["Reddit"]
+    # three accepted tasks, one per suggestion, about another input: three marks
+    assert marks["1383056402"] == ["FireCookie", "FireDiff", "JSLint"]
+
+
+def test_prodigy_textcat_teach_with_empty_spans_is_text_classification():
+    corpus = spanagree.read(PRODIGY / "reddit-INSULT-textcat-teach.jsonl")
+    assert corpus.doc_label_names == ["INSULT"] and corpus.n_spans == 0
+    assert sorted(corpus.dl_value.tolist()) == [0, 0, 1, 1]  # two accepted, two rejected
+    assert corpus.exclusions.annotations["Prodigy answer 'ignore'"] == 2
+
+
+def test_prodigy_ner_manual_reads_its_tokens():
+    corpus = spanagree.read(PRODIGY / "news-headlines-ner-manual.jsonl")
+    assert corpus.has_tokens() and corpus.n_spans == 5
+
+
+def prodigy_task(text, spans, answer="accept", session="news-alex", input_hash=7, **extra):
+    return {"text": text, "_input_hash": input_hash, "_task_hash": hash((text, str(spans))) & 0xFFFF,
+            "spans": [{"start": s, "end": e, "label": lab, **extra.pop("span_extra", {})} for s, e, lab in spans],
+            "answer": answer, "_session_id": session, "_annotator_id": session, **extra}
+
+
+def test_prodigy_binary_agreement_rejected_suggestion_is_a_no(tmp_path):
+    text = "Alice met Bob."
+    rows = [prodigy_task(text, [(0, 5, "PER")], session="a", _view_id="ner"),
+            prodigy_task(text, [(10, 13, "PER")], session="a", _view_id="ner"),
+            prodigy_task(text, [(0, 5, "PER")], session="b", _view_id="ner"),
+            prodigy_task(text, [(10, 13, "PER")], answer="reject", session="b", _view_id="ner")]
+    path = tmp_path / "teach.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    report = spanagree.score(spanagree.read(path)).to_dict()
+    assert (report["overall"]["a"], report["overall"]["b"], report["overall"]["c"]) == (1.0, 1.0, 0.0)
+
+
+def test_prodigy_same_annotator_twice_keeps_the_latest_and_sessions_can_be_merged(tmp_path):
+    text = "Alice met Bob."
+    rows = [prodigy_task(text, [(0, 5, "PER")], session="news-2024-01-31_10-00-00", _timestamp=200),
+            prodigy_task(text, [(0, 5, "PER"), (10, 13, "PER")], session="news-2024-01-31_10-00-00", _timestamp=300),
+            prodigy_task(text, [(10, 13, "PER")], session="news-2024-02-01_09-30-00", input_hash=8, _timestamp=100)]
+    path = tmp_path / "news.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    corpus = spanagree.read(path)
+    assert corpus.spans_of("7", "news-2024-01-31_10-00-00") == [(0, 5, "PER"), (10, 13, "PER")]
+    assert corpus.exclusions.annotations[
+        "Prodigy answer by a rater who answered the input again (the latest kept)"] == 1
+    with pytest.raises(InputError, match=r"answered this input 2 times.*duplicates='latest'"):
+        spanagree.read(path, duplicates="error")
+    assert spanagree.read(path, rater="prefix").raters == ["news"]
+    assert spanagree.read(path, rater="file").raters == ["news"]
+    with pytest.raises(UsageError, match=r"rater='who': expected one of annotator, session, prefix, file"):
+        spanagree.read(path, rater="who")

@@ -50,6 +50,9 @@ class Format:
     write: Callable[..., None] | None = None
     description: str = ""
     read_many: Callable[..., None] | None = None
+    #: An empty file in this format is a rater with no annotation (a tool's export of nothing),
+    #: noted, not an error.
+    empty_ok: bool = False
 
 
 @lru_cache(maxsize=None)
@@ -151,15 +154,20 @@ def _read(paths, format: str, progress, options: dict) -> Corpus:
     builder = CorpusBuilder(progress, total)
     used_options: set[str] = set()
     together: dict[str, list[Path]] = {}  # formats that read all their files at once
-    empty = [p for p in files if empty_file(p)]
-    named = {p: format if format != "auto" else None if p in empty else detect_format(p) for p in files}
+    blank = [p for p in files if empty_file(p)]
+    named = {p: format if format != "auto" else None if p in blank else detect_format(p) for p in files}
     seen = {name for name in named.values() if name is not None}
-    for path in empty:
-        if named[path] is None and not seen:
+    empty = set()  # files that stand for a rater with no annotation
+    for path in blank:
+        name = named[path] or (next(iter(seen)) if len(seen) == 1 else None)
+        if name is None and seen:
+            raise _undetected(path, "an empty file, beside files of " + ", ".join(sorted(seen)))
+        if name is None:
             raise InputError("the file is empty; expected annotations", where=Location(str(path)))
-        if named[path] is None and len(seen) != 1:
-            raise _undetected(path, "an empty file, beside files of " + (", ".join(sorted(seen)) or "no format"))
-        builder.exclusions.notes[f"empty file (a rater with no annotation): {path.name}"] += 1
+        named[path] = name
+        if formats()[name].empty_ok:
+            empty.add(path)
+            builder.exclusions.notes[f"empty file (a rater with no annotation): {path.name}"] += 1
     for path in files:
         if path in empty:
             continue

@@ -186,5 +186,6 @@ FORMAT = Format(
     read=read_doccano,
     sniff=looks_like,
     order=180,
-    description="doccano JSONL: sequence-labelling exports, one file per user",
+    description="doccano JSONL: sequence-labelling exports, one file per member",
+    empty_ok=True,
 )
