@@ -266,3 +266,42 @@ def test_prodigy_same_annotator_twice_keeps_the_latest_and_sessions_can_be_merge
     assert spanagree.read(path, rater="file").raters == ["news"]
     with pytest.raises(UsageError, match=r"rater='who': expected one of annotator, session, prefix, file"):
         spanagree.read(path, rater="who")
+
+
+# --- brat (brat's tutorial data; the documented discontinuous example) ------------------------
+
+BRAT = FIXTURES / "brat"
+
+
+def test_brat_project_root_reads_one_folder_per_annotator():
+    root = BRAT / "project"
+    assert detect_format(root) == "brat"
+    corpus = spanagree.read(root)
+    assert corpus.raters == ["ann1", "ann2"]
+    report = spanagree.score(corpus).to_dict()
+    # ann2 is ann1 without two of its seven entities (one an event trigger, not scored)
+    assert (report["overall"]["a"], report["overall"]["b"], report["overall"]["c"]) == (4.0, 2.0, 0.0)
+    assert spanagree.read([root / "ann1", root / "ann2"]).n_spans == corpus.n_spans
+
+
+def test_brat_discontinuous_entity_is_one_unit_by_default():
+    folder = BRAT / "discontinuous"
+    corpus = spanagree.read(folder)
+    assert corpus.spans_of("doc", "ann1") == [(0, 23, "Location"), (10, 23, "Location")]
+    assert corpus.exclusions.notes["discontinuous brat entity, scored as its covering span"] == 1
+    covering = spanagree.score(corpus).to_dict()["overall"]
+    # "North ... America" does not agree with "North" and "America" marked apart
+    assert (covering["a"], covering["b"], covering["c"]) == (1.0, 1.0, 2.0)
+    fragments = spanagree.score(spanagree.read(folder, discontinuous="fragments")).to_dict()["overall"]
+    assert (fragments["a"], fragments["b"], fragments["c"]) == (3.0, 0.0, 0.0)
+    with pytest.raises(UsageError, match=r"discontinuous='unit': expected one of covering, fragments"):
+        spanagree.read(folder, discontinuous="unit")
+
+
+def test_brat_txt_with_crlf_after_checkout_is_read_with_lf():
+    crlf = spanagree.read(BRAT / "crlf" / "ann1")
+    plain = spanagree.read(BRAT / "project" / "ann1")
+    assert crlf.texts == plain.texts and crlf.spans_of("000-introduction", "ann1") == plain.spans_of(
+        "000-introduction", "ann1")
+    assert crlf.exclusions.notes[
+        "brat .txt with CRLF line breaks read with LF (the annotations' texts match only so)"] == 1

@@ -260,10 +260,10 @@ def test_brat_counts_what_it_ignores_and_splits_discontinuous_spans(tmp_path):
         "extra.txt": "A text nobody annotated here.",
     })
     b = brat_dir(tmp_path, "omar", {"doc.txt": text, "doc.ann": "T1\tPER 0 5\tAlice\nT2\tPER 30 33\tBob\n"})
-    corpus = spanagree.read([a, b])
+    corpus = spanagree.read([a, b], discontinuous="fragments")
     assert corpus.raters == ["maria", "omar"]
     assert corpus.spans_of("doc", "maria") == [(0, 5, "LOC"), (0, 5, "PER"), (10, 13, "PER"), (17, 22, "LOC"), (30, 33, "PER")]
-    assert dict(corpus.exclusions.notes) == {"discontinuous brat span, scored as its 2 fragments": 1}
+    assert dict(corpus.exclusions.notes) == {"discontinuous brat entity, scored as its 2 fragments": 1}
     assert dict(corpus.exclusions.spans) == {
         "brat event trigger (not an entity)": 1,
         "brat event (E) ignored": 1,

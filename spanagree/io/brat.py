@@ -1,13 +1,25 @@
 """brat standoff: one directory per annotator, holding ``NAME.txt`` and ``NAME.ann`` pairs.
 
 - rater: the directory's name (``spanagree score ann1/ ann2/`` compares two annotators); a single
-  ``NAME.ann`` file may also be given, and its directory names the rater;
+  ``NAME.ann`` file may also be given, and its directory names the rater. A project root whose
+  sub-directories hold ``.ann`` files (one folder per annotator) may be given as one path: each
+  sub-directory is a rater;
 - document: ``NAME``, with the text of ``NAME.txt`` read as UTF-8 with its line breaks kept, so
   that brat's character offsets index it exactly;
 - spans: the text-bound annotations ``T1<TAB>TYPE START END<TAB>covered text``. A discontinuous
-  annotation (``TYPE 0 5;9 14``) is scored as its fragments, one span each, and counted. The
-  covered text is checked against the document's text at those offsets (``check_text=False``
-  skips the check);
+  annotation (``TYPE 0 5;16 23``, "North ... America") is one entity; by default
+  (``discontinuous="covering"``) it is scored as the span that covers all its fragments, so it
+  matches another rater's discontinuous entity with the same extent, and never a lone fragment;
+  ``discontinuous="fragments"`` scores each fragment as a span of its own (the older reading, under
+  which "North" and "America" marked apart agree with "North ... America"). Either way the
+  number of such entities is noted in the output. (A match that compares every fragment needs
+  spans with gaps, which the aligner does not have; the covering span is exact on the outer
+  extent only.);
+- the covered text is checked against the document's text at those offsets (brat joins the
+  fragments' texts with a space): ``check_text="whitespace"`` (default) compares with runs of
+  white space made one space, ``"exact"`` as they are, ``"off"`` not at all. A ``.txt`` whose
+  line breaks became CRLF after the annotation (a git checkout on Windows) is recognised: when
+  the covered texts match only with LF line breaks, the text is read with LF and this is counted;
 - ignored and counted: relations (``R``), events (``E``) and the text-bound triggers they point
   to (an event trigger is not an entity), attributes (``A``, ``M``), normalizations (``N``),
   notes (``#``) and equivalences (``*``);
@@ -18,9 +30,10 @@ Only the files directly in the directory are read (not subdirectories).
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
-from ..errors import InputError, Location, describe
+from ..errors import InputError, Location, UsageError, describe
 from ..model import CorpusBuilder, SpanTuple
 from . import Format
 from ._text import read_text, text_lines
@@ -36,8 +49,47 @@ IGNORED = {
 }
 
 
-def read_brat(path: Path, builder: CorpusBuilder, *, check_text: bool = True) -> None:
-    """Read one annotator's brat directory (or one ``.ann`` file) into ``builder``."""
+#: ``discontinuous=`` values.
+DISCONTINUOUS = ("covering", "fragments")
+
+#: ``check_text=`` values (``True``/``False`` stand for ``"exact"``/``"off"``).
+CHECKS = ("whitespace", "exact", "off")
+
+_SPACES = re.compile(r"\s+")
+
+
+def read_brat(
+    path: Path,
+    builder: CorpusBuilder,
+    *,
+    check_text: bool | str = "whitespace",
+    discontinuous: str = "covering",
+) -> None:
+    """Read one annotator's brat directory (or one ``.ann`` file, or a project root of annotator
+    directories) into ``builder``."""
+    check = {True: "exact", False: "off"}.get(check_text, check_text) if isinstance(check_text, bool) else check_text
+    if check not in CHECKS:
+        raise UsageError(f"check_text={check_text!r}: expected one of {', '.join(CHECKS)} (config: [input] check_text)")
+    if discontinuous not in DISCONTINUOUS:
+        raise UsageError(
+            f"discontinuous={discontinuous!r}: expected one of {', '.join(DISCONTINUOUS)} "
+            "(config: [input] discontinuous)"
+        )
+    if path.is_dir() and next(path.glob("*.ann"), None) is None:
+        raters = annotator_dirs(path)
+        if raters:
+            for folder in raters:
+                _read_one(folder, builder, check, discontinuous)
+            return
+    _read_one(path, builder, check, discontinuous)
+
+
+def annotator_dirs(root: Path) -> list[Path]:
+    """The sub-directories of a brat project root that hold ``.ann`` files (one per annotator)."""
+    return sorted(d for d in root.iterdir() if d.is_dir() and next(d.glob("*.ann"), None) is not None)
+
+
+def _read_one(path: Path, builder: CorpusBuilder, check: str, discontinuous: str) -> None:
     if path.is_dir():
         rater = path.resolve().name
         anns = sorted(path.glob("*.ann"))
@@ -47,14 +99,14 @@ def read_brat(path: Path, builder: CorpusBuilder, *, check_text: bool = True) ->
         rater = path.resolve().parent.name
         anns, unannotated = [path], []
     for ann in anns:
-        _read_pair(ann, rater, builder, check_text)
+        _read_pair(ann, rater, builder, check, discontinuous)
     for txt in unannotated:
         text = read_text(txt)
         builder.tick(len(text))
         builder.skip(txt.stem, txt.stem, text, Location(str(txt)), rater, "brat .txt without its .ann (not submitted)")
 
 
-def _read_pair(ann: Path, rater: str, builder: CorpusBuilder, check_text: bool) -> None:
+def _read_pair(ann: Path, rater: str, builder: CorpusBuilder, check: str, discontinuous: str) -> None:
     doc_id = ann.stem
     txt = ann.with_suffix(".txt")
     if not txt.is_file():
@@ -67,6 +119,9 @@ def _read_pair(ann: Path, rater: str, builder: CorpusBuilder, check_text: bool) 
     text = read_text(txt)
     lines = list(text_lines(ann))
     builder.tick(len(text) + sum(len(line) + 1 for _, line in lines))
+    if "\r\n" in text and check != "off" and _lf_fits_better(lines, text):
+        text = text.replace("\r\n", "\n")
+        builder.exclusions.notes["brat .txt with CRLF line breaks read with LF (the annotations' texts match only so)"] += 1
     triggers = _event_triggers(lines, doc_id)
     spans: list[SpanTuple] = []
     excluded = builder.exclusions.spans
@@ -75,13 +130,17 @@ def _read_pair(ann: Path, rater: str, builder: CorpusBuilder, check_text: bool) 
             continue
         kind = line[0]
         if kind == "T":
-            ann_id, label, fragments = _text_bound(line, text, where, doc_id, check_text)
+            ann_id, label, fragments = _text_bound(line, text, where, doc_id, check)
             if ann_id in triggers:
                 excluded["brat event trigger (not an entity)"] += 1
                 builder.n_spans_read += 1
                 continue
+            if len(fragments) > 1 and discontinuous == "covering":
+                builder.exclusions.notes["discontinuous brat entity, scored as its covering span"] += 1
+                spans.append((fragments[0][0], max(end for _, end in fragments), label))
+                continue
             if len(fragments) > 1:
-                builder.exclusions.notes[f"discontinuous brat span, scored as its {len(fragments)} fragments"] += 1
+                builder.exclusions.notes[f"discontinuous brat entity, scored as its {len(fragments)} fragments"] += 1
             spans.extend((start, end, label) for start, end in fragments)
         elif kind in IGNORED:
             excluded[f"brat {IGNORED[kind]} ({kind}) ignored"] += 1
@@ -111,7 +170,28 @@ def _event_triggers(lines: list[tuple[Location, str]], doc_id: str) -> set[str]:
     return triggers
 
 
-def _text_bound(line: str, text: str, where: Location, doc_id: str, check_text: bool):
+def _lf_fits_better(lines: list[tuple[Location, str]], text: str) -> bool:
+    """True when the ``T`` lines' covered texts all match the text with LF line breaks, and not
+    all match it with CRLF: the .txt was annotated with LF and its line breaks changed since."""
+    lf = text.replace("\r\n", "\n")
+
+    def all_match(t: str) -> bool:
+        for _, line in lines:
+            fields = line.split("\t", 2)
+            if not line.startswith("T") or len(fields) < 3:
+                continue
+            try:
+                fragments = [tuple(map(int, f.split())) for f in fields[1].split(" ", 1)[1].split(";")]
+            except (ValueError, IndexError):
+                return False
+            if " ".join(t[s:e] for s, e in fragments) != fields[2]:
+                return False
+        return True
+
+    return not all_match(text) and all_match(lf)
+
+
+def _text_bound(line: str, text: str, where: Location, doc_id: str, check: str):
     """``(id, label, [(start, end), ...])`` of one ``T`` line, validated against the text."""
     fields = line.split("\t", 2)
     if len(fields) < 2:
@@ -140,22 +220,27 @@ def _text_bound(line: str, text: str, where: Location, doc_id: str, check_text: 
                 where=where, doc_id=doc_id, field="offsets",
             )
         fragments.append((start, end))
-    if check_text and len(fields) == 3:
+    if check != "off" and len(fields) == 3:
         covered = " ".join(text[s:e] for s, e in fragments)
-        if fields[2] != covered:
+        if fields[2] != covered and not (
+            check == "whitespace" and _SPACES.sub(" ", fields[2]) == _SPACES.sub(" ", covered)
+        ):
+            tolerance = "check_text='whitespace' compares with white space collapsed; " if check == "exact" else ""
             raise InputError(
                 f"the annotation's text {describe(fields[2])} is not the document's text at these offsets "
                 f"({describe(covered)}); expected offsets into the .txt read as UTF-8 with its line breaks "
-                "kept (check_text=False skips this check)",
+                f"kept ({tolerance}check_text='off' skips this check)",
                 where=where, doc_id=doc_id, field="text",
             )
     return fields[0], label, fragments
 
 
 def looks_like(path: Path, first: dict | None) -> bool:
-    """A directory holding ``*.ann`` files, or an ``.ann`` file."""
+    """A directory holding ``*.ann`` files (or sub-directories that do), or an ``.ann`` file."""
     if path.is_dir():
-        return next(path.glob("*.ann"), None) is not None
+        return next(path.glob("*.ann"), None) is not None or (
+            next(path.glob("*.jsonl"), None) is None and bool(annotator_dirs(path))
+        )
     return path.suffix == ".ann"
 
 
