@@ -305,3 +305,34 @@ def test_brat_txt_with_crlf_after_checkout_is_read_with_lf():
         "000-introduction", "ann1")
     assert crlf.exclusions.notes[
         "brat .txt with CRLF line breaks read with LF (the annotations' texts match only so)"] == 1
+
+
+# --- trec_eval (its test qrels: comments, and the multi-assessor qrels_jg layout) -------------
+
+QRELS_JG = FIXTURES / "trec_eval" / "qrels_jg.123"
+
+
+def test_trec_eval_multi_assessor_qrels_with_comments():
+    assert detect_format(QRELS_JG) == "qrels"
+    corpus = spanagree.read(QRELS_JG)
+    assert corpus.raters == ["0", "1", "2"]  # column 2: the judgment groups
+    notes = corpus.exclusions.notes
+    assert notes["qrels comment line (#) skipped"] == 3
+    assert notes["qrels with several assessors per file: column 2 read as the assessor"] == 1
+    # independently: per pair of assessors, docnos both judged relevant, or one only
+    relevant: dict[str, set] = {}
+    for line in QRELS_JG.read_text().splitlines():
+        if not line.startswith("#"):
+            topic, group, docno, grade = line.split()
+            relevant.setdefault(group, set())
+            if int(grade) >= 1:
+                relevant[group].add(docno)
+    expected = []
+    for x, y in (("0", "1"), ("0", "2"), ("1", "2")):
+        a = len(relevant[x] & relevant[y])
+        expected.append(2 * a / (len(relevant[x]) + len(relevant[y])))
+    report = spanagree.score(corpus).to_dict()
+    assert report["overall"]["pairwise_mean_psa"] == pytest.approx(sum(expected) / 3)
+    # read as one assessor's file, the repeated judgments under other groups are refused, naming the option
+    with pytest.raises(InputError, match=r"docno 'CR93E-1860' judged 3 here and 0 at line 6.*assessor='column'"):
+        spanagree.read(QRELS_JG, assessor="file")
