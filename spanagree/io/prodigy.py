@@ -99,7 +99,7 @@ def read_prodigy(
             _add_doc_labels(obj, builder, key, doc_id, text, who, answer, where)
             continue
         binary = _binary(obj)
-        if answer == "ignore" or (not binary and answer not in counted):
+        if answer not in counted if not binary else answer == "ignore":
             spans = obj.get("spans")
             n_spans = len(spans) if isinstance(spans, list) else 0
             builder.skip(key, doc_id, text, where, who, f"Prodigy answer {answer!r}", n_spans)
