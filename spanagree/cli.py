@@ -134,11 +134,22 @@ def convert_command(
     repair: Optional[str] = typer.Option(None, "--repair", help="conll: ill-formed tag sequences: begin, drop or error (default begin)"),
     columns: Optional[str] = typer.Option(None, "--columns", help="conll: one file, the last N columns are these raters' tags, e.g. ann1,ann2"),
     relevant_at: Optional[int] = typer.Option(None, "--relevant-at", help="qrels: lowest relevance grade that counts as relevant (default 1)"),
+    offsets: Optional[str] = typer.Option(None, "--offsets", help="Offset unit of the export: codepoint, utf16 or grapheme (default per tool)"),
+    check_text: Optional[str] = typer.Option(None, "--check-text", help="labelstudio, brat: check region texts: whitespace (default), exact or off"),
+    duplicates: Optional[str] = typer.Option(None, "--duplicates", help="labelstudio, prodigy: a rater's repeated annotation: latest (default) or error"),
+    text_field: Optional[str] = typer.Option(None, "--text-field", help="labelstudio: the data field holding the text"),
+    empty: Optional[str] = typer.Option(None, "--empty", help="doccano: an example with no span is missing (default) or nothing"),
+    rater_field: Optional[str] = typer.Option(None, "--rater-field", help="doccano: a field naming the rater (default: the file's name)"),
+    rater: Optional[str] = typer.Option(None, "--rater", help="prodigy: rater from annotator (default), session, prefix or file"),
+    discontinuous: Optional[str] = typer.Option(None, "--discontinuous", help="brat: covering (default) or fragments"),
+    assessor: Optional[str] = typer.Option(None, "--assessor", help="qrels: the assessor from auto (default), file or column"),
 ) -> None:
     """Convert annotations to spanagree JSONL, Prodigy JSONL or another format with a writer."""
     from .convert import convert
 
-    given = {"scheme": scheme, "repair": repair, "columns": columns, "relevant_at": relevant_at}
+    given = {"scheme": scheme, "repair": repair, "columns": columns, "relevant_at": relevant_at, "offsets": offsets,
+             "check_text": check_text, "duplicates": duplicates, "text_field": text_field, "empty": empty,
+             "rater_field": rater_field, "rater": rater, "discontinuous": discontinuous, "assessor": assessor}
     options = {k: v for k, v in given.items() if v is not None}
     if answers:
         options["answers"] = tuple(a.strip() for a in answers.split(","))
@@ -154,6 +165,8 @@ def convert_command(
     for kind, reasons in result["excluded"].items():
         for reason, n in reasons.items():
             typer.echo(f"  on reading, {kind}: {reason}: {n}")
+    for note, n in result.get("notes", {}).items():
+        typer.echo(f"  note: {note}: {n}")
 
 
 @app.command("consensus")

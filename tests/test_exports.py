@@ -336,3 +336,40 @@ def test_trec_eval_multi_assessor_qrels_with_comments():
     # read as one assessor's file, the repeated judgments under other groups are refused, naming the option
     with pytest.raises(InputError, match=r"docno 'CR93E-1860' judged 3 here and 0 at line 6.*assessor='column'"):
         spanagree.read(QRELS_JG, assessor="file")
+
+
+# --- the command line ------------------------------------------------------------------------
+
+
+def test_cli_reader_options_and_messages():
+    from typer.testing import CliRunner
+
+    from spanagree.cli import app
+
+    runner = CliRunner()
+    result = runner.invoke(app, ["score", str(LS / "ner.json"), "--duplicates", "error"])
+    assert result.exit_code == 2 and "duplicates='latest'" in result.output
+    result = runner.invoke(app, ["score", str(DOCCANO / "grapheme-all"), "--input.offsets", "grapheme", "--output", "json"])
+    assert result.exit_code == 0, result.output
+    assert "unverifiable" not in result.stdout
+    result = runner.invoke(app, ["score", str(DOCCANO / "utf16-all"), "--offsets", "bytes"])
+    assert result.exit_code == 2 and "offsets='bytes'" in result.output and "[input] offsets" in result.output
+
+
+def test_convert_writes_document_labels_prints_notes_and_refuses_nothing(tmp_path):
+    from typer.testing import CliRunner
+
+    from spanagree.cli import app
+
+    runner = CliRunner()
+    out = tmp_path / "labels.jsonl"
+    result = runner.invoke(app, ["convert", str(PRODIGY / "reddit-INSULT-textcat-teach.jsonl"), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    again = spanagree.read(out)
+    assert again.doc_label_names == ["INSULT"] and sorted(again.dl_value.tolist()) == [0, 0, 1, 1]
+    result = runner.invoke(app, ["convert", str(DOCCANO / "utf16-all"), "-o", str(tmp_path / "d.jsonl")])
+    assert result.exit_code == 0 and "note: doccano example with no span" in result.output
+    empty = tmp_path / "nothing.jsonl"
+    result = runner.invoke(app, ["convert", str(PRODIGY / "reddit-INSULT-textcat-teach.jsonl"), "-o", str(empty),
+                                 "--to", "prodigy"])
+    assert result.exit_code == 2 and "nothing to write" in result.output and not empty.exists()

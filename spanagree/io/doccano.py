@@ -170,7 +170,7 @@ def _spans(raw: Any, field: str, where: Location, doc_id: str) -> list[tuple[int
 def looks_like(path: Path, first: dict | None) -> bool:
     """The first record has ``text`` and a span list (``label``, ``labels`` or ``entities``) whose
     first item is a ``[start, end, label]`` triple or has ``start_offset``."""
-    if first is None or "text" not in first:
+    if first is None or "text" not in first or "doc_id" in first:  # doc_id: spanagree JSONL
         return False
     for field in SPAN_FIELDS:
         items = first.get(field)
