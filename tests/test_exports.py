@@ -373,3 +373,67 @@ def test_convert_writes_document_labels_prints_notes_and_refuses_nothing(tmp_pat
     result = runner.invoke(app, ["convert", str(PRODIGY / "reddit-INSULT-textcat-teach.jsonl"), "-o", str(empty),
                                  "--to", "prodigy"])
     assert result.exit_code == 2 and "nothing to write" in result.output and not empty.exists()
+
+
+# --- seqeval's test data (conlleval layout: a gold and a predicted tag column) -----------------
+
+def conlleval_chunks(tags):
+    """Chunks as conlleval finds them: a chunk starts at B-X, or at I-X after anything but X."""
+    chunks, start, kind = set(), None, None
+    for i, tag in enumerate([*tags, "O"]):
+        prefix, _, label = tag.partition("-")
+        begins = prefix == "B" or prefix == "I" and label != kind
+        if kind is not None and (tag == "O" or begins):
+            chunks.add((start, i, kind))
+            kind = None
+        if tag != "O" and (begins or kind is None):
+            start, kind = i, label
+    return chunks
+
+
+def test_seqeval_ground_truth_two_columns_as_two_raters():
+    path = FIXTURES / "seqeval" / "ground_truth.txt"
+    corpus = spanagree.read(path, format="conll", columns=["gold", "pred"])
+    rows = [line.split() for line in path.read_text().splitlines() if line.strip()]
+    gold, pred = conlleval_chunks([r[2] for r in rows]), conlleval_chunks([r[3] for r in rows])
+    overall = spanagree.score(corpus, unit="token").to_dict()["overall"]
+    assert (overall["a"], overall["b"], overall["c"]) == (len(gold & pred), len(gold - pred), len(pred - gold))
+
+
+def test_a_rater_with_no_span_anywhere_is_noted(tmp_path):
+    path = tmp_path / "all.jsonl"
+    rows = [{"doc_id": "d", "text": "Alice met Bob.", "annotator": "a", "spans": [{"start": 0, "end": 5, "label": "P"}]},
+            {"doc_id": "d", "text": "Alice met Bob.", "annotator": "b", "spans": []}]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert spanagree.read(path).exclusions.notes["rater 'b' has no span in any document"] == 1
+
+
+def test_labelstudio_regions_without_text_in_emoji_texts_are_noted_and_offsets_can_be_named(tmp_path):
+    text = "I \U0001F69A Paris"
+    task = {"id": 1, "data": {"text": text}, "annotations": [
+        {"completed_by": 1, "result": [{"type": "labels", "value": {"start": 5, "end": 10, "labels": ["LOC"]}}]}]}
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps([task]))
+    with pytest.raises(InputError, match=r"set offsets='utf16'"):
+        spanagree.read(path)
+    corpus = spanagree.read(path, offsets="utf16")
+    assert covered(corpus)["1", "1"] == ["Paris"] and not corpus.exclusions.notes  # the unit was named
+    task["annotations"][0]["result"][0]["value"].update(start=4, end=9)
+    path.write_text(json.dumps([task]))
+    notes = spanagree.read(path).exclusions.notes
+    assert any("offsets read as code points" in note and "unverifiable" in note for note in notes)
+
+
+def test_prodigy_offsets_option(tmp_path):
+    text = "I \U0001F69A Paris"
+    path = tmp_path / "p.jsonl"
+    path.write_text(json.dumps(prodigy_task(text, [(5, 10, "LOC")])) + "\n")
+    assert covered(spanagree.read(path, offsets="utf16"))["7", "news-alex"] == ["Paris"]
+
+
+def test_seqeval_suffix_style_tags_read_as_their_prefix_form():
+    folder = FIXTURES / "seqeval"
+    prefix = spanagree.read(folder / "ground_truth.txt", format="conll", columns=["gold", "pred"])
+    suffix = spanagree.read(folder / "ground_truth_inv.txt", format="conll", columns=["gold", "pred"])
+    assert suffix.n_spans == prefix.n_spans
+    assert spanagree.score(suffix).to_dict()["overall"] == spanagree.score(prefix).to_dict()["overall"]

@@ -384,7 +384,7 @@ class _Reader:
         covered = value.get("text")
         notes = self.builder.exclusions.notes
         if self.check == "off" or type(covered) is not str:
-            if risky(text) and self.check != "off":
+            if risky(text) and self.check != "off" and not self.unit_given:
                 notes[unverified_note(self.unit, "Label Studio") + "; regions without 'text'"] += 1
             return self._converted(text, start, end, self.unit, doc_id, at)
         units = (self.unit,) if self.unit_given else (self.unit, *(u for u in UNITS if u != self.unit))
