@@ -182,9 +182,16 @@ def test_labelstudio_title_and_body_are_two_texts_of_a_task():
     assert body.exclusions.spans["Label Studio region on another text than text_field='body'"] == 2
 
 
-def test_labelstudio_text_given_by_url_is_refused():
-    with pytest.raises(InputError, match=r"field '\[0\]\.data\.text': the text is a URL.*valueType=\"url\".*text_field="):
+def test_labelstudio_text_given_by_url_is_refused(tmp_path):
+    with pytest.raises(InputError, match=r"field '\[0\]\.annotations\[0\]\.result\[0\]\.value': the task's text "
+                                         r"is a URL.*valueType=\"url\".*text_field="):
         spanagree.read(LS / "url.json")
+    # a text that is a URL, with regions that fit it, is a text
+    task = json.loads((LS / "url.json").read_text())[0]
+    task["annotations"][0]["result"][0]["value"].update(start=8, end=19, text="example.org")
+    path = tmp_path / "urls.json"
+    path.write_text(json.dumps([task]))
+    assert covered(spanagree.read(path))[str(task["id"]), "1"] == ["example.org"]
 
 
 def test_labelstudio_min_detected_past_a_long_first_text(tmp_path):

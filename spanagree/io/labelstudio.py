@@ -9,7 +9,8 @@ JSON export: ``[{"id", "data": {"text", ...}, "annotations": [{"id", "completed_
   ``$body``) gives one document per text, ``ID:FIELD``, and each region goes to the text its
   ``to_name`` names;
 - a text given by URL (a project whose ``<Text>`` has ``valueType="url"``): the export holds the
-  URL, not the text, so it is refused (the offsets cannot be checked or shown);
+  URL, not the text, so a region that does not fit the URL is refused with a message that says so
+  (a text that is a URL and whose regions fit it is read as it is);
 - rater: ``completed_by`` (a user id, or ``{"email"}``/``{"id"}`` in some versions);
 - a cancelled annotation (``was_cancelled: true``, "skipped" in the interface) means the rater
   did not submit the task: excluded and counted, with its regions;
@@ -18,7 +19,8 @@ JSON export: ``[{"id", "data": {"text", ...}, "annotations": [{"id", "completed_
   ``duplicates="error"`` refuses instead;
 - ``labels`` results are spans, one per label of the region; every other result type
   (``choices``, ``relation``, ``textarea``, ``hypertextlabels``, ...) is ignored and counted, and so
-  are model ``predictions`` (they are not a rater's) and regions without a label;
+  are model ``predictions`` (they are not a rater's), ``drafts`` (not submitted) and regions
+  without a label;
 - a task without annotations is read as a document nobody submitted (counted);
 - the old ``completions`` key is read like ``annotations``.
 
@@ -164,6 +166,9 @@ class _Reader:
         predictions = task.get("predictions")
         if isinstance(predictions, list) and predictions:
             excluded.annotations["Label Studio prediction (a model's, not a rater's)"] += len(predictions)
+        drafts = task.get("drafts")
+        if isinstance(drafts, list) and drafts:
+            excluded.annotations["Label Studio draft (saved, not submitted)"] += len(drafts)
         field = "annotations" if "annotations" in task else "completions"
         annotations = task.get(field, [])
         if type(annotations) is not list:
@@ -319,14 +324,6 @@ class _Reader:
                 "no text: expected a 'text' field, or some string field (name it with text_field=)",
                 where=self.where, doc_id=doc_id, field=f"{at}.text",
             )
-        for name, value in found.items():
-            if _URL.match(value.strip()):
-                raise InputError(
-                    f"the text is a URL ({describe(value)}): the task's <Text> tag has valueType=\"url\", so the "
-                    "export holds the address, not the text the offsets index. Export the texts themselves "
-                    "(import them as text, not URLs), or name the field that holds the text with text_field=",
-                    where=self.where, doc_id=doc_id, field=f"{at}.{name}",
-                )
         return found
 
     def _document(self, task: dict, text: str, at: str, field: str, several: bool) -> tuple[Any, str]:
@@ -403,6 +400,7 @@ class _Reader:
                     notes[f"Label Studio offsets in {UNIT_NAMES[unit]} (region text matched), converted"] += 1
                 return s, e
         s, e, ok = to_codepoints(text, [start], [end], self.unit)
+        self._not_a_url(text, doc_id, at)
         if not ok[0]:
             raise out_of_range(text, start, end, self.unit, self.where, doc_id, f"{at}.{'start' if start < 0 else 'end'}")
         tolerance = (
@@ -418,8 +416,21 @@ class _Reader:
     def _converted(self, text: str, start: int, end: int, unit: str, doc_id: str, at: str) -> tuple[int, int]:
         s, e, ok = to_codepoints(text, [start], [end], unit)
         if not ok[0]:
+            self._not_a_url(text, doc_id, at)
             raise out_of_range(text, start, end, unit, self.where, doc_id, f"{at}.{'start' if start < 0 else 'end'}")
         return int(s[0]), int(e[0])
+
+    def _not_a_url(self, text: str, doc_id: str, at: str) -> None:
+        """Raise the error for a region that does not fit a text which is a URL: the project's
+        ``<Text>`` has ``valueType="url"``, and the export holds the address, not the text."""
+        if _URL.match(text.strip()):
+            raise InputError(
+                f"the task's text is a URL ({describe(text)}) and the region does not fit it: the project's "
+                "<Text> tag has valueType=\"url\", so the export holds the address, not the text its offsets "
+                "index. Import the texts themselves into Label Studio and export again, or name the data field "
+                "that holds the text with text_field=",
+                where=self.where, doc_id=doc_id, field=at,
+            )
 
 
 def _order(annotation: dict, position: int, id_key: str = "id") -> tuple:
