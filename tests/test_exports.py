@@ -305,6 +305,21 @@ def test_brat_discontinuous_entity_is_one_unit_by_default():
         spanagree.read(folder, discontinuous="unit")
 
 
+def test_brat_covering_spans_that_match_with_other_fragments_are_flagged(tmp_path):
+    import shutil
+
+    root = tmp_path / "project"
+    shutil.copytree(BRAT / "discontinuous", root)
+    (root / "ann3").mkdir()
+    shutil.copy(root / "ann1" / "doc.txt", root / "ann3" / "doc.txt")
+    (root / "ann3" / "doc.ann").write_text("T1\tLocation 0 23\tNorth and South America\n")
+    corpus = spanagree.read(root)
+    assert corpus.raters == ["ann1", "ann2", "ann3"]
+    flag = "covering spans on which raters agree but whose fragments differ (a match under the exact rule)"
+    assert corpus.exclusions.notes[flag] == 1
+    assert flag in spanagree.score(corpus).to_dict()["spans"]["notes"]
+
+
 def test_brat_txt_with_crlf_after_checkout_is_read_with_lf():
     crlf = spanagree.read(BRAT / "crlf" / "ann1")
     plain = spanagree.read(BRAT / "project" / "ann1")

@@ -14,7 +14,8 @@
   which "North" and "America" marked apart agree with "North ... America"). Either way the
   number of such entities is noted in the output. (A match that compares every fragment needs
   spans with gaps, which the aligner does not have; the covering span is exact on the outer
-  extent only.);
+  extent only, and the covering spans on which raters agree while their fragments differ are
+  counted in a note: all annotators' directories are read together for this);
 - the covered text is checked against the document's text at those offsets (brat joins the
   fragments' texts with a space): ``check_text="whitespace"`` (default) compares with runs of
   white space made one space, ``"exact"`` as they are, ``"off"`` not at all. A ``.txt`` whose
@@ -67,6 +68,18 @@ def read_brat(
 ) -> None:
     """Read one annotator's brat directory (or one ``.ann`` file, or a project root of annotator
     directories) into ``builder``."""
+    read_brat_paths([path], builder, check_text=check_text, discontinuous=discontinuous)
+
+
+def read_brat_paths(
+    paths: list[Path],
+    builder: CorpusBuilder,
+    *,
+    check_text: bool | str = "whitespace",
+    discontinuous: str = "covering",
+) -> None:
+    """Read every annotator's brat directory together, so that covering spans whose raters agree
+    on the extent but not on the fragments can be counted (they match under the exact rule)."""
     check = {True: "exact", False: "off"}.get(check_text, check_text) if isinstance(check_text, bool) else check_text
     if check not in CHECKS:
         raise UsageError(f"check_text={check_text!r}: expected one of {', '.join(CHECKS)} (config: [input] check_text)")
@@ -75,13 +88,21 @@ def read_brat(
             f"discontinuous={discontinuous!r}: expected one of {', '.join(DISCONTINUOUS)} "
             "(config: [input] discontinuous)"
         )
-    if path.is_dir() and next(path.glob("*.ann"), None) is None:
-        raters = annotator_dirs(path)
-        if raters:
-            for folder in raters:
-                _read_one(folder, builder, check, discontinuous)
-            return
-    _read_one(path, builder, check, discontinuous)
+    shapes: dict[tuple, dict[str, tuple]] = {}  # (doc, start, end, label) -> rater -> fragments
+    for path in paths:
+        folders = [path]
+        if path.is_dir() and next(path.glob("*.ann"), None) is None:
+            folders = annotator_dirs(path) or [path]
+        for folder in folders:
+            _read_one(folder, builder, check, discontinuous, shapes)
+    differ = sum(
+        1 for raters in shapes.values()
+        if len(raters) > 1 and len(set(raters.values())) > 1 and any(len(f) > 1 for f in raters.values())
+    )
+    if differ:
+        builder.exclusions.notes[
+            "covering spans on which raters agree but whose fragments differ (a match under the exact rule)"
+        ] += differ
 
 
 def annotator_dirs(root: Path) -> list[Path]:
@@ -89,7 +110,7 @@ def annotator_dirs(root: Path) -> list[Path]:
     return sorted(d for d in root.iterdir() if d.is_dir() and next(d.glob("*.ann"), None) is not None)
 
 
-def _read_one(path: Path, builder: CorpusBuilder, check: str, discontinuous: str) -> None:
+def _read_one(path: Path, builder: CorpusBuilder, check: str, discontinuous: str, shapes: dict) -> None:
     if path.is_dir():
         rater = path.resolve().name
         anns = sorted(path.glob("*.ann"))
@@ -99,14 +120,16 @@ def _read_one(path: Path, builder: CorpusBuilder, check: str, discontinuous: str
         rater = path.resolve().parent.name
         anns, unannotated = [path], []
     for ann in anns:
-        _read_pair(ann, rater, builder, check, discontinuous)
+        _read_pair(ann, rater, builder, check, discontinuous, shapes)
     for txt in unannotated:
         text = read_text(txt)
         builder.tick(len(text))
         builder.skip(txt.stem, txt.stem, text, Location(str(txt)), rater, "brat .txt without its .ann (not submitted)")
 
 
-def _read_pair(ann: Path, rater: str, builder: CorpusBuilder, check: str, discontinuous: str) -> None:
+def _read_pair(
+    ann: Path, rater: str, builder: CorpusBuilder, check: str, discontinuous: str, shapes: dict
+) -> None:
     doc_id = ann.stem
     txt = ann.with_suffix(".txt")
     if not txt.is_file():
@@ -135,10 +158,13 @@ def _read_pair(ann: Path, rater: str, builder: CorpusBuilder, check: str, discon
                 excluded["brat event trigger (not an entity)"] += 1
                 builder.n_spans_read += 1
                 continue
-            if len(fragments) > 1 and discontinuous == "covering":
-                builder.exclusions.notes["discontinuous brat entity, scored as its covering span"] += 1
-                spans.append((fragments[0][0], max(end for _, end in fragments), label))
-                continue
+            if discontinuous == "covering":
+                covering = (fragments[0][0], max(end for _, end in fragments), label)
+                shapes.setdefault((doc_id, *covering), {})[rater] = tuple(fragments)
+                if len(fragments) > 1:
+                    builder.exclusions.notes["discontinuous brat entity, scored as its covering span"] += 1
+                    spans.append(covering)
+                    continue
             if len(fragments) > 1:
                 builder.exclusions.notes[f"discontinuous brat entity, scored as its {len(fragments)} fragments"] += 1
             spans.extend((start, end, label) for start, end in fragments)
@@ -247,6 +273,7 @@ def looks_like(path: Path, first: dict | None) -> bool:
 FORMAT = Format(
     name="brat",
     read=read_brat,
+    read_many=read_brat_paths,
     sniff=looks_like,
     jsonl=False,
     order=40,
