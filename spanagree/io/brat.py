@@ -34,10 +34,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ..errors import InputError, Location, UsageError, describe
+from ..errors import InputError, Location, describe
 from ..model import CorpusBuilder, SpanTuple
 from . import Format
 from ._text import read_text, text_lines
+from .common import choice, text_check
 
 IGNORED = {
     "R": "relation",
@@ -52,9 +53,6 @@ IGNORED = {
 
 #: ``discontinuous=`` values.
 DISCONTINUOUS = ("covering", "fragments")
-
-#: ``check_text=`` values (``True``/``False`` stand for ``"exact"``/``"off"``).
-CHECKS = ("whitespace", "exact", "off")
 
 _SPACES = re.compile(r"\s+")
 
@@ -80,14 +78,8 @@ def read_brat_paths(
 ) -> None:
     """Read every annotator's brat directory together, so that covering spans whose raters agree
     on the extent but not on the fragments can be counted (they match under the exact rule)."""
-    check = {True: "exact", False: "off"}.get(check_text, check_text) if isinstance(check_text, bool) else check_text
-    if check not in CHECKS:
-        raise UsageError(f"check_text={check_text!r}: expected one of {', '.join(CHECKS)} (config: [input] check_text)")
-    if discontinuous not in DISCONTINUOUS:
-        raise UsageError(
-            f"discontinuous={discontinuous!r}: expected one of {', '.join(DISCONTINUOUS)} "
-            "(config: [input] discontinuous)"
-        )
+    check = text_check(check_text)
+    choice("discontinuous", discontinuous, DISCONTINUOUS)
     shapes: dict[tuple, dict[str, tuple]] = {}  # (doc, start, end, label) -> rater -> fragments
     for path in paths:
         folders = [path]

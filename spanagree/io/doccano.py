@@ -34,11 +34,11 @@ import hashlib
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError, Location, UsageError, describe
-from ..model import CorpusBuilder, SpanTuple
+from ..errors import InputError, Location, describe
+from ..model import CorpusBuilder
 from . import Format
-from .common import json_lines, require
-from .offsets import check_unit, out_of_range, risky, to_codepoints, unverified_note
+from .common import choice, json_lines, require
+from .offsets import check_unit, convert_spans, risky, unverified_note
 
 #: Where the spans are, in the order looked at.
 SPAN_FIELDS = ("entities", "label", "labels")
@@ -62,8 +62,7 @@ def read_doccano(
 ) -> None:
     """Read one doccano JSONL export (one member's file) into ``builder``."""
     unit = check_unit(offsets, "utf16")
-    if empty not in EMPTY:
-        raise UsageError(f"empty={empty!r}: expected one of {', '.join(EMPTY)} (config: [input] empty)")
+    choice("empty", empty, EMPTY)
     stem = path.stem
     unverified = marked = 0
     for where, obj in json_lines(path, builder.tick):
@@ -93,7 +92,7 @@ def read_doccano(
             continue
         if raw and offsets is None and unit != "codepoint" and risky(text):
             unverified += 1
-        spans = _converted(raw, text, unit, where, doc_id, field)
+        spans = convert_spans(raw, text, unit, where, doc_id, field)
         marked += len(spans)
         builder.add(key, doc_id, text, rater, spans, where)
     if not marked and rater_field is None:
@@ -113,20 +112,6 @@ def _rater(obj: dict, rater_field: str | None, stem: str, where: Location, doc_i
         f"(rater_field={rater_field!r}; leave it out to name the rater after the file)",
         where=where, doc_id=doc_id, field=rater_field,
     )
-
-
-def _converted(
-    raw: list[tuple[int, int, str]], text: str, unit: str, where: Location, doc_id: str, field: str
-) -> list[SpanTuple]:
-    """Spans in code points, converted from ``unit`` in one go; the first bad one is an error."""
-    if not raw:
-        return []
-    starts, ends, labels = zip(*raw)
-    s, e, ok = to_codepoints(text, starts, ends, unit)
-    if not ok.all():
-        i = int((~ok).nonzero()[0][0])
-        raise out_of_range(text, starts[i], ends[i], unit, where, doc_id, f"{field}[{i}]")
-    return list(zip(s.tolist(), e.tolist(), labels))
 
 
 def _spans(raw: Any, field: str, where: Location, doc_id: str) -> list[tuple[int, int, str]]:

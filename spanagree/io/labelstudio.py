@@ -48,11 +48,11 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError, Location, UsageError, describe
+from ..errors import InputError, Location, describe
 from ..model import CorpusBuilder, SpanTuple
 from . import Format
 from ._text import peek
-from .common import open_binary
+from .common import choice, open_binary, text_check
 from .offsets import UNIT_NAMES, UNITS, check_unit, out_of_range, risky, to_codepoints, unverified_note
 
 try:
@@ -62,9 +62,6 @@ except ImportError:  # pragma: no cover
 
 #: JSON-MIN keys that are about the annotation, not the task's data.
 MIN_META = {"id", "annotator", "annotation_id", "created_at", "updated_at", "lead_time"}
-
-#: ``check_text=`` values (``True``/``False`` stand for ``"exact"``/``"off"``).
-CHECKS = ("whitespace", "exact", "off")
 
 #: ``duplicates=`` values.
 DUPLICATES = ("latest", "error")
@@ -84,13 +81,8 @@ def read_labelstudio(
     duplicates: str = "latest",
 ) -> None:
     """Read one Label Studio JSON or JSON-MIN export into ``builder``."""
-    check = {True: "exact", False: "off"}.get(check_text, check_text) if isinstance(check_text, bool) else check_text
-    if check not in CHECKS:
-        raise UsageError(f"check_text={check_text!r}: expected one of {', '.join(CHECKS)} (config: [input] check_text)")
-    if duplicates not in DUPLICATES:
-        raise UsageError(
-            f"duplicates={duplicates!r}: expected one of {', '.join(DUPLICATES)} (config: [input] duplicates)"
-        )
+    check = text_check(check_text)
+    choice("duplicates", duplicates, DUPLICATES)
     tasks = _load(path)
     builder.tick(path.stat().st_size)
     reader = _Reader(path, builder, text_field, check, offsets, duplicates)

@@ -26,6 +26,7 @@ from typing import Sequence
 import numpy as np
 
 from ..errors import InputError, Location, UsageError
+from .common import choice
 
 UNITS = ("codepoint", "utf16", "grapheme")
 
@@ -39,11 +40,7 @@ UNIT_NAMES = {
 
 def check_unit(unit: str | None, default: str) -> str:
     """The unit to read with: ``unit`` when given (validated), else the tool's ``default``."""
-    if unit is None:
-        return default
-    if unit not in UNITS:
-        raise UsageError(f"offsets={unit!r}: expected one of {', '.join(UNITS)} (config: [input] offsets)")
-    return unit
+    return default if unit is None else choice("offsets", unit, UNITS)
 
 
 def plain(text: str, unit: str) -> bool:
@@ -114,6 +111,21 @@ def to_codepoints(
     last = len(b) - 1
     ok = (s >= 0) & (s < e) & (e <= last)
     return np.where(ok, b[np.clip(s, 0, last)], s), np.where(ok, b[np.clip(e, 0, last)], e), ok
+
+
+def convert_spans(
+    spans: Sequence[tuple[int, int, str]], text: str, unit: str, where: Location, doc_id: str | None, field: str
+) -> list[tuple[int, int, str]]:
+    """``(start, end, label)`` spans counted in ``unit``, in code points, converted in one go;
+    the first span that is not a span of the text in ``unit`` is an error at ``field[i]``."""
+    if not spans:
+        return []
+    starts, ends, labels = zip(*spans)
+    s, e, ok = to_codepoints(text, starts, ends, unit)
+    if not ok.all():
+        i = int((~ok).nonzero()[0][0])
+        raise out_of_range(text, starts[i], ends[i], unit, where, doc_id, f"{field}[{i}]")
+    return list(zip(s.tolist(), e.tolist(), labels))
 
 
 def units_that_fit(text: str, start: int, end: int) -> list[str]:

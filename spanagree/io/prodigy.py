@@ -35,11 +35,11 @@ import re
 from pathlib import Path
 from typing import Iterable
 
-from ..errors import InputError, Location, UsageError, describe
+from ..errors import InputError, describe
 from ..model import CorpusBuilder, SpanTuple
 from . import Format
-from .common import json_lines, parse_labels, parse_spans, parse_tokens, require
-from .offsets import check_unit, out_of_range, to_codepoints
+from .common import choice, json_lines, parse_labels, parse_spans, parse_tokens, require
+from .offsets import check_unit, convert_spans, length
 
 ANSWERS = ("accept", "reject", "ignore")
 
@@ -67,12 +67,8 @@ def read_prodigy(
 ) -> None:
     """Read one Prodigy JSONL export into ``builder``."""
     counted = set(answers)
-    if rater not in RATERS:
-        raise UsageError(f"rater={rater!r}: expected one of {', '.join(RATERS)} (config: [input] rater)")
-    if duplicates not in DUPLICATES:
-        raise UsageError(
-            f"duplicates={duplicates!r}: expected one of {', '.join(DUPLICATES)} (config: [input] duplicates)"
-        )
+    choice("rater", rater, RATERS)
+    choice("duplicates", duplicates, DUPLICATES)
     unit = check_unit(offsets, "codepoint")
     stem = path.stem
     # (document, rater) -> [(order, binary, answer, spans, tokens, where, doc_id, text)]
@@ -105,10 +101,9 @@ def read_prodigy(
             builder.skip(key, doc_id, text, where, who, f"Prodigy answer {answer!r}", n_spans)
             continue
         if "spans" in obj:
-            spans = parse_spans(obj["spans"], _length(text, unit), where, doc_id) if unit != "codepoint" else \
-                parse_spans(obj["spans"], len(text), where, doc_id)
+            spans = parse_spans(obj["spans"], length(text, unit), where, doc_id)
             if unit != "codepoint":
-                spans = _converted(spans, text, unit, where, doc_id)
+                spans = convert_spans(spans, text, unit, where, doc_id, "spans")
         else:
             spans = []
             builder.exclusions.notes["Prodigy task without 'spans' (read as no spans)"] += 1
@@ -167,23 +162,6 @@ def _binary(obj: dict) -> bool:
         return view in BINARY_VIEWS
     spans = obj.get("spans")
     return isinstance(spans, list) and any(isinstance(s, dict) and ("score" in s or "rank" in s) for s in spans)
-
-
-def _length(text: str, unit: str) -> int:
-    from .offsets import length
-
-    return length(text, unit)
-
-
-def _converted(spans: list[SpanTuple], text: str, unit: str, where: Location, doc_id: str) -> list[SpanTuple]:
-    if not spans:
-        return spans
-    starts, ends, labels = zip(*spans)
-    s, e, ok = to_codepoints(text, starts, ends, unit)
-    if not ok.all():
-        i = int((~ok).nonzero()[0][0])
-        raise out_of_range(text, starts[i], ends[i], unit, where, doc_id, f"spans[{i}]")
-    return list(zip(s.tolist(), e.tolist(), labels))
 
 
 def _add_doc_labels(obj: dict, builder: CorpusBuilder, key, doc_id: str, text: str, rater: str, answer: str, where) -> None:

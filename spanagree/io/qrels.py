@@ -39,6 +39,7 @@ from ..errors import InputError, Location, UsageError, describe
 from ..model import CorpusBuilder
 from . import Format
 from ._text import peek, text_lines
+from .common import choice
 
 LABEL = "relevant"
 
@@ -59,8 +60,7 @@ def read_qrels_files(
     judged docnos."""
     if type(relevant_at) is not int:
         raise UsageError(f"relevant_at must be an integer relevance grade; got {relevant_at!r}")
-    if assessor not in ASSESSORS:
-        raise UsageError(f"assessor={assessor!r}: expected one of {', '.join(ASSESSORS)} (config: [input] assessor)")
+    choice("assessor", assessor, ASSESSORS)
     # topic -> rater -> docno -> relevance; and where each rater's judgments of a topic begin
     judged: dict[str, dict[str, dict[str, int]]] = {}
     first_line: dict[tuple[str, str], Location] = {}
