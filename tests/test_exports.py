@@ -12,7 +12,7 @@ from hypothesis import given, settings, strategies as st
 import spanagree
 from spanagree.errors import InputError, UsageError
 from spanagree.io import detect_format
-from spanagree.io.offsets import UNITS, boundaries, length, to_codepoints
+from spanagree.io.offsets import UNITS, boundaries, length, risky, to_codepoints
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -30,6 +30,7 @@ def test_offset_units_on_emoji_flag_and_crlf():
         assert ok.all() and text[s[0]:e[0]] == "c", unit
     # an offset inside a surrogate pair is no boundary
     assert not to_codepoints(text, [3], [4], "utf16")[2][0]
+    assert risky(text) and risky("cafe\u0301") and not risky("caf\u00e9 \u00fcber") and not risky("plain")
 
 
 @settings(max_examples=60, deadline=None)

@@ -21,6 +21,7 @@ flags and ZWJ sequences.
 """
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Sequence
 
 import numpy as np
@@ -53,14 +54,26 @@ def plain(text: str, unit: str) -> bool:
 
 
 def risky(text: str) -> bool:
-    """True when the units disagree on this text: a character beyond U+FFFF or a ``\\r\\n``."""
-    return not text.isascii() and max(text) > "\uffff" or "\r\n" in text
+    """True when the units disagree on this text: a ``\\r\\n``, a character beyond U+FFFF, or a
+    grapheme cluster of several code points (a letter and its combining marks, an emoji sequence)."""
+    if "\r\n" in text:
+        return True
+    if text.isascii():
+        return False
+    if max(text) > "\uffff":
+        return True
+    try:
+        return len(boundaries(text, "grapheme")) - 1 != len(text)
+    except UsageError:  # pragma: no cover - without the regex package, combining marks go unseen
+        return False
 
 
+@lru_cache(maxsize=16)
 def boundaries(text: str, unit: str) -> np.ndarray:
     """``b[i]`` = the code-point offset of the ``i``-th boundary in ``unit`` (``len(b) - 1`` is
     the text's length in that unit). For ``utf16``, offsets that fall inside a surrogate pair have
-    no boundary (see :func:`to_codepoints`)."""
+    no boundary (see :func:`to_codepoints`). The last few texts' arrays are cached (a text's
+    regions are converted one by one where each must be checked); they must not be changed."""
     if unit == "codepoint":
         return np.arange(len(text) + 1, dtype=np.int64)
     if unit == "utf16":
@@ -158,6 +171,6 @@ def unverified_note(unit: str, tool: str, option: str = "offsets") -> str:
     that the tool counted that way (the warning the report shows)."""
     others = " or ".join(repr(u) for u in UNITS if u != unit)
     return (
-        f"{tool} offsets read as {UNIT_NAMES[unit]} in documents with characters beyond U+FFFF or CRLF, "
-        f"unverifiable from the file (set {option}={others} if the tool counted otherwise)"
+        f"{tool} offsets read as {UNIT_NAMES[unit]} where the units differ (characters beyond U+FFFF, CRLF, "
+        f"combining sequences), unverifiable from the file (set {option}={others} if the tool counted otherwise)"
     )
