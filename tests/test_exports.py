@@ -12,7 +12,7 @@ from hypothesis import given, settings, strategies as st
 import spanagree
 from spanagree.errors import InputError, UsageError
 from spanagree.io import detect_format
-from spanagree.io.offsets import UNITS, boundaries, length, risky, to_codepoints
+from spanagree.io.offsets import FEW, UNITS, boundaries, convert_spans, length, risky, to_codepoints
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -50,6 +50,12 @@ def test_offset_units_round_trip(text):
             assert ok.all() and s.tolist() == b[:-1].tolist() and e.tolist() == b[1:].tolist()
         if unit != "utf16":
             assert length(text, unit) == len(b) - 1
+    # the readers' path (few spans one by one, many with arrays) gives the same
+    long = (text or "a") * (FEW + 1)
+    units = [len(long[:i].encode("utf-16-le")) // 2 for i in range(len(long) + 1)]
+    for n in (1, len(text) or 1, len(long)):
+        spans = [(units[i], units[i + 1], "X") for i in range(n)]
+        assert convert_spans(spans, long, "utf16", None, None, "spans") == [(i, i + 1, "X") for i in range(n)]
 
 
 def test_an_unknown_unit_names_the_option(tmp_path):

@@ -49,8 +49,33 @@ def plain(text: str, unit: str) -> bool:
     if unit == "codepoint" or not text:
         return True
     if unit == "utf16":
-        return text.isascii() or max(text) <= "\uffff"
-    return text.isascii() and "\r\n" not in text
+        return text.isascii() or not _astral(text)
+    return "\r\n" not in text and (text.isascii() or not _joins(text))
+
+
+@lru_cache(maxsize=1)
+def _joiners():
+    """A pattern for the characters that join a grapheme cluster of several code points: marks,
+    the zero-width joiner, emoji modifiers and tags, regional indicators, conjoining jamo."""
+    import regex
+
+    return regex.compile(
+        r"[\p{M}\u200d\U0001F1E6-\U0001F1FF\U0001F3FB-\U0001F3FF\U000E0020-\U000E007F"
+        r"\u1100-\u11ff\ua960-\ua97f\ud7b0-\ud7ff]"
+    )
+
+
+def _joins(text: str) -> bool:
+    """True when the text may hold a grapheme cluster of several code points (one search)."""
+    try:
+        return _joiners().search(text) is not None
+    except ImportError:  # pragma: no cover - without the regex package, assume it may
+        return True
+
+
+def _astral(text: str) -> bool:
+    """True when the text has a character beyond U+FFFF (two UTF-16 code units)."""
+    return len(text.encode("utf-16-le", "surrogatepass")) != 2 * len(text)
 
 
 def risky(text: str) -> bool:
@@ -60,12 +85,7 @@ def risky(text: str) -> bool:
         return True
     if text.isascii():
         return False
-    if max(text) > "\uffff":
-        return True
-    try:
-        return len(boundaries(text, "grapheme")) - 1 != len(text)
-    except UsageError:  # pragma: no cover - without the regex package, combining marks go unseen
-        return False
+    return _astral(text) or _joins(text)
 
 
 @lru_cache(maxsize=16)
@@ -126,19 +146,55 @@ def to_codepoints(
     return np.where(ok, b[np.clip(s, 0, last)], s), np.where(ok, b[np.clip(e, 0, last)], e), ok
 
 
+#: Below this many spans in a text, UTF-16 offsets are converted one by one (no array set-up).
+FEW = 16
+
+
 def convert_spans(
     spans: Sequence[tuple[int, int, str]], text: str, unit: str, where: Location, doc_id: str | None, field: str
 ) -> list[tuple[int, int, str]]:
     """``(start, end, label)`` spans counted in ``unit``, in code points, converted in one go;
-    the first span that is not a span of the text in ``unit`` is an error at ``field[i]``."""
+    the first span that is not a span of the text in ``unit`` is an error at ``field[i]``.
+
+    The common cases cost next to nothing: a text on which the unit is code points is only
+    range-checked; a few spans in a UTF-16 text are converted by decoding the text's prefix (an
+    offset inside a surrogate pair fails to decode); otherwise :func:`to_codepoints` converts
+    them all with arrays.
+    """
     if not spans:
         return []
+    if plain(text, unit):
+        n = len(text)
+        for i, (start, end, _) in enumerate(spans):
+            if not 0 <= start < end <= n:
+                raise out_of_range(text, start, end, unit, where, doc_id, f"{field}[{i}]")
+        return list(spans)
+    if unit == "utf16" and len(spans) < FEW:
+        data = text.encode("utf-16-le", "surrogatepass")
+        out = []
+        for i, (start, end, label) in enumerate(spans):
+            s, e = _utf16_point(data, start), _utf16_point(data, end)
+            if s is None or e is None or not s < e:
+                raise out_of_range(text, start, end, unit, where, doc_id, f"{field}[{i}]")
+            out.append((s, e, label))
+        return out
     starts, ends, labels = zip(*spans)
     s, e, ok = to_codepoints(text, starts, ends, unit)
     if not ok.all():
         i = int((~ok).nonzero()[0][0])
         raise out_of_range(text, starts[i], ends[i], unit, where, doc_id, f"{field}[{i}]")
     return list(zip(s.tolist(), e.tolist(), labels))
+
+
+def _utf16_point(data: bytes, offset: int) -> int | None:
+    """The code point offset of a UTF-16 code-unit ``offset`` into the text encoded as ``data``,
+    or None when it is not a boundary (negative, past the end, inside a surrogate pair)."""
+    if not 0 <= 2 * offset <= len(data):
+        return None
+    try:
+        return len(data[: 2 * offset].decode("utf-16-le"))
+    except UnicodeDecodeError:
+        return None
 
 
 def units_that_fit(text: str, start: int, end: int) -> list[str]:
