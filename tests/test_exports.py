@@ -102,7 +102,7 @@ def test_doccano_all_examples_export_is_not_a_rater_who_marked_nothing():
     corpus = spanagree.read(DOCCANO / "utf16-all")
     # carol looked at the first example only; dave at none: neither is a rater of the others
     assert corpus.raters == ["alice", "bob", "carol"]
-    assert corpus.exclusions.notes[next(n for n in corpus.exclusions.notes if n.startswith("doccano example with no span"))] == 6
+    assert corpus.exclusions.notes[next(n for n in corpus.exclusions.notes if n.startswith("doccano example with an empty label list"))] == 6
     assert any("'dave'" in n and "no span" in n for n in corpus.exclusions.notes)
     report = spanagree.score(corpus).to_dict()
     # on the examples both looked at: alice-bob 4 matches, 1 only alice's (bob never looked at the
@@ -397,7 +397,7 @@ def test_convert_writes_document_labels_prints_notes_and_refuses_nothing(tmp_pat
     again = spanagree.read(out)
     assert again.doc_label_names == ["INSULT"] and sorted(again.dl_value.tolist()) == [0, 0, 1, 1]
     result = runner.invoke(app, ["convert", str(DOCCANO / "utf16-all"), "-o", str(tmp_path / "d.jsonl")])
-    assert result.exit_code == 0 and "note: doccano example with no span" in result.output
+    assert result.exit_code == 0 and "note: doccano example with an empty label list" in result.output
     empty = tmp_path / "nothing.jsonl"
     result = runner.invoke(app, ["convert", str(PRODIGY / "reddit-INSULT-textcat-teach.jsonl"), "-o", str(empty),
                                  "--to", "prodigy"])
@@ -466,3 +466,16 @@ def test_seqeval_suffix_style_tags_read_as_their_prefix_form():
     suffix = spanagree.read(folder / "ground_truth_inv.txt", format="conll", columns=["gold", "pred"])
     assert suffix.n_spans == prefix.n_spans
     assert spanagree.score(suffix).to_dict()["overall"] == spanagree.score(prefix).to_dict()["overall"]
+
+
+def test_doccano_document_classification_export_gives_document_labels():
+    corpus = spanagree.read(DOCCANO / "textcat-all")
+    assert corpus.doc_label_names == ["tech", "travel"] and corpus.n_spans == 0
+    given = {(corpus.doc_ids[d], corpus.raters[r], corpus.doc_label_names[k]): v for d, r, k, v in zip(
+        corpus.dl_doc.tolist(), corpus.dl_rater.tolist(), corpus.dl_label.tolist(), corpus.dl_value.tolist())}
+    assert given["7", "bob", "tech"] == given["7", "bob", "travel"] == 1
+    assert given["9", "alice", "tech"] == 0 and given["9", "alice", "travel"] == 1  # a choice among all labels
+    assert ("8", "carol", "tech") not in given  # carol never labelled it: missing, not "no label"
+    assert corpus.raters == ["alice", "bob", "carol"]
+    nothing = spanagree.read(DOCCANO / "textcat-all", empty="nothing")
+    assert "dave" in nothing.raters and nothing.n_spans == 0

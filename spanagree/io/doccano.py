@@ -25,8 +25,11 @@ label}`` objects.
   :mod:`spanagree.io.offsets`). Offsets are converted to code points once, per document;
 - relations are ignored and counted.
 
+Document-classification projects (``"label": ["positive", ...]``, a list of label names) give
+the member's document labels (a choice among every label), read with the same ``empty`` rule.
+
 Not read: the exports whose ``annotations`` hold label ids per user (``{"label": 7,
-"start_offset", "end_offset", "user"}``), and document-classification labels.
+"start_offset", "end_offset", "user"}``).
 """
 from __future__ import annotations
 
@@ -37,7 +40,7 @@ from typing import Any
 from ..errors import InputError, Location, describe
 from ..model import CorpusBuilder
 from . import Format
-from .common import choice, json_lines, require
+from .common import choice, json_lines, parse_labels, require
 from .offsets import check_unit, convert_spans, risky, unverified_note
 
 #: Where the spans are, in the order looked at.
@@ -47,7 +50,7 @@ SPAN_FIELDS = ("entities", "label", "labels")
 EMPTY = ("missing", "nothing")
 
 EMPTY_NOTE = (
-    "doccano example with no span, read as not annotated by this member (the all-examples export "
+    "doccano example with an empty label list, read as not annotated by this member (the all-examples export "
     "lists every example for every member; empty='nothing' reads it as marked nothing)"
 )
 
@@ -64,7 +67,8 @@ def read_doccano(
     unit = check_unit(offsets, "utf16")
     choice("empty", empty, EMPTY)
     stem = path.stem
-    unverified = marked = 0
+    unverified = marked = classified = 0
+    nothing: list[tuple] = []  # examples with an empty list, read as marked nothing (empty="nothing")
     for where, obj in json_lines(path, builder.tick):
         text = require(obj, "text", str, where)
         raw_id = obj.get("id")
@@ -82,7 +86,13 @@ def read_doccano(
                 "([{start_offset, end_offset, label}, ...])",
                 where=where, doc_id=doc_id, field="label",
             )
-        raw = _spans(obj[field], field, where, doc_id)
+        items = obj[field]
+        if type(items) is list and items and all(type(x) is str for x in items):
+            # a document-classification project: the member chose these among all labels
+            builder.add_labels(key, doc_id, text, rater, parse_labels(items, where, doc_id, field), where)
+            classified = marked = marked + 1
+            continue
+        raw = _spans(items, field, where, doc_id)
         relations = obj.get("relations")
         if isinstance(relations, list) and relations:
             builder.exclusions.spans["doccano relation ignored"] += len(relations)
@@ -90,11 +100,19 @@ def read_doccano(
             builder.document(key, doc_id, text, where, rater)
             builder.exclusions.notes[EMPTY_NOTE] += 1
             continue
-        if raw and offsets is None and unit != "codepoint" and risky(text):
+        if not raw:  # marked nothing: no span, or no label, as the file turns out to hold
+            nothing.append((key, doc_id, text, rater, where))
+            continue
+        if offsets is None and unit != "codepoint" and risky(text):
             unverified += 1
         spans = convert_spans(raw, text, unit, where, doc_id, field)
         marked += len(spans)
         builder.add(key, doc_id, text, rater, spans, where)
+    for key, doc_id, text, rater, where in nothing:
+        if classified:
+            builder.add_labels(key, doc_id, text, rater, [], where)
+        else:
+            builder.add(key, doc_id, text, rater, [], where)
     if not marked and rater_field is None:
         builder.exclusions.notes[f"doccano member {stem!r} has no span in any example ({path.name})"] += 1
     if unverified:
@@ -153,15 +171,15 @@ def _spans(raw: Any, field: str, where: Location, doc_id: str) -> list[tuple[int
 
 
 def looks_like(path: Path, first: dict | None) -> bool:
-    """The first record has ``text`` and a span list (``label``, ``labels`` or ``entities``) whose
-    first item is a ``[start, end, label]`` triple or has ``start_offset``."""
+    """The first record has ``text`` and a list (``label``, ``labels`` or ``entities``) whose
+    first item is a ``[start, end, label]`` triple, has ``start_offset``, or is a label name."""
     if first is None or "text" not in first or "doc_id" in first:  # doc_id: spanagree JSONL
         return False
     for field in SPAN_FIELDS:
         items = first.get(field)
         if type(items) is list:
             head = items[0] if items else None
-            return (head is None or type(head) is list and len(head) == 3
+            return (head is None or type(head) is list and len(head) == 3 or type(head) is str
                     or type(head) is dict and "start_offset" in head)
     return False
 
