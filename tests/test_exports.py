@@ -479,3 +479,16 @@ def test_doccano_document_classification_export_gives_document_labels():
     assert corpus.raters == ["alice", "bob", "carol"]
     nothing = spanagree.read(DOCCANO / "textcat-all", empty="nothing")
     assert "dave" in nothing.raters and nothing.n_spans == 0
+
+
+def test_labelstudio_text_classification_choices_are_document_labels():
+    corpus = spanagree.read(LS / "textcat.json")
+    assert corpus.n_annotations == 0 and corpus.doc_label_names == ["tech", "travel"]
+    given = {(corpus.doc_ids[d], corpus.raters[r], corpus.doc_label_names[k]): v for d, r, k, v in zip(
+        corpus.dl_doc.tolist(), corpus.dl_rater.tolist(), corpus.dl_label.tolist(), corpus.dl_value.tolist())}
+    second = corpus.doc_ids[1]
+    assert given[second, "2", "tech"] == 1 and given[second, "2", "travel"] == 0  # bob's latest choice
+    assert corpus.exclusions.annotations[
+        "Label Studio annotation by a rater who annotated the task again (the latest kept)"] == 1
+    report = spanagree.score(corpus, candidates="documents").to_dict()["chance_corrected"]
+    assert report["pairs"][0]["coefficients"]["percent_agreement"]["value"] == 1.0

@@ -471,9 +471,9 @@ def test_labelstudio_counts_cancelled_empty_tasks_predictions_and_other_results(
     }
     assert dict(corpus.exclusions.spans) == {
         "on an excluded annotation (Label Studio annotation cancelled)": 1,
-        "Label Studio 'choices' result (not a text span) ignored": 1,
         "Label Studio 'relation' result (not a text span) ignored": 1,
     }
+    assert corpus.doc_label_names == ["ok"]  # a choices result: the rater's document label
     report = spanagree.score(corpus).to_dict()
     assert report["documents"] == {"read": 3, "scored": 2, "excluded": {"no submitted annotation": 1}}
     assert (report["overall"]["a"], report["overall"]["b"], report["overall"]["c"]) == (1.0, 0.0, 1.0)

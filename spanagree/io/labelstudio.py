@@ -17,8 +17,10 @@ JSON export: ``[{"id", "data": {"text", ...}, "annotations": [{"id", "completed_
 - two annotations of one task by the same rater: the latest (by ``updated_at``, then
   ``created_at``, then ``id``) is kept and the others are counted as excluded;
   ``duplicates="error"`` refuses instead;
-- ``labels`` results are spans, one per label of the region; every other result type
-  (``choices``, ``relation``, ``textarea``, ``hypertextlabels``, ...) is ignored and counted, and so
+- ``labels`` results are spans, one per label of the region; ``choices`` results are the rater's
+  document labels (text classification: a choice among every label; in a file without any
+  region, the annotations are read for their labels only); every other result type
+  (``relation``, ``textarea``, ``hypertextlabels``, ...) is ignored and counted, and so
   are model ``predictions`` (they are not a rater's), ``drafts`` (not submitted) and regions
   without a label;
 - a task without annotations is read as a document nobody submitted (counted);
@@ -52,7 +54,7 @@ from ..errors import InputError, Location, describe
 from ..model import CorpusBuilder, SpanTuple
 from . import Format
 from ._text import peek
-from .common import choice, open_binary, text_check
+from .common import choice, open_binary, parse_labels, text_check
 from .offsets import UNIT_NAMES, UNITS, check_unit, out_of_range, risky, to_codepoints, unverified_note
 
 try:
@@ -140,7 +142,8 @@ class _Reader:
         self.unit_given = offsets is not None
         self.duplicates = duplicates
         # (document key, rater) -> (order, doc_id, text, spans, at); the latest wins at flush
-        self.kept: dict[tuple[Any, str], tuple[tuple, str, str, list[SpanTuple], str]] = {}
+        self.kept: dict[tuple[Any, str], tuple[tuple, str, str, tuple, str]] = {}
+        self.saw_regions = False  # any span region in the file (else choices alone are read)
 
     # --- the JSON export ----------------------------------------------------------------------
 
@@ -193,14 +196,19 @@ class _Reader:
                     n = 0
                 continue
             spans: dict[str, list[SpanTuple]] = {name: [] for name in documents}
+            chosen: dict[str, list[str] | None] = dict.fromkeys(documents)
             for k, item in enumerate(result):
                 name = self._target(item, documents, task.get("id"), f"{here}.result[{k}]")
-                if name is not None:
-                    key, doc_id, text = documents[name]
-                    spans[name].extend(self._result(item, text, doc_id, f"{here}.result[{k}]"))
+                if name is None:
+                    continue
+                key, doc_id, text = documents[name]
+                if type(item) is dict and item.get("type") == "choices":
+                    chosen[name] = (chosen[name] or []) + self._choices(item, doc_id, f"{here}.result[{k}]")
+                    continue
+                spans[name].extend(self._result(item, text, doc_id, f"{here}.result[{k}]"))
             order = _order(annotation, j)
             for name, (key, doc_id, text) in documents.items():
-                self._keep(key, doc_id, text, rater, spans[name], order, here)
+                self._keep(key, doc_id, text, rater, (spans[name], chosen[name]), order, here)
 
     def _target(self, item: Any, documents: dict, task_id: Any, at: str) -> str | None:
         """The text (data field) a result belongs to: its ``to_name`` when the task has several."""
@@ -224,6 +232,8 @@ class _Reader:
         if type(item) is not dict:
             raise InputError(f"expected a result object, got {describe(item)}", where=self.where, doc_id=doc_id, field=at)
         kind = item.get("type")
+        if kind == "labels":
+            self.saw_regions = True
         if kind != "labels":
             self.builder.exclusions.spans[f"Label Studio {kind!r} result (not a text span) ignored"] += 1
             return []
@@ -234,6 +244,12 @@ class _Reader:
                 where=self.where, doc_id=doc_id, field=f"{at}.value",
             )
         return self._region(value, text, doc_id, f"{at}.value")
+
+    def _choices(self, item: dict, doc_id: str, at: str) -> list[str]:
+        """The labels of a ``choices`` result (text classification): the rater's choice among all."""
+        value = item.get("value")
+        chosen = value.get("choices") if type(value) is dict else None
+        return parse_labels(chosen, self.where, doc_id, f"{at}.value.choices")
 
     # --- the JSON-MIN export ------------------------------------------------------------------
 
@@ -264,36 +280,46 @@ class _Reader:
         for field, value in regions.items():
             for k, region in enumerate([value] if type(value) is dict else value):
                 spans.extend(self._region(region, text, doc_id, f"{at}.{field}[{k}]"))
-        self._keep(key, doc_id, text, rater, spans, _order(row, index, "annotation_id"), at)
+        if spans:
+            self.saw_regions = True
+        self._keep(key, doc_id, text, rater, (spans, None), _order(row, index, "annotation_id"), at)
 
     # --- shared -------------------------------------------------------------------------------
 
-    def _keep(self, key, doc_id: str, text: str, rater: str, spans: list[SpanTuple], order: tuple, at: str) -> None:
-        """Hold one annotation until the file is read: a rater's latest annotation of a text wins."""
+    def _keep(self, key, doc_id: str, text: str, rater: str, marks: tuple, order: tuple, at: str) -> None:
+        """Hold one annotation (its spans, and its chosen labels or None) until the file is read:
+        a rater's latest annotation of a text wins."""
         cell = (key, rater)
         previous = self.kept.get(cell)
-        if previous is not None:
-            if self.duplicates == "error":
-                raise InputError(
-                    f"rater {rater!r} annotated this task twice (also at {previous[4]}); keep one annotation per "
-                    "rater, or read the latest with duplicates='latest'",
-                    where=self.where, doc_id=doc_id, field=at,
-                )
-            self.builder.n_annotations_read += 1
-            older = min(previous, (order, doc_id, text, spans, at), key=lambda kept: kept[0])
-            self.builder.n_spans_read += len(older[3])
-            reason = "Label Studio annotation by a rater who annotated the task again (the latest kept)"
-            self.builder.exclusions.annotations[reason] += 1
-            if older[3]:
-                self.builder.exclusions.spans[f"on an excluded annotation ({reason})"] += len(older[3])
-            if older is previous:
-                self.kept[cell] = (order, doc_id, text, spans, at)
+        entry = (order, doc_id, text, marks, at)
+        if previous is None:
+            self.kept[cell] = entry
             return
-        self.kept[cell] = (order, doc_id, text, spans, at)
+        if self.duplicates == "error":
+            raise InputError(
+                f"rater {rater!r} annotated this task twice (also at {previous[4]}); keep one annotation per "
+                "rater, or read the latest with duplicates='latest'",
+                where=self.where, doc_id=doc_id, field=at,
+            )
+        older = min(previous, entry, key=lambda kept: kept[0])
+        n_spans = len(older[3][0])
+        self.builder.n_annotations_read += 1
+        self.builder.n_spans_read += n_spans
+        reason = "Label Studio annotation by a rater who annotated the task again (the latest kept)"
+        self.builder.exclusions.annotations[reason] += 1
+        if n_spans:
+            self.builder.exclusions.spans[f"on an excluded annotation ({reason})"] += n_spans
+        if older is previous:
+            self.kept[cell] = entry
 
     def flush(self) -> None:
-        for (key, rater), (_, doc_id, text, spans, _at) in self.kept.items():
-            self.builder.add(key, doc_id, text, rater, spans, self.where)
+        """Add the kept annotations: spans (unless the file is text classification only) and
+        chosen labels."""
+        for (key, rater), (_, doc_id, text, (spans, chosen), _at) in self.kept.items():
+            if self.saw_regions or chosen is None:
+                self.builder.add(key, doc_id, text, rater, spans, self.where)
+            if chosen is not None:
+                self.builder.add_labels(key, doc_id, text, rater, chosen, self.where)
         self.kept.clear()
 
     def _texts(self, data: dict, at: str, doc_id: Any, skip) -> dict[str, str]:
