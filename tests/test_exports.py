@@ -492,3 +492,35 @@ def test_labelstudio_text_classification_choices_are_document_labels():
         "Label Studio annotation by a rater who annotated the task again (the latest kept)"] == 1
     report = spanagree.score(corpus, candidates="documents").to_dict()["chance_corrected"]
     assert report["pairs"][0]["coefficients"]["percent_agreement"]["value"] == 1.0
+
+
+def test_prodigy_relations_are_counted(tmp_path):
+    row = prodigy_task("Alice met Bob.", [(0, 5, "PER"), (10, 13, "PER")], _view_id="relations",
+                       relations=[{"head": 0, "child": 2, "label": "MET"}])
+    path = tmp_path / "rel.jsonl"
+    path.write_text(json.dumps(row) + "\n")
+    corpus = spanagree.read(path)
+    assert corpus.n_spans == 2 and corpus.exclusions.spans["Prodigy relation ignored"] == 1
+
+
+def test_labelstudio_min_with_several_texts_asks_for_text_field(tmp_path):
+    rows = [{"id": 1, "title": "Paris news", "body": "Alice met Bob.", "annotator": 1, "annotation_id": 1,
+             "label": [{"start": 0, "end": 5, "text": "Alice", "labels": ["PER"]}]}]
+    path = tmp_path / "min.json"
+    path.write_text(json.dumps(rows))
+    with pytest.raises(InputError, match=r"several texts \(title, body\).*text_field="):
+        spanagree.read(path)
+    assert covered(spanagree.read(path, text_field="body"))["1", "1"] == ["Alice"]
+
+
+def test_reader_options_from_a_config_file(tmp_path):
+    from spanagree.config import load_settings, read_options
+
+    cfg = tmp_path / "read.cfg"
+    cfg.write_text('[input]\noffsets = "grapheme"\ncheck_text = false\nduplicates = "error"\n')
+    options = read_options(load_settings(cfg))
+    assert options == {"offsets": "grapheme", "check_text": False, "duplicates": "error"}
+    corpus = spanagree.read(DOCCANO / "grapheme-all", offsets=options["offsets"])
+    assert covered(corpus)["5", "alice"] == ["Paris", "Berlin"]
+    with pytest.raises(UsageError, match=r"\[input\] empty: got 3"):
+        load_settings(overrides={"input.empty": 3})

@@ -19,6 +19,7 @@
   judged absent (so they count as the rater's "no" when another rater marked them), and ``ignore``
   is excluded. Both are counted in the notes. A rater only judged the suggestions, not the rest
   of the text: agreement on binary data is agreement on the suggestions;
+- ``relations`` (``rel.manual``) are ignored and counted;
 - ``tokens`` and the spans' ``token_start``/``token_end`` (inclusive, Prodigy's convention) are
   checked against the character offsets and give the token unit;
 - text classification: a choice task's (``options``) ``accept`` list gives the document labels;
@@ -111,6 +112,9 @@ def read_prodigy(
         if "tokens" in obj:
             tokens = parse_tokens(obj["tokens"], len(text), where, doc_id)
             _check_token_indices(obj["spans"] if spans else [], tokens, where, doc_id)
+        relations = obj.get("relations")
+        if isinstance(relations, list) and relations:
+            builder.exclusions.spans["Prodigy relation ignored"] += len(relations)
         stamp = obj.get("_timestamp")
         order = (stamp if type(stamp) in (int, float) else float("-inf"), where.line)
         builder.document(key, doc_id, text, where, who)  # registered per line; spans added once all are read
