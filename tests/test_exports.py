@@ -463,7 +463,8 @@ def test_prodigy_offsets_option(tmp_path):
 def test_seqeval_suffix_style_tags_read_as_their_prefix_form():
     folder = FIXTURES / "seqeval"
     prefix = spanagree.read(folder / "ground_truth.txt", format="conll", columns=["gold", "pred"])
-    suffix = spanagree.read(folder / "ground_truth_inv.txt", format="conll", columns=["gold", "pred"])
+    assert detect_format(folder / "ground_truth_inv.txt") == "conll"
+    suffix = spanagree.read(folder / "ground_truth_inv.txt", columns=["gold", "pred"])
     assert suffix.n_spans == prefix.n_spans
     assert spanagree.score(suffix).to_dict()["overall"] == spanagree.score(prefix).to_dict()["overall"]
 

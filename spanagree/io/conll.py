@@ -481,7 +481,10 @@ def looks_like(path: Path, first: dict | None) -> bool:
         parts = line.split()
         if not parts or parts[0] == DOCSTART:
             continue
-        if len(parts) < 2 or not (parts[-1] == "O" or len(parts[-1]) > 2 and parts[-1][1] == "-" and parts[-1][0] in FAMILY):
+        tag = parts[-1]
+        if len(parts) < 2 or not (
+            tag == "O" or len(tag) > 2 and (tag[1] == "-" and tag[0] in FAMILY or tag[-2] == "-" and tag[-1] in FAMILY)
+        ):
             return False
         tagged += 1
     return tagged > 0
