@@ -102,7 +102,7 @@ def boundaries(text: str, unit: str) -> np.ndarray:
         return np.concatenate([[0], np.cumsum(1 + (cps > 0xFFFF))]).astype(np.int64)
     try:
         import regex
-    except ImportError:  # pragma: no cover - regex comes with the test extra and with spaCy's tools
+    except ImportError:  # pragma: no cover - regex is a dependency; the message helps a broken install
         raise UsageError("offsets='grapheme' needs the 'regex' package (pip install regex)") from None
     ends = [m.end() for m in regex.finditer(r"\X", text)]
     return np.array([0, *ends], dtype=np.int64)
