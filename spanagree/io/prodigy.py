@@ -143,17 +143,12 @@ def _flush(builder: CorpusBuilder, key: str, rater: str, entries: list, duplicat
             if older[3]:
                 builder.exclusions.spans[f"on an excluded annotation ({reason})"] += len(older[3])
     spans: list[SpanTuple] = list(manual[-1][3]) if manual else []
-    for _, _, answer, marked, _, _, _, _ in binary:
+    for _, _, answer, marked, _, _, _, _ in binary:  # merged: read as one annotation, below
         if answer == "accept":
             spans.extend(marked)
             notes["Prodigy binary task accepted (its spans are the rater's marks)"] += 1
         else:
             notes["Prodigy binary task rejected (its spans judged absent)"] += 1
-        builder.n_annotations_read += 1
-        builder.n_spans_read += len(marked)
-    if binary:
-        builder.n_annotations_read -= 1  # the merged answers count as one annotation, added below
-        builder.n_spans_read -= len(spans) - (len(manual[-1][3]) if manual else 0)
     last = (manual or binary)[-1]
     tokens = next((e[4] for e in reversed(entries) if e[4] is not None), None)
     builder.add(key, last[6], last[7], rater, spans, last[5], tokens)
