@@ -525,3 +525,11 @@ def test_reader_options_from_a_config_file(tmp_path):
     assert covered(corpus)["5", "alice"] == ["Paris", "Berlin"]
     with pytest.raises(UsageError, match=r"\[input\] empty: got 3"):
         load_settings(overrides={"input.empty": 3})
+
+
+def test_labelstudio_several_string_fields_only_the_texts_regions_are_on_are_documents(tmp_path):
+    task = json.loads((LS / "title-body.json").read_text())[0]
+    task["data"]["source"] = "newswire"  # a string that no region is on
+    path = tmp_path / "extra.json"
+    path.write_text(json.dumps([task]))
+    assert spanagree.read(path).doc_ids == ["5:body", "5:title"]

@@ -6,7 +6,8 @@ JSON export: ``[{"id", "data": {"text", ...}, "annotations": [{"id", "completed_
 
 - document: the task's ``id`` (else the text itself); text: ``data.text``, else the only string
   in ``data``; ``text_field=`` names another field. A task with several texts (``$title`` and
-  ``$body``) gives one document per text, ``ID:FIELD``, and each region goes to the text its
+  ``$body``: the string fields that the results' ``to_name`` name, or every string field when
+  none does) gives one document per text, ``ID:FIELD``, and each region goes to the text its
   ``to_name`` names;
 - a text given by URL (a project whose ``<Text>`` has ``valueType="url"``): the export holds the
   URL, not the text, so a region that does not fit the URL is refused with a message that says so
@@ -88,6 +89,7 @@ def read_labelstudio(
     tasks = _load(path)
     builder.tick(path.stat().st_size)
     reader = _Reader(path, builder, text_field, check, offsets, duplicates)
+    reader.targets = _targets(tasks)
     for index, task in enumerate(tasks):
         if type(task) is not dict:
             raise InputError(
@@ -144,6 +146,7 @@ class _Reader:
         # (document key, rater) -> (order, doc_id, text, spans, at); the latest wins at flush
         self.kept: dict[tuple[Any, str], tuple[tuple, str, str, tuple, str]] = {}
         self.saw_regions = False  # any span region in the file (else choices alone are read)
+        self.targets: set[str] = set()  # the to_name of every result in the file
 
     # --- the JSON export ----------------------------------------------------------------------
 
@@ -337,6 +340,8 @@ class _Reader:
             found = {"text": data["text"]}
         else:
             found = {name: value for name, value in data.items() if name not in skip and type(value) is str}
+            if len(found) > 1 and self.targets & found.keys():  # the texts that regions are on
+                found = {name: value for name, value in found.items() if name in self.targets}
         if not found:
             raise InputError(
                 "no text: expected a 'text' field, or some string field (name it with text_field=)",
@@ -449,6 +454,20 @@ class _Reader:
                 "that holds the text with text_field=",
                 where=self.where, doc_id=doc_id, field=at,
             )
+
+
+def _targets(tasks: list) -> set[str]:
+    """Every ``to_name`` that a result of the file names (the data fields that are texts)."""
+    found = set()
+    for task in tasks:
+        for field in ("annotations", "completions"):
+            annotations = task.get(field) if type(task) is dict else None
+            for annotation in annotations if type(annotations) is list else ():
+                result = annotation.get("result") if type(annotation) is dict else None
+                for item in result if type(result) is list else ():
+                    if type(item) is dict and type(item.get("to_name")) is str:
+                        found.add(item["to_name"])
+    return found
 
 
 def _order(annotation: dict, position: int, id_key: str = "id") -> tuple:
