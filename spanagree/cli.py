@@ -112,6 +112,15 @@ def score_command(
     repair: Optional[str] = typer.Option(None, "--repair", help="CoNLL ill-formed tag sequences: begin, drop or error (config: input.repair)"),
     columns: Optional[str] = typer.Option(None, "--columns", help="CoNLL: one file whose last N columns are these raters' tags, e.g. ann1,ann2 (config: input.columns)"),
     relevant_at: Optional[int] = typer.Option(None, "--relevant-at", help="TREC qrels: lowest grade that counts as relevant (config: input.relevant_at)"),
+    offsets: Optional[str] = typer.Option(None, "--offsets", help="Offset unit of the export: codepoint, utf16 or grapheme (default per tool; docs/formats.md) (config: input.offsets)"),
+    check_text: Optional[str] = typer.Option(None, "--check-text", help="Label Studio, brat: check region texts: whitespace (default), exact or off (config: input.check_text)"),
+    duplicates: Optional[str] = typer.Option(None, "--duplicates", help="Label Studio, Prodigy: a rater's repeated annotation: latest (default) or error (config: input.duplicates)"),
+    text_field: Optional[str] = typer.Option(None, "--text-field", help="Label Studio: the data field holding the text (config: input.text_field)"),
+    empty: Optional[str] = typer.Option(None, "--empty", help="doccano: an example with no span is missing (default) or nothing (config: input.empty)"),
+    rater_field: Optional[str] = typer.Option(None, "--rater-field", help="doccano: a field naming the rater (default: the file's name) (config: input.rater_field)"),
+    rater: Optional[str] = typer.Option(None, "--rater", help="Prodigy: rater from annotator (default), session, prefix (session without its timestamp) or file (config: input.rater)"),
+    discontinuous: Optional[str] = typer.Option(None, "--discontinuous", help="brat: a discontinuous entity as its covering span (default) or its fragments (config: input.discontinuous)"),
+    assessor: Optional[str] = typer.Option(None, "--assessor", help="TREC qrels: the assessor from the file (file), column 2 (column) or auto (config: input.assessor)"),
     bootstrap: Optional[int] = typer.Option(None, "--bootstrap", help="Intervals: bootstrap replicates over documents, e.g. 1000 (config: intervals.bootstrap)"),
     ci: float = typer.Option(0.95, "--ci", help="Intervals: level (config: intervals.ci)"),
     seed: int = typer.Option(0, "--seed", help="Intervals and γ's random continua: random seed (config: intervals.seed)"),
@@ -162,11 +171,22 @@ def convert_command(
     relevant_at: Optional[int] = typer.Option(None, "--relevant-at", help="qrels: lowest relevance grade that counts as relevant (default 1)"),
     ents: Optional[str] = typer.Option(None, "--ents", help=".spacy output: this rater's spans also go to doc.ents, for spacy train/evaluate/debug data (docs/spacy.md)"),
     spans_key: Optional[str] = typer.Option(None, "--spans-key", help=".spacy output, with --ents: also copy that rater's spans to this span group (e.g. sc for spancat)"),
+    offsets: Optional[str] = typer.Option(None, "--offsets", help="Offset unit of the export: codepoint, utf16 or grapheme (default per tool)"),
+    check_text: Optional[str] = typer.Option(None, "--check-text", help="labelstudio, brat: check region texts: whitespace (default), exact or off"),
+    duplicates: Optional[str] = typer.Option(None, "--duplicates", help="labelstudio, prodigy: a rater's repeated annotation: latest (default) or error"),
+    text_field: Optional[str] = typer.Option(None, "--text-field", help="labelstudio: the data field holding the text"),
+    empty: Optional[str] = typer.Option(None, "--empty", help="doccano: an example with no span is missing (default) or nothing"),
+    rater_field: Optional[str] = typer.Option(None, "--rater-field", help="doccano: a field naming the rater (default: the file's name)"),
+    rater: Optional[str] = typer.Option(None, "--rater", help="prodigy: rater from annotator (default), session, prefix or file"),
+    discontinuous: Optional[str] = typer.Option(None, "--discontinuous", help="brat: covering (default) or fragments"),
+    assessor: Optional[str] = typer.Option(None, "--assessor", help="qrels: the assessor from auto (default), file or column"),
 ) -> None:
     """Convert annotations to spanagree JSONL, Prodigy JSONL or another format with a writer."""
     from .convert import convert
 
-    given = {"scheme": scheme, "repair": repair, "columns": columns, "relevant_at": relevant_at}
+    given = {"scheme": scheme, "repair": repair, "columns": columns, "relevant_at": relevant_at, "offsets": offsets,
+             "check_text": check_text, "duplicates": duplicates, "text_field": text_field, "empty": empty,
+             "rater_field": rater_field, "rater": rater, "discontinuous": discontinuous, "assessor": assessor}
     options = {k: v for k, v in given.items() if v is not None}
     if answers:
         options["answers"] = tuple(a.strip() for a in answers.split(","))
@@ -182,6 +202,8 @@ def convert_command(
     for kind, reasons in result["excluded"].items():
         for reason, n in reasons.items():
             typer.echo(f"  on reading, {kind}: {reason}: {n}")
+    for note, n in result.get("notes", {}).items():
+        typer.echo(f"  note: {note}: {n}")
     _echo_write_notes(written)
 
 

@@ -56,7 +56,10 @@ The command-line options and the config keys are one vocabulary (``--partial-cre
     PER = 0.75
 
 and, in ``[input]``, reader options passed only when set: ``scheme``, ``repair``, ``columns``
-(CoNLL) and ``relevant_at`` (TREC qrels).
+(CoNLL), ``relevant_at`` and ``assessor`` (TREC qrels), ``offsets`` (the offset unit of JSON
+exports: codepoint, utf16 or grapheme), ``check_text`` (whitespace, exact or off), ``duplicates``
+(latest or error), ``text_field`` (Label Studio), ``empty`` and ``rater_field`` (doccano),
+``rater`` (Prodigy) and ``discontinuous`` (brat); see docs/formats.md.
 
 Precedence, lowest first: the defaults above, the config file (``--config``), the flags given
 on the command line (``--rule overlap``), and dotted overrides (``--alignment.rule overlap``),
@@ -77,6 +80,12 @@ from typing import Any, Mapping, Sequence
 
 from .errors import UsageError
 
+#: Reader options of the annotation tools' exports (docs/formats.md): passed when set, checked
+#: by the readers, whose messages name the key.
+READER_KEYS = (
+    "offsets", "check_text", "duplicates", "text_field", "empty", "rater_field", "rater", "discontinuous", "assessor",
+)
+
 DEFAULTS: dict[str, dict[str, Any]] = {
     "input": {
         "format": "auto",
@@ -87,6 +96,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "repair": None,
         "columns": None,
         "relevant_at": None,
+        **dict.fromkeys(READER_KEYS),
     },
     "alignment": {
         "rule": "exact",
@@ -127,6 +137,7 @@ FLAGS: dict[str, tuple[str, str]] = {
     "repair": ("input", "repair"),
     "columns": ("input", "columns"),
     "relevant_at": ("input", "relevant_at"),
+    **{key: ("input", key) for key in READER_KEYS},
     "bootstrap": ("intervals", "bootstrap"),
     "ci": ("intervals", "ci"),
     "seed": ("intervals", "seed"),
@@ -242,7 +253,7 @@ def read_options(settings: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
     options: dict[str, Any] = {}
     if list(section["answers"]) != ["accept"]:
         options["answers"] = tuple(section["answers"])
-    for key in ("span_keys", "spans_key", "scheme", "repair", "columns", "relevant_at"):
+    for key in ("span_keys", "spans_key", "scheme", "repair", "columns", "relevant_at", *READER_KEYS):
         if section[key] is not None:
             options[key] = section[key]
     return options
@@ -415,6 +426,10 @@ def _validate(settings: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
         fail("input", "columns", "null or a list of rater names")
     if inp["relevant_at"] is not None and type(inp["relevant_at"]) is not int:
         fail("input", "relevant_at", "null or a whole number")
+    for key in READER_KEYS:
+        allowed = (str, bool) if key == "check_text" else str
+        if inp[key] is not None and not (isinstance(inp[key], allowed) and inp[key] != ""):
+            fail("input", key, "null or a name (see docs/formats.md)")
     iv = settings["intervals"]
     if iv["bootstrap"] is not None and (type(iv["bootstrap"]) is not int or iv["bootstrap"] < 2):
         fail("intervals", "bootstrap", "null or a whole number >= 2")

@@ -47,8 +47,10 @@ def convert(
     Returns
     -------
     dict with ``format`` (written), ``out``, ``written`` (``documents``, ``annotations``,
-    ``spans``), ``raters``, ``read`` (what the readers saw) and ``excluded`` (what they left out,
-    by reason, for ``documents``, ``annotations`` and ``spans``).
+    ``spans``), ``raters``, ``read`` (what the readers saw), ``excluded`` (what they left out,
+    by reason, for ``documents``, ``annotations`` and ``spans``) and ``notes`` (what they changed
+    or could not verify on the way). Input with nothing to write is a UsageError, not an empty
+    file.
     """
     out = Path(out)
     name = _output_format(out, to)
@@ -56,6 +58,11 @@ def convert(
     if entities and name != "docbin":
         raise UsageError(f"--ents and --spans-key are for DocBin output (.spacy), not {name!r}")
     corpus = read(paths, format=format, **options)
+    if not corpus.n_annotations and not (name == "spanagree" and len(corpus.dl_doc)):
+        what = "document labels only (write them as spanagree JSONL)" if len(corpus.dl_doc) else "no annotation"
+        left = "; ".join(f"{reason}: {n}" for kind in ("documents", "annotations", "spans", "notes")
+                         for reason, n in getattr(corpus.exclusions, kind).items())
+        raise UsageError(f"nothing to write to {out}: the input holds {what}" + (f" (read: {left})" if left else ""))
     try:
         written = formats()[name].write(corpus, out, **entities)
     except OSError as err:
@@ -79,6 +86,7 @@ def convert(
             "annotations": dict(sorted(excluded.annotations.items())),
             "spans": dict(sorted(excluded.spans.items())),
         },
+        "notes": dict(sorted(excluded.notes.items())),
     }
 
 

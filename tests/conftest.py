@@ -10,6 +10,9 @@ ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "corpora" / "news_ner.jsonl"
 REAL = ROOT.parent / "shared" / "corpora-real"
 
+#: The scripts that made the fixtures need the tools themselves; they are not tests.
+collect_ignore_glob = ["fixtures/*"]
+
 
 @pytest.fixture
 def example_path() -> Path:

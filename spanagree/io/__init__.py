@@ -22,7 +22,9 @@ from typing import Callable, Iterable, Sequence
 
 from ..errors import InputError, Location, UsageError
 from ..model import Corpus, CorpusBuilder
-from .common import json_lines
+import numpy as np
+
+from .common import empty_file, json_lines
 
 
 @dataclass(frozen=True)
@@ -48,6 +50,9 @@ class Format:
     write: Callable[..., None] | None = None
     description: str = ""
     read_many: Callable[..., None] | None = None
+    #: An empty file in this format is a rater with no annotation (a tool's export of nothing),
+    #: noted, not an error.
+    empty_ok: bool = False
 
 
 @lru_cache(maxsize=None)
@@ -64,25 +69,39 @@ def formats() -> dict[str, Format]:
 
 
 def detect_format(path: Path) -> str:
-    """The format of a path (errors in a JSONL file's first record are raised as read)."""
+    """The format of a path; a path no format recognises is an InputError that says what was seen
+    and how to name the format (``--format``)."""
     candidates = formats().values()
     for fmt in candidates:
         if not fmt.jsonl and fmt.sniff(path, None):
             return fmt.name
     if path.is_dir():
         raise InputError(
-            "a directory in no known layout (no *.jsonl files, and not a format's directory); "
-            f"formats: {', '.join(formats())}",
+            "cannot tell the format of this directory (no *.jsonl files, no *.ann files, and no "
+            f"folders of them); formats: {', '.join(formats())}; name it with --format",
             where=Location(str(path)),
         )
-    first = next(islice(json_lines(path), 1))[1]
+    try:
+        first = next(islice(json_lines(path), 1))[1]
+    except InputError as err:
+        if not path.is_file() or path.suffix.lower() == ".jsonl":
+            raise  # a missing file, or a JSONL file whose first line is broken: said as it is
+        raise _undetected(path, f"not JSON lines ({err.problem})") from None
     for fmt in candidates:
         if fmt.jsonl and fmt.sniff(path, first):
             return fmt.name
-    raise InputError(
-        f"cannot tell the format from the first record (keys: {', '.join(sorted(first)) or 'none'}); "
-        f"expected one of: {', '.join(formats())}; name it with --format",
-        where=Location(str(path), 1),
+    raise _undetected(path, f"a JSON object with keys {', '.join(sorted(first)) or 'none'} on line 1")
+
+
+def _undetected(path: Path, seen: str) -> InputError:
+    from ._text import peek
+
+    head = (peek(path, 200) or "").strip().splitlines()
+    start = head[0][:60] + ("..." if len(head[0]) > 60 else "") if head else ""
+    return InputError(
+        f"cannot tell the format of {path.name}; name it with --format (one of: {', '.join(formats())}). "
+        f"Seen: suffix {path.suffix or '(none)'!r}, {seen}; it begins {start!r}",
+        where=Location(str(path)),
     )
 
 
@@ -135,8 +154,24 @@ def _read(paths, format: str, progress, options: dict) -> Corpus:
     builder = CorpusBuilder(progress, total)
     used_options: set[str] = set()
     together: dict[str, list[Path]] = {}  # formats that read all their files at once
+    blank = [p for p in files if empty_file(p)]
+    named = {p: format if format != "auto" else None if p in blank else detect_format(p) for p in files}
+    seen = {name for name in named.values() if name is not None}
+    empty = set()  # files that stand for a rater with no annotation
+    for path in blank:
+        name = named[path] or (next(iter(seen)) if len(seen) == 1 else None)
+        if name is None and seen:
+            raise _undetected(path, "an empty file, beside files of " + ", ".join(sorted(seen)))
+        if name is None:
+            raise InputError("the file is empty; expected annotations", where=Location(str(path)))
+        named[path] = name
+        if formats()[name].empty_ok:
+            empty.add(path)
+            builder.exclusions.notes[f"empty file (a rater with no annotation): {path.name}"] += 1
     for path in files:
-        name = detect_format(path) if format == "auto" else format
+        if path in empty:
+            continue
+        name = named[path]
         if formats()[name].read_many is not None:
             together.setdefault(name, []).append(path)
             continue
@@ -146,7 +181,21 @@ def _read(paths, format: str, progress, options: dict) -> Corpus:
     unknown = set(options) - used_options
     if unknown:
         raise UsageError(f"unknown reader option(s) {', '.join(sorted(unknown))} for the formats read")
-    return builder.build()
+    corpus = builder.build()
+    note_silent_raters(corpus)
+    return corpus
+
+
+def note_silent_raters(corpus: Corpus) -> None:
+    """A note for every rater who has no span in any document (while others do): often a sign
+    that empty annotations were read as "marked nothing" where the rater never looked."""
+    if not corpus.n_spans:
+        return
+    per_rater = np.bincount(np.repeat(corpus.ann_rater, np.diff(corpus.ann_ptr)), minlength=len(corpus.raters))
+    with_labels = set(corpus.dl_rater.tolist())
+    for code in np.flatnonzero(per_rater == 0).tolist():
+        if code not in with_labels:
+            corpus.exclusions.notes[f"rater {corpus.raters[code]!r} has no span in any document"] += 1
 
 
 def _call(reader: Callable[..., None], source, builder: CorpusBuilder, options: dict) -> set[str]:

@@ -7,7 +7,7 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
-from ..errors import InputError, Location, describe
+from ..errors import InputError, Location, UsageError, describe
 from ..model import SpanTuple
 
 try:  # orjson parses JSON lines several times faster than the standard library
@@ -64,6 +64,37 @@ def json_lines(path: Path, tick: Callable[[int], None] | None = None) -> Iterato
         tick(pending)
     if not seen_data:
         raise InputError("the file is empty; expected one JSON object per line", where=Location(name))
+
+
+def choice(option: str, value: Any, allowed: tuple[str, ...]) -> Any:
+    """``value`` if it is one of ``allowed``, else a UsageError naming the reader option (and
+    its config key)."""
+    if value not in allowed:
+        raise UsageError(f"{option}={value!r}: expected one of {', '.join(allowed)} (config: [input] {option})")
+    return value
+
+
+#: ``check_text=`` values of the readers that compare a region's text with the document's;
+#: ``True``/``False`` stand for ``"exact"``/``"off"``.
+TEXT_CHECKS = ("whitespace", "exact", "off")
+
+
+def text_check(value: bool | str) -> str:
+    """The ``check_text`` option as one of :data:`TEXT_CHECKS`."""
+    if isinstance(value, bool):
+        return "exact" if value else "off"
+    return choice("check_text", value, TEXT_CHECKS)
+
+
+def empty_file(path: Path) -> bool:
+    """True for a regular file holding nothing but white space (a tool's export of nothing:
+    doccano writes one newline for a member with no confirmed example)."""
+    try:
+        if not path.is_file() or path.stat().st_size > 64:
+            return False
+        return not path.read_bytes().lstrip(b"\xef\xbb\xbf").strip()
+    except OSError:
+        return False
 
 
 def _parse_slowly(raw: bytes, where: Location) -> Any:

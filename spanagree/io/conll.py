@@ -245,7 +245,7 @@ class _ConllFile:
             if doc is None:
                 doc = _Document(Location(self.name, number))
             sentence.append(parts[0])
-            tags.append(parts[-n:])
+            tags.append([tag if tag == "O" or tag[1:2] == "-" else _prefixed(tag) for tag in parts[-n:]])
             lines.append(number)
         if doc is not None:
             end_sentence()
@@ -365,15 +365,24 @@ def _next(tags: list[str], i: int) -> str:
 
 
 def _split_tag(tag: str, where: Location, field: str) -> tuple[str | None, str | None]:
-    """``("B", "PER")`` for ``B-PER``; ``(None, None)`` for ``O``."""
+    """``("B", "PER")`` for ``B-PER`` (and for ``PER-B``, the suffix style that seqeval reads with
+    ``suffix=True``); ``(None, None)`` for ``O``."""
     if tag == "O":
         return None, None
     if len(tag) > 2 and tag[1] == "-" and tag[0] in FAMILY:
         return tag[0], tag[2:]
+    if len(tag) > 2 and tag[-2] == "-" and tag[-1] in FAMILY:
+        return tag[-1], tag[:-2]
     raise InputError(
-        f"got {tag!r}; expected O or a prefixed tag such as B-PER (prefixes B, I, E, S, L, U)",
+        f"got {tag!r}; expected O or a prefixed tag such as B-PER (prefixes B, I, E, S, L, U), or a "
+        "suffixed one such as PER-B",
         where=where, field=field,
     )
+
+
+def _prefixed(tag: str) -> str:
+    """``B-PER`` for the suffix-style ``PER-B`` (checked by :func:`_split_tag` on the first pass)."""
+    return f"{tag[-1]}-{tag[:-2]}"
 
 
 def _check_same_documents(files: list[_ConllFile], docs: tuple, doc_id: str) -> None:
@@ -472,7 +481,10 @@ def looks_like(path: Path, first: dict | None) -> bool:
         parts = line.split()
         if not parts or parts[0] == DOCSTART:
             continue
-        if len(parts) < 2 or not (parts[-1] == "O" or len(parts[-1]) > 2 and parts[-1][1] == "-" and parts[-1][0] in FAMILY):
+        tag = parts[-1]
+        if len(parts) < 2 or not (
+            tag == "O" or len(tag) > 2 and (tag[1] == "-" and tag[0] in FAMILY or tag[-2] == "-" and tag[-1] in FAMILY)
+        ):
             return False
         tagged += 1
     return tagged > 0

@@ -1,4 +1,4 @@
-"""doccano JSONL exports of sequence-labelling projects, one file per user.
+"""doccano JSONL exports of sequence-labelling projects, one file per member.
 
 ``{"id": 7, "text": "...", "label": [[start, end, "LABEL"], ...]}`` (the "JSONL (text label)"
 export; ``labels`` is read alike), or ``{"id": 7, "text": "...", "entities": [{"id",
@@ -6,13 +6,30 @@ export; ``labels`` is read alike), or ``{"id": 7, "text": "...", "entities": [{"
 relations). Either list may hold ``[start, end, label]`` triples or ``{start_offset, end_offset,
 label}`` objects.
 
-- rater: a ``user`` or ``annotator`` field where the record has one, else the file's stem (doccano
-  exports one file per user, named after the user);
-- document: ``id`` (the same example has the same id in every user's file), else the text itself;
-- offsets are half-open character offsets into ``text``; relations are ignored and counted.
+- rater: the file's stem (doccano's export of a project without collaborative annotation writes
+  one file per member, ``USERNAME.jsonl``). Every other field of the record is data that was
+  imported with the example (doccano copies it into the export), so a ``user`` or ``annotator``
+  column is *not* the rater unless ``rater_field=`` names it;
+- document: ``id`` (the same example has the same id in every member's file), else the text;
+- an example with no span: doccano's "all examples" export lists every example in every member's
+  file, with an empty list for the examples a member never labelled, so an empty list cannot tell
+  "looked and marked nothing" from "never looked". It is read as not annotated (counted, with a
+  note naming the option); ``empty="nothing"`` reads it as a member who marked nothing (right for
+  the "confirmed only" export, where every listed example was confirmed by the member);
+- an empty file (the "confirmed only" export of a member who confirmed nothing is one byte) is a
+  member with no annotation (counted in the notes, by :func:`spanagree.io.read`);
+- offsets: doccano's annotator counts in JavaScript string indices, UTF-16 code units, or in
+  grapheme clusters when the project counts "grapheme clusters as one character" (CRLF and an
+  emoji sequence then count one). The export does not say which, so ``offsets=`` chooses
+  (default ``utf16``); documents where the units differ are counted in a note (see
+  :mod:`spanagree.io.offsets`). Offsets are converted to code points once, per document;
+- relations are ignored and counted.
+
+Document-classification projects (``"label": ["positive", ...]``, a list of label names) give
+the member's document labels (a choice among every label), read with the same ``empty`` rule.
 
 Not read: the exports whose ``annotations`` hold label ids per user (``{"label": 7,
-"start_offset", "end_offset", "user"}``), and document-classification labels.
+"start_offset", "end_offset", "user"}``).
 """
 from __future__ import annotations
 
@@ -21,17 +38,37 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError, Location, describe
-from ..model import CorpusBuilder, SpanTuple
+from ..model import CorpusBuilder
 from . import Format
-from .common import json_lines, require
+from .common import choice, json_lines, parse_labels, require
+from .offsets import check_unit, convert_spans, risky, unverified_note
 
 #: Where the spans are, in the order looked at.
 SPAN_FIELDS = ("entities", "label", "labels")
 
+#: What an empty span list means (``empty=``).
+EMPTY = ("missing", "nothing")
 
-def read_doccano(path: Path, builder: CorpusBuilder) -> None:
-    """Read one doccano JSONL export into ``builder``."""
+EMPTY_NOTE = (
+    "doccano example with an empty label list, read as not annotated by this member (the all-examples export "
+    "lists every example for every member; empty='nothing' reads it as marked nothing)"
+)
+
+
+def read_doccano(
+    path: Path,
+    builder: CorpusBuilder,
+    *,
+    offsets: str | None = None,
+    empty: str = "missing",
+    rater_field: str | None = None,
+) -> None:
+    """Read one doccano JSONL export (one member's file) into ``builder``."""
+    unit = check_unit(offsets, "utf16")
+    choice("empty", empty, EMPTY)
     stem = path.stem
+    unverified = marked = classified = 0
+    nothing: list[tuple] = []  # examples with an empty list, read as marked nothing (empty="nothing")
     for where, obj in json_lines(path, builder.tick):
         text = require(obj, "text", str, where)
         raw_id = obj.get("id")
@@ -41,7 +78,7 @@ def read_doccano(path: Path, builder: CorpusBuilder) -> None:
             key = doc_id = str(raw_id)
         else:
             raise InputError(f"got {describe(raw_id)}; expected an integer or string id", where=where, field="id")
-        rater = _rater(obj, stem, where, doc_id)
+        rater = _rater(obj, rater_field, stem, where, doc_id)
         field = next((k for k in SPAN_FIELDS if k in obj), None)
         if field is None:
             raise InputError(
@@ -49,24 +86,53 @@ def read_doccano(path: Path, builder: CorpusBuilder) -> None:
                 "([{start_offset, end_offset, label}, ...])",
                 where=where, doc_id=doc_id, field="label",
             )
-        spans = _spans(obj[field], field, len(text), where, doc_id)
+        items = obj[field]
+        if type(items) is list and items and all(type(x) is str for x in items):
+            # a document-classification project: the member chose these among all labels
+            builder.add_labels(key, doc_id, text, rater, parse_labels(items, where, doc_id, field), where)
+            classified = marked = marked + 1
+            continue
+        raw = _spans(items, field, where, doc_id)
         relations = obj.get("relations")
         if isinstance(relations, list) and relations:
             builder.exclusions.spans["doccano relation ignored"] += len(relations)
+        if not raw and empty == "missing":
+            builder.document(key, doc_id, text, where, rater)
+            builder.exclusions.notes[EMPTY_NOTE] += 1
+            continue
+        if not raw:  # marked nothing: no span, or no label, as the file turns out to hold
+            nothing.append((key, doc_id, text, rater, where))
+            continue
+        if offsets is None and unit != "codepoint" and risky(text):
+            unverified += 1
+        spans = convert_spans(raw, text, unit, where, doc_id, field)
+        marked += len(spans)
         builder.add(key, doc_id, text, rater, spans, where)
+    for key, doc_id, text, rater, where in nothing:
+        if classified:
+            builder.add_labels(key, doc_id, text, rater, [], where)
+        else:
+            builder.add(key, doc_id, text, rater, [], where)
+    if not marked and rater_field is None:
+        builder.exclusions.notes[f"doccano member {stem!r} has no span in any example ({path.name})"] += 1
+    if unverified:
+        builder.exclusions.notes[unverified_note(unit, "doccano")] += unverified
 
 
-def _rater(obj: dict, stem: str, where: Location, doc_id: str) -> str:
-    for key in ("user", "annotator"):
-        if key in obj:
-            value = obj[key]
-            if type(value) in (int, str) and value != "":
-                return str(value)
-            raise InputError(f"got {describe(value)}; expected a user name or id", where=where, doc_id=doc_id, field=key)
-    return stem
+def _rater(obj: dict, rater_field: str | None, stem: str, where: Location, doc_id: str) -> str:
+    if rater_field is None:
+        return stem
+    value = obj.get(rater_field)
+    if type(value) in (int, str) and value != "":
+        return str(value)
+    raise InputError(
+        f"{'missing' if rater_field not in obj else 'got ' + describe(value)}; expected a user name or id "
+        f"(rater_field={rater_field!r}; leave it out to name the rater after the file)",
+        where=where, doc_id=doc_id, field=rater_field,
+    )
 
 
-def _spans(raw: Any, field: str, text_len: int, where: Location, doc_id: str) -> list[SpanTuple]:
+def _spans(raw: Any, field: str, where: Location, doc_id: str) -> list[tuple[int, int, str]]:
     """Validate a list of ``[start, end, label]`` triples or ``{start_offset, end_offset, label}``."""
     if type(raw) is not list:
         raise InputError(
@@ -100,29 +166,20 @@ def _spans(raw: Any, field: str, text_len: int, where: Location, doc_id: str) ->
                 "or {start_offset, end_offset, label} (document-classification labels are not spans)",
                 where=where, doc_id=doc_id, field=at,
             )
-        spans.append(_checked(start, end, label, text_len, where, doc_id, at))
+        spans.append((start, end, label))
     return spans
 
 
-def _checked(start: int, end: int, label: str, text_len: int, where: Location, doc_id: str, at: str) -> SpanTuple:
-    if not 0 <= start < end <= text_len:
-        raise InputError(
-            f"offsets [{start}, {end}) out of range; expected 0 <= start < end <= {text_len} (the text's length)",
-            where=where, doc_id=doc_id, field=at,
-        )
-    return start, end, label
-
-
 def looks_like(path: Path, first: dict | None) -> bool:
-    """The first record has ``text`` and a span list (``label``, ``labels`` or ``entities``) whose
-    first item is a ``[start, end, label]`` triple or has ``start_offset``."""
-    if first is None or "text" not in first:
+    """The first record has ``text`` and a list (``label``, ``labels`` or ``entities``) whose
+    first item is a ``[start, end, label]`` triple, has ``start_offset``, or is a label name."""
+    if first is None or "text" not in first or "doc_id" in first:  # doc_id: spanagree JSONL
         return False
     for field in SPAN_FIELDS:
         items = first.get(field)
         if type(items) is list:
             head = items[0] if items else None
-            return (head is None or type(head) is list and len(head) == 3
+            return (head is None or type(head) is list and len(head) == 3 or type(head) is str
                     or type(head) is dict and "start_offset" in head)
     return False
 
@@ -132,5 +189,6 @@ FORMAT = Format(
     read=read_doccano,
     sniff=looks_like,
     order=180,
-    description="doccano JSONL: sequence-labelling exports, one file per user",
+    description="doccano JSONL: sequence-labelling exports, one file per member",
+    empty_ok=True,
 )

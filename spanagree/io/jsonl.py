@@ -48,29 +48,48 @@ def write_spanagree(corpus, path: Path) -> dict:
     """Write a corpus as spanagree JSONL, one line per (document, rater), in corpus order.
 
     Each line keeps the document id, text, rater and spans, and the token offsets where the
-    corpus has them. Returns what was written: ``{"documents", "annotations", "spans"}``.
+    corpus has them. Document labels (text classification) go in ``labels``, on the rater's span
+    line or on a line of their own; a rater's ``labels`` list is read back as a choice among every
+    label, so a label that was judged absent is written by leaving it out.
+    Returns what was written: ``{"documents", "annotations", "spans"}`` (and ``"document_labels"``,
+    the (document, rater) pairs with labels, when there are any).
     """
     import orjson
 
     lengths = (corpus.ann_ptr[1:] - corpus.ann_ptr[:-1]).tolist()
     starts, ends, labels = corpus.span_start.tolist(), corpus.span_end.tolist(), corpus.span_label.tolist()
+    given: dict[tuple[int, int], list[str]] = {}
+    for doc, rater, label, value in zip(
+        corpus.dl_doc.tolist(), corpus.dl_rater.tolist(), corpus.dl_label.tolist(), corpus.dl_value.tolist()
+    ):
+        names = given.setdefault((doc, rater), [])
+        if value:
+            names.append(corpus.doc_label_names[label])
+    spans_at = {}
+    lo = 0
+    for doc, rater, n in zip(corpus.ann_doc.tolist(), corpus.ann_rater.tolist(), lengths):
+        spans_at[doc, rater] = (lo, n)
+        lo += n
+    documents = set()
     with open(path, "wb") as out:
-        lo = 0
-        for doc, rater, n in zip(corpus.ann_doc.tolist(), corpus.ann_rater.tolist(), lengths):
-            record = {
-                "doc_id": corpus.doc_ids[doc],
-                "text": corpus.texts[doc],
-                "annotator": corpus.raters[rater],
-                "spans": [
+        for doc, rater in sorted(spans_at.keys() | given.keys()):
+            record = {"doc_id": corpus.doc_ids[doc], "text": corpus.texts[doc], "annotator": corpus.raters[rater]}
+            documents.add(doc)
+            if (doc, rater) in given:
+                record["labels"] = given[doc, rater]
+            if (doc, rater) in spans_at:
+                lo, n = spans_at[doc, rater]
+                record["spans"] = [
                     {"start": starts[i], "end": ends[i], "label": corpus.labels[labels[i]]} for i in range(lo, lo + n)
-                ],
-            }
-            tokens = corpus.doc_tokens[doc]
-            if tokens is not None:
-                record["tokens"] = [{"start": s, "end": e} for s, e in tokens.tolist()]
+                ]
+                tokens = corpus.doc_tokens[doc]
+                if tokens is not None:
+                    record["tokens"] = [{"start": s, "end": e} for s, e in tokens.tolist()]
             out.write(orjson.dumps(record) + b"\n")
-            lo += n
-    return {"documents": len(set(corpus.ann_doc.tolist())), "annotations": corpus.n_annotations, "spans": corpus.n_spans}
+    written = {"documents": len(documents), "annotations": corpus.n_annotations, "spans": corpus.n_spans}
+    if given:
+        written["document_labels"] = len(given)
+    return written
 
 
 def looks_like(path: Path, first: dict | None) -> bool:

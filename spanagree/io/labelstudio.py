@@ -1,28 +1,44 @@
 """Label Studio exports: the JSON export (a JSON array of tasks) and the JSON-MIN export.
 
-JSON export: ``[{"id", "data": {"text", ...}, "annotations": [{"completed_by", "was_cancelled",
-"result": [{"type": "labels", "value": {"start", "end", "text", "labels": [...]}}]}]}]``
+JSON export: ``[{"id", "data": {"text", ...}, "annotations": [{"id", "completed_by",
+"was_cancelled", "updated_at", "result": [{"type": "labels", "to_name", "value": {"start", "end",
+"text", "labels": [...]}}]}]}]``
 
-- document: the task's ``id`` (else the text itself); text: ``data.text``, else the first string
-  in ``data`` (``text_field=`` names another field);
-- rater: ``completed_by`` (a user id, or ``{"email"}``/``{"id"}`` in some versions), else the
-  file's stem;
+- document: the task's ``id`` (else the text itself); text: ``data.text``, else the only string
+  in ``data``; ``text_field=`` names another field. A task with several texts (``$title`` and
+  ``$body``: the string fields that the results' ``to_name`` name, or every string field when
+  none does) gives one document per text, ``ID:FIELD``, and each region goes to the text its
+  ``to_name`` names;
+- a text given by URL (a project whose ``<Text>`` has ``valueType="url"``): the export holds the
+  URL, not the text, so a region that does not fit the URL is refused with a message that says so
+  (a text that is a URL and whose regions fit it is read as it is);
+- rater: ``completed_by`` (a user id, or ``{"email"}``/``{"id"}`` in some versions);
 - a cancelled annotation (``was_cancelled: true``, "skipped" in the interface) means the rater
   did not submit the task: excluded and counted, with its regions;
-- ``labels`` results are spans, one per label of the region; every other result type
-  (``choices``, ``relation``, ``textarea``, ``hypertextlabels``, ...) is ignored and counted, and so
-  are model ``predictions`` (they are not a rater's) and regions without a label;
+- two annotations of one task by the same rater: the latest (by ``updated_at``, then
+  ``created_at``, then ``id``) is kept and the others are counted as excluded;
+  ``duplicates="error"`` refuses instead;
+- ``labels`` results are spans, one per label of the region; ``choices`` results are the rater's
+  document labels (text classification: a choice among every label; in a file without any
+  region, the annotations are read for their labels only); every other result type
+  (``relation``, ``textarea``, ``hypertextlabels``, ...) is ignored and counted, and so
+  are model ``predictions`` (they are not a rater's), ``drafts`` (not submitted) and regions
+  without a label;
 - a task without annotations is read as a document nobody submitted (counted);
 - the old ``completions`` key is read like ``annotations``.
 
 JSON-MIN export: ``[{"id", "text", "annotator", "annotation_id", ..., "label": [{"start", "end",
 "text", "labels"}]}]``, one flat row per annotation; every field holding regions (a list of
-``{start, end, labels}``) gives spans, whatever the name of its control.
+``{start, end, labels}``) gives spans, whatever the name of its control. A row with
+``"annotator": null`` is a task nobody annotated (a document, no rater).
 
-Offsets are characters of the text. Where a region carries its ``text``, it is checked against the
-task text at its offsets (``check_text=False`` skips the check). Label Studio versions before
-1.x counted offsets in UTF-16 code units, so text with emoji or other characters beyond U+FFFF
-came out shifted; such offsets are recognised by that check, converted, and counted.
+Offsets are code points of the text since Label Studio 1.x (``offsets=`` says otherwise; see
+:mod:`spanagree.io.offsets`). Where a region carries its ``text``, it is checked against the task
+text at its offsets: a region whose offsets match in another unit (UTF-16 code units, as versions
+before 1.x counted) is converted and counted. The front end shows a region's text with runs of
+white space collapsed, so by default (``check_text="whitespace"``) the check compares texts with
+every run of white space made one space; ``check_text="exact"`` compares them as they are and
+``check_text="off"`` skips the check.
 
 The file is one JSON array, not lines: errors name the file, the task (its position and id) and
 the field as a path, e.g. ``[3].annotations[0].result[1].value.end``.
@@ -31,6 +47,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +55,8 @@ from ..errors import InputError, Location, describe
 from ..model import CorpusBuilder, SpanTuple
 from . import Format
 from ._text import peek
-from .common import open_binary
+from .common import choice, open_binary, parse_labels, text_check
+from .offsets import UNIT_NAMES, UNITS, check_unit, out_of_range, risky, to_codepoints, unverified_note
 
 try:
     from orjson import loads as _loads
@@ -48,14 +66,30 @@ except ImportError:  # pragma: no cover
 #: JSON-MIN keys that are about the annotation, not the task's data.
 MIN_META = {"id", "annotator", "annotation_id", "created_at", "updated_at", "lead_time"}
 
+#: ``duplicates=`` values.
+DUPLICATES = ("latest", "error")
+
+#: A task text that is a URL or an upload path: the text of a ``valueType="url"`` project.
+_URL = re.compile(r"(?:[a-z][a-z0-9+.-]*://|/data/(?:upload|local-files)/)\S*\Z", re.IGNORECASE)
+_SPACES = re.compile(r"\s+")
+
 
 def read_labelstudio(
-    path: Path, builder: CorpusBuilder, *, text_field: str | None = None, check_text: bool = True
+    path: Path,
+    builder: CorpusBuilder,
+    *,
+    text_field: str | None = None,
+    check_text: bool | str = "whitespace",
+    offsets: str | None = None,
+    duplicates: str = "latest",
 ) -> None:
     """Read one Label Studio JSON or JSON-MIN export into ``builder``."""
+    check = text_check(check_text)
+    choice("duplicates", duplicates, DUPLICATES)
     tasks = _load(path)
     builder.tick(path.stat().st_size)
-    reader = _Reader(path, builder, text_field, check_text)
+    reader = _Reader(path, builder, text_field, check, offsets, duplicates)
+    reader.targets = _targets(tasks)
     for index, task in enumerate(tasks):
         if type(task) is not dict:
             raise InputError(
@@ -65,6 +99,7 @@ def read_labelstudio(
             reader.task(index, task)
         else:
             reader.min_row(index, task)
+    reader.flush()
 
 
 def _load(path: Path) -> list:
@@ -96,12 +131,22 @@ def _load(path: Path) -> list:
 
 
 class _Reader:
-    def __init__(self, path: Path, builder: CorpusBuilder, text_field: str | None, check_text: bool) -> None:
+    def __init__(
+        self, path: Path, builder: CorpusBuilder, text_field: str | None, check: str, offsets: str | None,
+        duplicates: str,
+    ) -> None:
         self.path = path
         self.where = Location(str(path))
         self.builder = builder
         self.text_field = text_field
-        self.check_text = check_text
+        self.check = check
+        self.unit = check_unit(offsets, "codepoint")
+        self.unit_given = offsets is not None
+        self.duplicates = duplicates
+        # (document key, rater) -> (order, doc_id, text, spans, at); the latest wins at flush
+        self.kept: dict[tuple[Any, str], tuple[tuple, str, str, tuple, str]] = {}
+        self.saw_regions = False  # any span region in the file (else choices alone are read)
+        self.targets: set[str] = set()  # the to_name of every result in the file
 
     # --- the JSON export ----------------------------------------------------------------------
 
@@ -113,49 +158,85 @@ class _Reader:
                 f"{'missing' if data is None else 'got ' + describe(data)}; expected the task's data object",
                 where=self.where, doc_id=task.get("id"), field=f"{at}.data",
             )
-        text = self._text(data, f"{at}.data", task.get("id"), skip=())
-        key, doc_id = self._document(task, text, at)
+        texts = self._texts(data, f"{at}.data", task.get("id"), skip=())
+        documents = {name: (*self._document(task, text, at, name, len(texts) > 1), text) for name, text in texts.items()}
         excluded = self.builder.exclusions
         predictions = task.get("predictions")
         if isinstance(predictions, list) and predictions:
             excluded.annotations["Label Studio prediction (a model's, not a rater's)"] += len(predictions)
+        drafts = task.get("drafts")
+        if isinstance(drafts, list) and drafts:
+            excluded.annotations["Label Studio draft (saved, not submitted)"] += len(drafts)
         field = "annotations" if "annotations" in task else "completions"
         annotations = task.get(field, [])
         if type(annotations) is not list:
             raise InputError(
                 f"expected a list of annotations, got {describe(annotations)}",
-                where=self.where, doc_id=doc_id, field=f"{at}.{field}",
+                where=self.where, doc_id=task.get("id"), field=f"{at}.{field}",
             )
         if not annotations:
-            self.builder.document(key, doc_id, text, self.where, self.path.stem)
+            for key, doc_id, text in documents.values():
+                self.builder.document(key, doc_id, text, self.where, self.path.stem)
             return
         for j, annotation in enumerate(annotations):
             here = f"{at}.{field}[{j}]"
             if type(annotation) is not dict:
                 raise InputError(
                     f"expected an annotation object, got {describe(annotation)}",
-                    where=self.where, doc_id=doc_id, field=here,
+                    where=self.where, doc_id=task.get("id"), field=here,
                 )
-            rater = self._rater(annotation.get("completed_by"), doc_id, f"{here}.completed_by")
+            rater = self._rater(annotation.get("completed_by"), task.get("id"), f"{here}.completed_by")
             result = annotation.get("result", [])
             if type(result) is not list:
                 raise InputError(
                     f"expected a list of results, got {describe(result)}",
-                    where=self.where, doc_id=doc_id, field=f"{here}.result",
+                    where=self.where, doc_id=task.get("id"), field=f"{here}.result",
                 )
             if annotation.get("was_cancelled") is True:
                 n = sum(1 for r in result if isinstance(r, dict) and r.get("type") == "labels")
-                self.builder.skip(key, doc_id, text, self.where, rater, "Label Studio annotation cancelled", n)
+                for key, doc_id, text in documents.values():
+                    self.builder.skip(key, doc_id, text, self.where, rater, "Label Studio annotation cancelled", n)
+                    n = 0
                 continue
-            spans = []
+            spans: dict[str, list[SpanTuple]] = {name: [] for name in documents}
+            chosen: dict[str, list[str] | None] = dict.fromkeys(documents)
             for k, item in enumerate(result):
-                spans.extend(self._result(item, text, doc_id, f"{here}.result[{k}]"))
-            self.builder.add(key, doc_id, text, rater, spans, self.where)
+                name = self._target(item, documents, task.get("id"), f"{here}.result[{k}]")
+                if name is None:
+                    continue
+                key, doc_id, text = documents[name]
+                if type(item) is dict and item.get("type") == "choices":
+                    chosen[name] = (chosen[name] or []) + self._choices(item, doc_id, f"{here}.result[{k}]")
+                    continue
+                spans[name].extend(self._result(item, text, doc_id, f"{here}.result[{k}]"))
+            order = _order(annotation, j)
+            for name, (key, doc_id, text) in documents.items():
+                self._keep(key, doc_id, text, rater, (spans[name], chosen[name]), order, here)
+
+    def _target(self, item: Any, documents: dict, task_id: Any, at: str) -> str | None:
+        """The text (data field) a result belongs to: its ``to_name`` when the task has several."""
+        if len(documents) == 1 and self.text_field is None:
+            return next(iter(documents))
+        to_name = item.get("to_name") if type(item) is dict else None
+        if to_name in documents:
+            return to_name
+        if self.text_field is not None and len(documents) == 1:
+            if to_name is None:
+                return self.text_field
+            self.builder.exclusions.spans[f"Label Studio region on another text than text_field={self.text_field!r}"] += 1
+            return None
+        raise InputError(
+            f"got to_name {describe(to_name)}; the task has several texts ({', '.join(documents)}) and a region "
+            "must name one of them; name the text to read with text_field=",
+            where=self.where, doc_id=task_id, field=f"{at}.to_name",
+        )
 
     def _result(self, item: Any, text: str, doc_id: str, at: str) -> list[SpanTuple]:
         if type(item) is not dict:
             raise InputError(f"expected a result object, got {describe(item)}", where=self.where, doc_id=doc_id, field=at)
         kind = item.get("type")
+        if kind == "labels":
+            self.saw_regions = True
         if kind != "labels":
             self.builder.exclusions.spans[f"Label Studio {kind!r} result (not a text span) ignored"] += 1
             return []
@@ -166,6 +247,12 @@ class _Reader:
                 where=self.where, doc_id=doc_id, field=f"{at}.value",
             )
         return self._region(value, text, doc_id, f"{at}.value")
+
+    def _choices(self, item: dict, doc_id: str, at: str) -> list[str]:
+        """The labels of a ``choices`` result (text classification): the rater's choice among all."""
+        value = item.get("value")
+        chosen = value.get("choices") if type(value) is dict else None
+        return parse_labels(chosen, self.where, doc_id, f"{at}.value.choices")
 
     # --- the JSON-MIN export ------------------------------------------------------------------
 
@@ -178,18 +265,68 @@ class _Reader:
                 where=self.where, doc_id=row.get("id"), field=at,
             )
         regions = {k: v for k, v in row.items() if k not in MIN_META and _holds_regions(v)}
-        text = self._text(row, at, row.get("id"), skip=MIN_META | set(regions))
-        key, doc_id = self._document(row, text, at)
+        texts = self._texts(row, at, row.get("id"), skip=MIN_META | set(regions))
+        if len(texts) > 1:
+            raise InputError(
+                f"several texts ({', '.join(texts)}) and JSON-MIN does not say which a region is on; "
+                "name the text with text_field= (or read the JSON export)",
+                where=self.where, doc_id=row.get("id"), field=at,
+            )
+        name, text = next(iter(texts.items()))
+        key, doc_id = self._document(row, text, at, name, False)
+        if row.get("annotator") is None:  # JSON-MIN's row for a task nobody annotated
+            self.builder.document(key, doc_id, text, self.where, self.path.stem)
+            self.builder.exclusions.notes["Label Studio JSON-MIN row with no annotator (a task nobody annotated)"] += 1
+            return
         rater = self._rater(row.get("annotator"), doc_id, f"{at}.annotator")
         spans = []
-        for name, value in regions.items():
+        for field, value in regions.items():
             for k, region in enumerate([value] if type(value) is dict else value):
-                spans.extend(self._region(region, text, doc_id, f"{at}.{name}[{k}]"))
-        self.builder.add(key, doc_id, text, rater, spans, self.where)
+                spans.extend(self._region(region, text, doc_id, f"{at}.{field}[{k}]"))
+        if spans:
+            self.saw_regions = True
+        self._keep(key, doc_id, text, rater, (spans, None), _order(row, index, "annotation_id"), at)
 
     # --- shared -------------------------------------------------------------------------------
 
-    def _text(self, data: dict, at: str, doc_id: Any, skip) -> str:
+    def _keep(self, key, doc_id: str, text: str, rater: str, marks: tuple, order: tuple, at: str) -> None:
+        """Hold one annotation (its spans, and its chosen labels or None) until the file is read:
+        a rater's latest annotation of a text wins."""
+        cell = (key, rater)
+        previous = self.kept.get(cell)
+        entry = (order, doc_id, text, marks, at)
+        if previous is None:
+            self.kept[cell] = entry
+            return
+        if self.duplicates == "error":
+            raise InputError(
+                f"rater {rater!r} annotated this task twice (also at {previous[4]}); keep one annotation per "
+                "rater, or read the latest with duplicates='latest'",
+                where=self.where, doc_id=doc_id, field=at,
+            )
+        older = min(previous, entry, key=lambda kept: kept[0])
+        n_spans = len(older[3][0])
+        self.builder.n_annotations_read += 1
+        self.builder.n_spans_read += n_spans
+        reason = "Label Studio annotation by a rater who annotated the task again (the latest kept)"
+        self.builder.exclusions.annotations[reason] += 1
+        if n_spans:
+            self.builder.exclusions.spans[f"on an excluded annotation ({reason})"] += n_spans
+        if older is previous:
+            self.kept[cell] = entry
+
+    def flush(self) -> None:
+        """Add the kept annotations: spans (unless the file is text classification only) and
+        chosen labels."""
+        for (key, rater), (_, doc_id, text, (spans, chosen), _at) in self.kept.items():
+            if self.saw_regions or chosen is None:
+                self.builder.add(key, doc_id, text, rater, spans, self.where)
+            if chosen is not None:
+                self.builder.add_labels(key, doc_id, text, rater, chosen, self.where)
+        self.kept.clear()
+
+    def _texts(self, data: dict, at: str, doc_id: Any, skip) -> dict[str, str]:
+        """The task's texts by field: ``text_field``, else ``text``, else every string field."""
         if self.text_field is not None:
             value = data.get(self.text_field)
             if type(value) is not str:
@@ -198,28 +335,33 @@ class _Reader:
                     f"{self.text_field!r})",
                     where=self.where, doc_id=doc_id, field=f"{at}.{self.text_field}",
                 )
-            return value
-        if type(data.get("text")) is str:
-            return data["text"]
-        for name, value in data.items():
-            if name not in skip and type(value) is str:
-                return value
-        raise InputError(
-            "no text: expected a 'text' field, or some string field (name it with text_field=)",
-            where=self.where, doc_id=doc_id, field=f"{at}.text",
-        )
+            found = {self.text_field: value}
+        elif type(data.get("text")) is str:
+            found = {"text": data["text"]}
+        else:
+            found = {name: value for name, value in data.items() if name not in skip and type(value) is str}
+            if len(found) > 1 and self.targets & found.keys():  # the texts that regions are on
+                found = {name: value for name, value in found.items() if name in self.targets}
+        if not found:
+            raise InputError(
+                "no text: expected a 'text' field, or some string field (name it with text_field=)",
+                where=self.where, doc_id=doc_id, field=f"{at}.text",
+            )
+        return found
 
-    def _document(self, task: dict, text: str, at: str) -> tuple[Any, str]:
+    def _document(self, task: dict, text: str, at: str, field: str, several: bool) -> tuple[Any, str]:
         task_id = task.get("id")
         if task_id is None:
-            return ("text", text), "text:" + hashlib.sha1(text.encode("utf-8")).hexdigest()[:12]
+            doc_id = "text:" + hashlib.sha1(text.encode("utf-8")).hexdigest()[:12]
+            return ("text", text), doc_id
         if type(task_id) not in (int, str) or task_id == "":
             raise InputError(
                 f"got {describe(task_id)}; expected an integer or string task id", where=self.where, field=f"{at}.id"
             )
-        return str(task_id), str(task_id)
+        doc_id = f"{task_id}:{field}" if several else str(task_id)
+        return doc_id, doc_id
 
-    def _rater(self, value: Any, doc_id: str, at: str) -> str:
+    def _rater(self, value: Any, doc_id: Any, at: str) -> str:
         if value is None:
             return self.path.stem
         if type(value) is dict:
@@ -260,25 +402,80 @@ class _Reader:
                     where=self.where, doc_id=doc_id, field=f"{at}.{name}",
                 )
         covered = value.get("text")
-        fits = 0 <= start < end <= len(text)
-        if self.check_text and type(covered) is str and not (fits and text[start:end] == covered):
-            converted = _from_utf16(text, start, end)
-            if converted is not None and text[converted[0]:converted[1]] == covered:
-                self.builder.exclusions.notes["Label Studio offsets in UTF-16 code units, converted (old versions)"] += 1
-                return converted
-            if fits:
-                raise InputError(
-                    f"the region's text {describe(covered)} is not the task's text at [{start}, {end}) "
-                    f"({describe(text[start:end])}); expected character offsets into the text "
-                    "(check_text=False skips this check)",
-                    where=self.where, doc_id=doc_id, field=f"{at}.text",
-                )
-        if not fits:
+        notes = self.builder.exclusions.notes
+        if self.check == "off" or type(covered) is not str:
+            if risky(text) and self.check != "off" and not self.unit_given:
+                notes[unverified_note(self.unit, "Label Studio") + "; regions without 'text'"] += 1
+            return self._converted(text, start, end, self.unit, doc_id, at)
+        units = (self.unit,) if self.unit_given else (self.unit, *(u for u in UNITS if u != self.unit))
+        for unit in units:
+            s, e, ok = to_codepoints(text, [start], [end], unit)
+            if not ok[0]:
+                continue
+            s, e = int(s[0]), int(e[0])
+            if text[s:e] == covered:
+                if unit != self.unit:
+                    notes[f"Label Studio offsets in {UNIT_NAMES[unit]} (region text matched), converted"] += 1
+                return s, e
+            if self.check == "whitespace" and _SPACES.sub(" ", text[s:e]) == _SPACES.sub(" ", covered):
+                notes["Label Studio region text matched with runs of white space collapsed"] += 1
+                if unit != self.unit:
+                    notes[f"Label Studio offsets in {UNIT_NAMES[unit]} (region text matched), converted"] += 1
+                return s, e
+        s, e, ok = to_codepoints(text, [start], [end], self.unit)
+        self._not_a_url(text, doc_id, at)
+        if not ok[0]:
+            raise out_of_range(text, start, end, self.unit, self.where, doc_id, f"{at}.{'start' if start < 0 else 'end'}")
+        tolerance = (
+            "check_text='whitespace' compares with white space collapsed; " if self.check == "exact" else ""
+        )
+        raise InputError(
+            f"the region's text {describe(covered)} is not the task's text at [{start}, {end}) "
+            f"({describe(text[int(s[0]):int(e[0])])}) in any offset unit; expected offsets into the text "
+            f"({tolerance}check_text='off' skips this check)",
+            where=self.where, doc_id=doc_id, field=f"{at}.text",
+        )
+
+    def _converted(self, text: str, start: int, end: int, unit: str, doc_id: str, at: str) -> tuple[int, int]:
+        s, e, ok = to_codepoints(text, [start], [end], unit)
+        if not ok[0]:
+            self._not_a_url(text, doc_id, at)
+            raise out_of_range(text, start, end, unit, self.where, doc_id, f"{at}.{'start' if start < 0 else 'end'}")
+        return int(s[0]), int(e[0])
+
+    def _not_a_url(self, text: str, doc_id: str, at: str) -> None:
+        """Raise the error for a region that does not fit a text which is a URL: the project's
+        ``<Text>`` has ``valueType="url"``, and the export holds the address, not the text."""
+        if _URL.match(text.strip()):
             raise InputError(
-                f"offsets [{start}, {end}) out of range; expected 0 <= start < end <= {len(text)} (the text's length)",
-                where=self.where, doc_id=doc_id, field=f"{at}.{'start' if start < 0 else 'end'}",
+                f"the task's text is a URL ({describe(text)}) and the region does not fit it: the project's "
+                "<Text> tag has valueType=\"url\", so the export holds the address, not the text its offsets "
+                "index. Import the texts themselves into Label Studio and export again, or name the data field "
+                "that holds the text with text_field=",
+                where=self.where, doc_id=doc_id, field=at,
             )
-        return start, end
+
+
+def _targets(tasks: list) -> set[str]:
+    """Every ``to_name`` that a result of the file names (the data fields that are texts)."""
+    found = set()
+    for task in tasks:
+        for field in ("annotations", "completions"):
+            annotations = task.get(field) if type(task) is dict else None
+            for annotation in annotations if type(annotations) is list else ():
+                result = annotation.get("result") if type(annotation) is dict else None
+                for item in result if type(result) is list else ():
+                    if type(item) is dict and type(item.get("to_name")) is str:
+                        found.add(item["to_name"])
+    return found
+
+
+def _order(annotation: dict, position: int, id_key: str = "id") -> tuple:
+    """How recent an annotation is: ``updated_at``, ``created_at`` (ISO strings sort by time), its
+    id, then its position in the file."""
+    stamps = [annotation.get(k) for k in ("updated_at", "created_at")]
+    ident = annotation.get(id_key)
+    return (*(x if type(x) is str else "" for x in stamps), ident if type(ident) is int else -1, position)
 
 
 def _holds_regions(value: Any) -> bool:
@@ -287,30 +484,28 @@ def _holds_regions(value: Any) -> bool:
     return bool(items) and all(type(v) is dict and "labels" in v and "start" in v for v in items)
 
 
-def _from_utf16(text: str, start: int, end: int) -> tuple[int, int] | None:
-    """UTF-16 code-unit offsets as character offsets, or None if the text has no character beyond
-    U+FFFF (then the two agree) or an offset falls inside a surrogate pair or past the end."""
-    if all(ord(ch) <= 0xFFFF for ch in text):
-        return None
-    table = {}
-    unit = 0
-    for i, ch in enumerate(text):
-        table[unit] = i
-        unit += 2 if ord(ch) > 0xFFFF else 1
-    table[unit] = len(text)
-    if start in table and end in table and table[start] < table[end]:
-        return table[start], table[end]
-    return None
-
-
 def looks_like(path: Path, first: dict | None) -> bool:
-    """A ``.json`` file holding an array whose first task has annotations or an annotator."""
+    """A ``.json`` file holding an array of objects with Label Studio's keys (looked for past the
+    first task's text, however long it is)."""
     if path.suffix.lower() != ".json":
         return False
-    head = peek(path, 1 << 20)
+    head = peek(path, 1 << 16)
     if not head or not head.lstrip().startswith("["):
         return False
-    return any(f'"{key}"' in head for key in ("annotations", "completions", "annotator"))
+    keys = ('"annotations"', '"completions"', '"annotator"', '"data"')
+    if any(key in head for key in keys):
+        return True
+    try:  # a first task whose text is longer than the peek: scan on, chunk by chunk
+        with open(path, "rb") as handle:
+            tail = b""
+            while chunk := handle.read(1 << 20):
+                window = tail + chunk
+                if any(key.encode() in window for key in keys):
+                    return True
+                tail = window[-16:]
+    except OSError:
+        return False
+    return False
 
 
 FORMAT = Format(

@@ -1,32 +1,79 @@
-"""Prodigy JSONL as written by ``prodigy db-out`` (``ner.manual``, ``spans.manual`` and friends).
+"""Prodigy JSONL as written by ``prodigy db-out`` (manual, binary and text-classification tasks).
 
-- rater: ``_annotator_id``, else ``_session_id``, else the file's stem (one annotator per file);
+- rater (``rater=``): ``"annotator"`` (default) reads ``_annotator_id``, else ``_session_id``,
+  else the file's stem (one annotator per file); ``"session"`` reads ``_session_id``;
+  ``"prefix"`` reads ``_session_id`` without a trailing timestamp, so that the default session
+  names ``DATASET-2024-01-31_12-00-00`` of one person's sessions make one rater; ``"file"``
+  reads the file's stem;
 - document: ``_input_hash``, else the text itself;
-- ``answer``: ``accept`` counts; ``reject`` and ``ignore`` mean the rater did not submit the
-  document and are excluded and counted (``answers=`` chooses which answers count);
+- manual tasks (``ner.manual``, ``spans.manual``, ``ner.correct``, ...): ``accept`` counts;
+  ``reject`` and ``ignore`` mean the rater did not submit the document and are excluded and
+  counted (``answers=`` chooses which answers count). A rater who answered the same input twice
+  (two sessions, or the same task saved again): the latest answer, by ``_timestamp`` and else by
+  position in the file, is kept and the others are counted as excluded; ``duplicates="error"``
+  refuses instead;
+- binary span tasks (``ner.teach``, ``spans.teach``, ``ner.silver``...: ``_view_id`` ``"ner"`` or
+  ``"spans"``, or, in older exports without ``_view_id``, spans carrying a model's ``score`` or
+  ``rank``): each task asks about the suggested span(s) of one input, so the tasks of one input
+  are merged: the spans of accepted tasks are the rater's marks, the spans of rejected tasks are
+  judged absent (so they count as the rater's "no" when another rater marked them), and ``ignore``
+  is excluded. Both are counted in the notes. A rater only judged the suggestions, not the rest
+  of the text: agreement on binary data is agreement on the suggestions;
+- ``relations`` (``rel.manual``) are ignored and counted;
 - ``tokens`` and the spans' ``token_start``/``token_end`` (inclusive, Prodigy's convention) are
   checked against the character offsets and give the token unit;
-- text classification (no ``spans``): a choice task's ``accept`` list gives the document labels;
-  a binary task's ``label`` is given with ``accept`` and judged absent with ``reject``.
+- text classification: a choice task's (``options``) ``accept`` list gives the document labels;
+  a binary task's top-level ``label`` (``textcat.teach``; its ``spans``, if any, are empty) is given
+  with ``accept`` and judged absent with ``reject``.
+
+Offsets are code points (Prodigy is written in Python); ``offsets=`` reads another unit (see
+:mod:`spanagree.io.offsets`).
 """
 from __future__ import annotations
 
 import hashlib
+import re
 from pathlib import Path
 from typing import Iterable
 
 from ..errors import InputError, describe
-from ..model import CorpusBuilder
+from ..model import CorpusBuilder, SpanTuple
 from . import Format
-from .common import json_lines, parse_labels, parse_spans, parse_tokens, require
+from .common import choice, json_lines, parse_labels, parse_spans, parse_tokens, require
+from .offsets import check_unit, convert_spans, length
 
 ANSWERS = ("accept", "reject", "ignore")
 
+#: ``rater=`` values.
+RATERS = ("annotator", "session", "prefix", "file")
 
-def read_prodigy(path: Path, builder: CorpusBuilder, *, answers: Iterable[str] = ("accept",)) -> None:
+#: ``duplicates=`` values.
+DUPLICATES = ("latest", "error")
+
+#: The views of Prodigy's binary span recipes.
+BINARY_VIEWS = {"ner", "spans"}
+
+#: Prodigy's default session name: a timestamp appended to the dataset's name.
+_TIMESTAMP = re.compile(r"-\d{4}-\d{2}-\d{2}_\d{2}-\d{2}-\d{2}\Z")
+
+
+def read_prodigy(
+    path: Path,
+    builder: CorpusBuilder,
+    *,
+    answers: Iterable[str] = ("accept",),
+    rater: str = "annotator",
+    duplicates: str = "latest",
+    offsets: str | None = None,
+) -> None:
     """Read one Prodigy JSONL export into ``builder``."""
     counted = set(answers)
+    choice("rater", rater, RATERS)
+    choice("duplicates", duplicates, DUPLICATES)
+    unit = check_unit(offsets, "codepoint")
     stem = path.stem
+    # (document, rater) -> [(order, binary, answer, spans, tokens, where, doc_id, text)]
+    held: dict[tuple[str, str], list] = {}
     for where, obj in json_lines(path, builder.tick):
         text = require(obj, "text", str, where)
         input_hash = obj.get("_input_hash")
@@ -34,22 +81,25 @@ def read_prodigy(path: Path, builder: CorpusBuilder, *, answers: Iterable[str] =
             raise InputError(f"expected an integer hash, got {describe(input_hash)}", where=where, field="_input_hash")
         doc_id = doc_id_of_task(obj)
         key = doc_id
-        rater = _rater(obj, stem, where, doc_id)
+        who = _rater(obj, stem, where, doc_id, rater)
         answer = require(obj, "answer", str, where, doc_id)
         if answer not in ANSWERS:
             raise InputError(
                 f"got {answer!r}; expected one of {', '.join(ANSWERS)}", where=where, doc_id=doc_id, field="answer"
             )
-        if "spans" not in obj and ("options" in obj or "label" in obj):
-            _add_doc_labels(obj, builder, key, doc_id, text, rater, answer, where)
+        if not obj.get("spans") and ("options" in obj or type(obj.get("label")) is str):
+            _add_doc_labels(obj, builder, key, doc_id, text, who, answer, where)
             continue
-        if answer not in counted:
+        binary = _binary(obj)
+        if answer not in counted if not binary else answer == "ignore":
             spans = obj.get("spans")
             n_spans = len(spans) if isinstance(spans, list) else 0
-            builder.skip(key, doc_id, text, where, rater, f"Prodigy answer {answer!r}", n_spans)
+            builder.skip(key, doc_id, text, where, who, f"Prodigy answer {answer!r}", n_spans)
             continue
         if "spans" in obj:
-            spans = parse_spans(obj["spans"], len(text), where, doc_id)
+            spans = parse_spans(obj["spans"], length(text, unit), where, doc_id)
+            if unit != "codepoint":
+                spans = convert_spans(spans, text, unit, where, doc_id, "spans")
         else:
             spans = []
             builder.exclusions.notes["Prodigy task without 'spans' (read as no spans)"] += 1
@@ -57,7 +107,55 @@ def read_prodigy(path: Path, builder: CorpusBuilder, *, answers: Iterable[str] =
         if "tokens" in obj:
             tokens = parse_tokens(obj["tokens"], len(text), where, doc_id)
             _check_token_indices(obj["spans"] if spans else [], tokens, where, doc_id)
-        builder.add(key, doc_id, text, rater, spans, where, tokens)
+        relations = obj.get("relations")
+        if isinstance(relations, list) and relations:
+            builder.exclusions.spans["Prodigy relation ignored"] += len(relations)
+        stamp = obj.get("_timestamp")
+        order = (stamp if type(stamp) in (int, float) else float("-inf"), where.line)
+        builder.document(key, doc_id, text, where, who)  # registered per line; spans added once all are read
+        held.setdefault((key, who), []).append((order, binary, answer, spans, tokens, where, doc_id, text))
+    for (key, who), entries in held.items():
+        _flush(builder, key, who, entries, duplicates)
+
+
+def _flush(builder: CorpusBuilder, key: str, rater: str, entries: list, duplicates: str) -> None:
+    """One rater's annotation of one input from everything the rater answered about it."""
+    notes = builder.exclusions.notes
+    manual = sorted((e for e in entries if not e[1]), key=lambda e: e[0])
+    binary = [e for e in entries if e[1]]
+    if len(manual) > 1:
+        if duplicates == "error":
+            raise InputError(
+                f"rater {rater!r} answered this input {len(manual)} times (also at line {manual[0][5].line}); keep "
+                "one answer per input and rater, or read the latest with duplicates='latest'",
+                where=manual[-1][5], doc_id=manual[-1][6], field="_input_hash",
+            )
+        reason = "Prodigy answer by a rater who answered the input again (the latest kept)"
+        for older in manual[:-1]:
+            builder.n_annotations_read += 1
+            builder.n_spans_read += len(older[3])
+            builder.exclusions.annotations[reason] += 1
+            if older[3]:
+                builder.exclusions.spans[f"on an excluded annotation ({reason})"] += len(older[3])
+    spans: list[SpanTuple] = list(manual[-1][3]) if manual else []
+    for _, _, answer, marked, _, _, _, _ in binary:  # merged: read as one annotation, below
+        if answer == "accept":
+            spans.extend(marked)
+            notes["Prodigy binary task accepted (its spans are the rater's marks)"] += 1
+        else:
+            notes["Prodigy binary task rejected (its spans judged absent)"] += 1
+    last = (manual or binary)[-1]
+    tokens = next((e[4] for e in reversed(entries) if e[4] is not None), None)
+    builder.add(key, last[6], last[7], rater, spans, last[5], tokens)
+
+
+def _binary(obj: dict) -> bool:
+    """A binary span task: Prodigy's binary views, or (without ``_view_id``) a model's suggestions."""
+    view = obj.get("_view_id")
+    if view is not None:
+        return view in BINARY_VIEWS
+    spans = obj.get("spans")
+    return isinstance(spans, list) and any(isinstance(s, dict) and ("score" in s or "rank" in s) for s in spans)
 
 
 def _add_doc_labels(obj: dict, builder: CorpusBuilder, key, doc_id: str, text: str, rater: str, answer: str, where) -> None:
@@ -163,14 +261,22 @@ def doc_id_of_task(obj: dict) -> str:
     return str(input_hash)
 
 
-def _rater(obj: dict, stem: str, where, doc_id: str) -> str:
-    for key in ("_annotator_id", "_session_id"):
+def _rater(obj: dict, stem: str, where, doc_id: str, source: str = "annotator") -> str:
+    if source == "file":
+        return stem
+    keys = ("_annotator_id", "_session_id") if source == "annotator" else ("_session_id",)
+    for key in keys:
         value = obj.get(key)
         if value is not None:
             if not isinstance(value, str) or not value:
                 raise InputError(f"expected a non-empty string, got {describe(value)}", where=where, doc_id=doc_id, field=key)
-            return value
-    return stem
+            return _TIMESTAMP.sub("", value) or value if source == "prefix" else value
+    if source == "annotator":
+        return stem
+    raise InputError(
+        f"missing; rater={source!r} reads the session id (rater='annotator' falls back to the file's name)",
+        where=where, doc_id=doc_id, field="_session_id",
+    )
 
 
 def _check_token_indices(raw_spans: list, tokens, where, doc_id: str) -> None:

@@ -1,7 +1,12 @@
 """TREC relevance judgments (qrels) from several assessors, one file each.
 
-Each line is ``topic iteration docno relevance``, white-space separated; the iteration column is
-ignored. The rater is the file's stem.
+Each line is ``topic iteration docno relevance``, white-space separated; lines starting with ``#``
+are comments (as trec_eval reads them; a ``#`` inside a docno is part of it). The rater is the
+file's stem, and the iteration column is ignored, except in trec_eval's multi-assessor layout
+(``-R qrels_jg``: ``topic assessor docno relevance``), where column 2 names the assessor (the
+judgment group). ``assessor=`` chooses: ``"file"`` (the stem), ``"column"`` (column 2), or
+``"auto"`` (default): column 2 when a file judges some topic and docno more than once under
+different column-2 values (the multi-assessor layout), else the stem; said in a note.
 
 Relevance judgments are the information-retrieval case of Hripcsak & Rothschild (2005): the
 documents an assessor judged relevant are the positives, and the documents nobody judged relevant
@@ -34,19 +39,28 @@ from ..errors import InputError, Location, UsageError, describe
 from ..model import CorpusBuilder
 from . import Format
 from ._text import peek, text_lines
+from .common import choice
 
 LABEL = "relevant"
 
 
-def read_qrels(path: Path, builder: CorpusBuilder, *, relevant_at: int = 1) -> None:
+#: ``assessor=`` values.
+ASSESSORS = ("auto", "file", "column")
+
+
+def read_qrels(path: Path, builder: CorpusBuilder, *, relevant_at: int = 1, assessor: str = "auto") -> None:
     """Read one qrels file into ``builder`` (see :func:`read_qrels_files`)."""
-    read_qrels_files([path], builder, relevant_at=relevant_at)
+    read_qrels_files([path], builder, relevant_at=relevant_at, assessor=assessor)
 
 
-def read_qrels_files(paths: Sequence[Path], builder: CorpusBuilder, *, relevant_at: int = 1) -> None:
-    """Read qrels files, one per assessor, pooling each topic's judged docnos."""
+def read_qrels_files(
+    paths: Sequence[Path], builder: CorpusBuilder, *, relevant_at: int = 1, assessor: str = "auto"
+) -> None:
+    """Read qrels files (one per assessor, or several assessors per file), pooling each topic's
+    judged docnos."""
     if type(relevant_at) is not int:
         raise UsageError(f"relevant_at must be an integer relevance grade; got {relevant_at!r}")
+    choice("assessor", assessor, ASSESSORS)
     # topic -> rater -> docno -> relevance; and where each rater's judgments of a topic begin
     judged: dict[str, dict[str, dict[str, int]]] = {}
     first_line: dict[tuple[str, str], Location] = {}
@@ -58,7 +72,11 @@ def read_qrels_files(paths: Sequence[Path], builder: CorpusBuilder, *, relevant_
                 f"{raters[rater]} and {path} have the same stem, so the same assessor name {rater!r}; rename one"
             )
         raters[rater] = path
-        _read_file(path, rater, builder, judged, first_line)
+        by_column = assessor == "column" or assessor == "auto" and _several_assessors(path)
+        if by_column and assessor == "auto":
+            builder.exclusions.notes["qrels with several assessors per file: column 2 read as the assessor"] += 1
+        prefix = (f"{rater}:" if len(paths) > 1 else "") if by_column else None
+        _read_file(path, rater, builder, judged, first_line, prefix)
     for topic in sorted(judged):
         pool = sorted({docno for judgments in judged[topic].values() for docno in judgments})
         text = "\n".join(pool)
@@ -73,20 +91,39 @@ def read_qrels_files(paths: Sequence[Path], builder: CorpusBuilder, *, relevant_
             builder.add(topic, topic, text, rater, spans, first_line[topic, rater], offsets)
 
 
-def _read_file(path: Path, rater: str, builder: CorpusBuilder, judged: dict, first_line: dict) -> None:
-    lines_at: dict[tuple[str, str], int] = {}
+def _several_assessors(path: Path) -> bool:
+    """True when some topic and docno are judged under two different column-2 values."""
+    seen: dict[tuple[str, str], str] = {}
+    for _, line in text_lines(path):
+        parts = line.split()
+        if len(parts) != 4 or line.startswith("#"):
+            continue
+        if seen.setdefault((parts[0], parts[2]), parts[1]) != parts[1]:
+            return True
+    return False
+
+
+def _read_file(
+    path: Path, rater: str, builder: CorpusBuilder, judged: dict, first_line: dict, prefix: str | None = None
+) -> None:
+    """``prefix`` None: the file is one rater; else column 2 is the rater (``prefix`` + it)."""
+    lines_at: dict[tuple[str, str, str], int] = {}
     n = 0
+    by_column = prefix is not None
     for where, line in text_lines(path):
         builder.tick(len(line) + 1)
         parts = line.split()
         if not parts:
+            continue
+        if line.startswith("#"):
+            builder.exclusions.notes["qrels comment line (#) skipped"] += 1
             continue
         if len(parts) != 4:
             raise InputError(
                 f"got {len(parts)} column(s) in {describe(line)}; expected 4: topic iteration docno relevance",
                 where=where, field="columns",
             )
-        topic, _iteration, docno, grade = parts
+        topic, column2, docno, grade = parts
         try:
             relevance = int(grade)
         except ValueError:
@@ -95,19 +132,21 @@ def _read_file(path: Path, rater: str, builder: CorpusBuilder, judged: dict, fir
                 where=where, doc_id=topic, field="relevance",
             ) from None
         n += 1
-        judgments = judged.setdefault(topic, {}).setdefault(rater, {})
-        first_line.setdefault((topic, rater), where)
+        who = (prefix or "") + column2 if by_column else rater
+        judgments = judged.setdefault(topic, {}).setdefault(who, {})
+        first_line.setdefault((topic, who), where)
         if docno in judgments:
             if judgments[docno] != relevance:
                 raise InputError(
                     f"docno {docno!r} judged {relevance} here and {judgments[docno]} at line "
-                    f"{lines_at[topic, docno]}; expected one judgment per topic and docno",
+                    f"{lines_at[topic, who, docno]}; expected one judgment per topic and docno (if column 2 "
+                    "names the assessor, read it with assessor='column')",
                     where=where, doc_id=topic, field="docno",
                 )
             builder.exclusions.spans["repeated identical qrels judgment (kept once)"] += 1
             continue
         judgments[docno] = relevance
-        lines_at[topic, docno] = where.line
+        lines_at[topic, who, docno] = where.line
     if not n:
         raise InputError(
             "the file is empty; expected lines 'topic iteration docno relevance'", where=Location(str(path))
@@ -124,7 +163,7 @@ def looks_like(path: Path, first: dict | None) -> bool:
     head = peek(path)
     if not head:
         return False
-    lines = [line.split() for line in (head.splitlines()[:-1] or head.splitlines())[:50]]
+    lines = [line.split() for line in (head.splitlines()[:-1] or head.splitlines())[:50] if not line.startswith("#")]
     lines = [parts for parts in lines if parts]
     return bool(lines) and all(len(p) == 4 and p[3].lstrip("-").isdigit() for p in lines)
 
