@@ -609,7 +609,7 @@ def counts_to_ratings(counts: ArrayLike) -> np.ndarray:
 def _looks_aggregated(arr: np.ndarray) -> str | None:
     """Which helper to name when a numeric matrix looks like a table or counts, not ratings.
 
-    Counts (items × categories): at least 5 rows, whole non-negative numbers, the same row sum
+    Counts (items × categories): at least 5 rows and 3 columns, whole non-negative numbers, the same row sum
     S >= 3 in every row (the number of raters), zeros present and rows not all equal. A k×k
     table: square, whole non-negative numbers, a zero, and a largest value above 2k (more than a
     k-category labelling would use). Both are refusals of likely mistakes; passing
@@ -626,7 +626,8 @@ def _looks_aggregated(arr: np.ndarray) -> str | None:
     n, m = values.shape
     sums = values.sum(axis=1)
     zero = (values == 0).any()
-    if n >= 5 and sums[0] >= 3 and (sums == sums[0]).all() and zero and not (values == values[0]).all():
+    # two columns are far more often two raters' codes than two categories' counts: never refused
+    if n >= 5 and m >= 3 and sums[0] >= 3 and (sums == sums[0]).all() and zero and not (values == values[0]).all():
         return "counts_to_ratings"
     if n == m and n >= 2 and zero and values.max() > 2 * n:
         return "table_to_ratings"
