@@ -53,7 +53,7 @@ class ProcessPool:
 
     def __init__(self, jobs: int) -> None:
         self.workers = jobs
-        self._pool = ProcessPoolExecutor(max_workers=jobs, initializer=_worker_setup)
+        self._pool = ProcessPoolExecutor(max_workers=jobs, initializer=_worker_setup, initargs=(os.getpid(),))
 
     def run(self, tasks: Iterable[Task]) -> Iterator[TaskResult]:
         pending = set()
@@ -94,9 +94,10 @@ def stop_processes(processes) -> None:
 _PR_SET_PDEATHSIG = 1
 
 
-def _worker_setup() -> None:
+def _worker_setup(parent: int) -> None:
     """In each worker: leave SIGINT to the parent, die at SIGTERM (a forked worker inherits the
-    parent's handlers), and die with the parent (Linux)."""
+    parent's handlers), and die with the parent (Linux) — also when the parent died before this
+    worker could ask for that."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     library = ctypes.util.find_library("c")
@@ -105,6 +106,8 @@ def _worker_setup() -> None:
             ctypes.CDLL(library, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
         except (OSError, AttributeError):
             pass
+    if os.getppid() != parent:
+        os._exit(0)
 
 
 def local_executor(jobs: int):
