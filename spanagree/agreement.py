@@ -25,6 +25,7 @@ from .counts import EXCLUSIONS, OUTCOMES, Counts, count
 from .errors import UsageError
 from .model import Corpus
 from .raters import rater_view
+from . import validate
 
 UNITS = ("char", "token")
 
@@ -40,6 +41,7 @@ def psa(a: float, b: float, c: float) -> float | None:
     >>> psa(0, 0, 0) is None
     True
     """
+    a, b, c = (validate.count(name, v) for name, v in (("a", a), ("b", b), ("c", c)))
     denominator = 2 * a + b + c
     return None if denominator == 0 else 2 * a / denominator
 
@@ -55,8 +57,8 @@ def f_beta(a: float, b: float, c: float, beta: float = 1.0) -> float | None:
     >>> round(f_beta(8, 2, 0, beta=2.0), 4)
     0.8333
     """
-    if beta <= 0:
-        raise UsageError(f"beta must be > 0, got {beta!r}")
+    a, b, c = (validate.count(name, v) for name, v in (("a", a), ("b", b), ("c", c)))
+    validate.positive("beta", beta)
     b2 = beta * beta
     denominator = (1 + b2) * a + b2 * b + c
     return None if denominator == 0 else (1 + b2) * a / denominator
@@ -403,6 +405,11 @@ def score(
         :mod:`spanagree.measures.unitizing`). Needs the spans in memory (not ``jobs``,
         ``stream`` or ``engine``).
     """
+    if not isinstance(corpus, Corpus):
+        validate.path("corpus", corpus)
+    validate.positive("beta", beta)
+    validate.replicates(bootstrap)
+    validate.seed(seed)
     if unitizing and (jobs != 1 or engine != "local" or stream or client is not None):
         raise UsageError(
             "unitizing agreement needs every span in memory, which --jobs, --stream and --engine do not "

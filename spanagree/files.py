@@ -82,3 +82,26 @@ def check_output(path: str | os.PathLike, *, inputs: Iterable[str | os.PathLike]
                 if source_path.exists() and os.path.samefile(source_path, target):
                     raise UsageError(f"{what} {str(target)!r} is also an input; write to another file")
     return target
+
+
+def check_outputs(outputs: Iterable[str | os.PathLike | None], inputs: Iterable[str | os.PathLike] = ()) -> None:
+    """:func:`check_output` for every output given (None skipped), against the input files (a
+    folder among ``inputs`` stands for the files in it), and no two outputs the same file."""
+    files: list[Path] = []
+    for source in inputs:
+        if not isinstance(source, (str, os.PathLike)):
+            continue  # the reader says what a path must be
+        source_path = Path(source)
+        if source_path.is_dir():
+            files.extend(p for p in source_path.rglob("*") if p.is_file())
+        else:
+            files.append(source_path)
+    seen: set[Path] = set()
+    for output in outputs:
+        if output is None:
+            continue
+        target = check_output(output, inputs=files)
+        resolved = target.resolve()
+        if resolved in seen:
+            raise UsageError(f"output {str(target)!r} is given twice; write each output to its own file")
+        seen.add(resolved)

@@ -69,6 +69,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from .errors import UsageError
+from .files import write_bytes
 
 #: Bootstrap replicates used when ``on = "lower"`` and no ``--bootstrap`` was given.
 DEFAULT_REPLICATES = 1000
@@ -424,7 +425,7 @@ def write_outputs(result: dict[str, Any], *, junit: Path | None = None, environ:
     environ = os.environ if environ is None else environ
     written = []
     if junit is not None:
-        Path(junit).write_bytes(as_junit(result))
+        write_bytes(junit, as_junit(result))
         written.append(str(junit))
     summary = environ.get("GITHUB_STEP_SUMMARY")
     if summary:
@@ -448,7 +449,7 @@ def write_error_outputs(message: str, *, junit: Path | None = None, environ: Map
         case = ET.SubElement(suite, "testcase", classname="spanagree.gate", name="spanagree gate could run", time="0")
         ET.SubElement(case, "error", message=_xml(message), type="InputError").text = _xml(message)
         try:
-            Path(junit).write_bytes(ET.tostring(suites, encoding="utf-8", xml_declaration=True) + b"\n")
+            write_bytes(junit, ET.tostring(suites, encoding="utf-8", xml_declaration=True) + b"\n")
             written.append(str(junit))
         except OSError:
             pass  # the error being reported may be this very path

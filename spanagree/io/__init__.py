@@ -135,6 +135,9 @@ def read(
     progress : optional ``callback(bytes_done, bytes_total)`` for a progress display.
     **options : reader options, e.g. ``answers=("accept",)`` for Prodigy.
     """
+    from ..validate import path as check_path
+
+    check_path("paths", paths)
     if format != "auto" and format not in formats():
         raise UsageError(f"unknown format {format!r}; expected 'auto' or one of: {', '.join(formats())}")
     # Reading allocates a dict per line and frees it at once; the cyclic collector would walk

@@ -55,7 +55,7 @@ from ..errors import InputError, Location, describe
 from ..model import CorpusBuilder, SpanTuple
 from . import Format
 from ._text import peek
-from .common import choice, open_binary, parse_labels, text_check
+from .common import check_decoded, choice, line_of_bad_escape, open_binary, parse_int, parse_labels, text_check
 from .offsets import UNIT_NAMES, UNITS, check_unit, out_of_range, risky, to_codepoints, unverified_note
 
 try:
@@ -110,7 +110,7 @@ def _load(path: Path) -> list:
         data = _loads(raw)
     except ValueError:
         try:
-            data = json.loads(raw.decode("utf-8-sig"))
+            data = json.loads(raw.decode("utf-8-sig"), parse_int=parse_int)
         except UnicodeDecodeError as err:
             raise InputError(f"not valid UTF-8 (at byte {err.start}); expected UTF-8 JSON", where=where) from None
         except json.JSONDecodeError as err:
@@ -119,6 +119,13 @@ def _load(path: Path) -> list:
                 "expected a Label Studio export (a JSON array of tasks)",
                 where=Location(str(path), err.lineno),
             ) from None
+    else:
+        return _check_list(data, path)
+    check_decoded(data, Location(str(path), line_of_bad_escape(raw)))
+    return _check_list(data, path)
+
+
+def _check_list(data, path: Path) -> list:
     if type(data) is not list:
         raise InputError(
             f"expected a JSON array of tasks (a Label Studio JSON or JSON-MIN export), got a JSON "

@@ -41,6 +41,7 @@ from ..model import CorpusBuilder, SpanTuple
 from . import Format
 from .common import choice, json_lines, parse_labels, parse_spans, parse_tokens, require
 from .offsets import check_unit, convert_spans, length
+from ..files import atomic_write
 
 ANSWERS = ("accept", "reject", "ignore")
 
@@ -217,7 +218,7 @@ def write_prodigy(corpus, path: Path) -> dict:
         doc_hash.append(value)
     lengths = (corpus.ann_ptr[1:] - corpus.ann_ptr[:-1]).tolist()
     starts, ends, labels = corpus.span_start.tolist(), corpus.span_end.tolist(), corpus.span_label.tolist()
-    with open(path, "wb") as out:
+    with atomic_write(path, "wb") as out:
         lo = 0
         for doc, rater, n in zip(corpus.ann_doc.tolist(), corpus.ann_rater.tolist(), lengths):
             text, tokens, name = corpus.texts[doc], corpus.doc_tokens[doc], corpus.raters[rater]
