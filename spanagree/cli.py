@@ -515,7 +515,9 @@ def _emit(report: dict, output: Output, out_file: Path | None) -> None:
 
 
 def _fail(err: Exception) -> None:
-    typer.echo(f"spanagree: error: {err}", err=True)
+    from .sanitize import cut, visible
+
+    typer.echo(f"spanagree: error: {visible(cut(str(err), 2000), keep_newlines=True)}", err=True)
     raise typer.Exit(code=2)
 
 

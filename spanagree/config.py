@@ -410,7 +410,7 @@ def _validate(settings: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
     if report["reference"] is not None:
         report["reference"] = str(report["reference"])
     if not _number(report["beta"]) or report["beta"] <= 0:
-        fail("report", "beta", "a finite number > 0")
+        fail("report", "beta", "a number > 0")
     if not isinstance(report.get("per_rater", False), bool):
         fail("report", "per_rater", "true or false")
     if cand["source"] is not None and not (isinstance(cand["source"], str) and cand["source"]):

@@ -67,20 +67,20 @@ def check_output(path: str | os.PathLike, *, inputs: Iterable[str | os.PathLike]
     """
     target = Path(path)
     if target.is_dir():
-        raise UsageError(f"{what} {str(target)!r} is a folder; give a file name")
+        raise UsageError(f"cannot write {what} {str(target)!r} is a folder; give a file name")
     parent = target.parent
     if not parent.exists():
-        raise UsageError(f"{what} {str(target)!r}: the folder {str(parent)!r} does not exist")
+        raise UsageError(f"cannot write {what} {str(target)!r}: the folder {str(parent)!r} does not exist")
     if not parent.is_dir():
-        raise UsageError(f"{what} {str(target)!r}: {str(parent)!r} is a file, not a folder")
+        raise UsageError(f"cannot write {what} {str(target)!r}: {str(parent)!r} is a file, not a folder")
     if not os.access(parent, os.W_OK | os.X_OK):
-        raise UsageError(f"{what} {str(target)!r}: the folder {str(parent)!r} cannot be written")
+        raise UsageError(f"cannot write {what} {str(target)!r}: the folder {str(parent)!r} cannot be written")
     if target.exists():
         for source in inputs:
             source_path = Path(source)
             with contextlib.suppress(OSError):
                 if source_path.exists() and os.path.samefile(source_path, target):
-                    raise UsageError(f"{what} {str(target)!r} is also an input; write to another file")
+                    raise UsageError(f"cannot write {what} {str(target)!r} is also an input; write to another file")
     return target
 
 

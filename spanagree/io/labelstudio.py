@@ -126,6 +126,7 @@ def _load(path: Path) -> list:
 
 
 def _check_list(data, path: Path) -> list:
+    where = Location(str(path))
     if type(data) is not list:
         raise InputError(
             f"expected a JSON array of tasks (a Label Studio JSON or JSON-MIN export), got a JSON "
