@@ -172,9 +172,11 @@ class _Reader:
         predictions = task.get("predictions")
         if isinstance(predictions, list) and predictions:
             excluded.annotations["Label Studio prediction (a model's, not a rater's)"] += len(predictions)
+            self.builder.n_annotations_read += len(predictions)
         drafts = task.get("drafts")
         if isinstance(drafts, list) and drafts:
             excluded.annotations["Label Studio draft (saved, not submitted)"] += len(drafts)
+            self.builder.n_annotations_read += len(drafts)
         field = "annotations" if "annotations" in task else "completions"
         annotations = task.get(field, [])
         if type(annotations) is not list:
@@ -232,6 +234,7 @@ class _Reader:
             if to_name is None:
                 return self.text_field
             self.builder.exclusions.spans[f"Label Studio region on another text than text_field={self.text_field!r}"] += 1
+            self.builder.n_spans_read += 1
             return None
         raise InputError(
             f"got to_name {describe(to_name)}; the task has several texts ({', '.join(documents)}) and a region "
@@ -247,6 +250,7 @@ class _Reader:
             self.saw_regions = True
         if kind != "labels":
             self.builder.exclusions.spans[f"Label Studio {kind!r} result (not a text span) ignored"] += 1
+            self.builder.n_spans_read += 1
             return []
         value = item.get("value")
         if type(value) is not dict:

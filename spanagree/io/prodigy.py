@@ -111,6 +111,7 @@ def read_prodigy(
         relations = obj.get("relations")
         if isinstance(relations, list) and relations:
             builder.exclusions.spans["Prodigy relation ignored"] += len(relations)
+            builder.n_spans_read += len(relations)
         stamp = obj.get("_timestamp")
         order = (stamp if type(stamp) in (int, float) else float("-inf"), where.line)
         builder.document(key, doc_id, text, where, who)  # registered per line; spans added once all are read
@@ -159,6 +160,17 @@ def _binary(obj: dict) -> bool:
     return isinstance(spans, list) and any(isinstance(s, dict) and ("score" in s or "rank" in s) for s in spans)
 
 
+def _chosen(accept, where, doc_id: str) -> list[str]:
+    """The options a choice task's ``accept`` lists: a list of option ids (strings or integers);
+    ``null`` or a missing list is nothing chosen."""
+    if accept is None:
+        return []
+    if type(accept) is not list or not all(type(x) in (str, int) for x in accept):
+        raise InputError(f"expected a list of chosen option ids (strings or integers), got {describe(accept)}",
+                         where=where, doc_id=doc_id, field="accept")
+    return [str(x) for x in accept]
+
+
 def _add_doc_labels(obj: dict, builder: CorpusBuilder, key, doc_id: str, text: str, rater: str, answer: str, where) -> None:
     """A text-classification task: a choice task (``options`` + the ``accept`` list) or a
     binary task (``label`` + ``answer``, where ``reject`` says the label does not apply)."""
@@ -170,7 +182,7 @@ def _add_doc_labels(obj: dict, builder: CorpusBuilder, key, doc_id: str, text: s
         if answer != "accept":
             builder.exclusions.annotations[f"Prodigy choice answer {answer!r}"] += 1
             return
-        chosen = [str(x) for x in obj.get("accept") or []]
+        chosen = _chosen(obj.get("accept", []), where, doc_id)
         # the options are what the rater could choose: an option nobody chose is still a category
         options = obj["options"]
         offered = None
