@@ -25,6 +25,7 @@ from ..model import Corpus, CorpusBuilder
 import numpy as np
 
 from .common import empty_file, json_lines
+from .streams import spool
 
 
 @dataclass(frozen=True)
@@ -113,7 +114,7 @@ def expand_paths(paths: str | Path | Iterable[str | Path]) -> list[Path]:
     files: list[Path] = []
     for p in map(Path, paths):
         inside = sorted(p.glob("*.jsonl")) if p.is_dir() else []
-        files.extend(inside or [p])
+        files.extend(inside or [spool(p)])
     if not files:
         raise UsageError("no input files given")
     return files
