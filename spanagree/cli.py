@@ -320,8 +320,12 @@ def gate_command(
     from . import gate
 
     try:
+        check_outputs([junit], [p for p in paths if p.exists()])
+    except SpanagreeError as err:
+        gate.write_error_outputs(str(err), junit=None)  # the JUnit path itself is what is wrong
+        _fail(err)
+    try:
         files, settings = _command_settings(ctx, paths, config)
-        check_outputs([junit], files)
         result = gate.run(files, settings, minimum or (), progress=_progress())
         gate.write_outputs(result, junit=junit)
     except (SpanagreeError, OSError) as err:
