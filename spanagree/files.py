@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import tempfile
 from pathlib import Path
 from typing import IO, Iterable, Iterator
@@ -32,6 +33,11 @@ def atomic_write(path: str | os.PathLike, mode: str = "wb", **open_kwargs) -> It
     if mode not in ("w", "wb"):
         raise ValueError(f"atomic_write opens files for writing ('w' or 'wb'), not {mode!r}")
     target = Path(path)
+    if _special(target):
+        # /dev/null, /dev/stdout, a named pipe: not a file to replace; written to as it is
+        with open(target, mode, **open_kwargs) as handle:
+            yield handle
+        return
     fd, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".part")
     try:
         with os.fdopen(fd, mode, **open_kwargs) as handle:
@@ -50,6 +56,15 @@ def atomic_write(path: str | os.PathLike, mode: str = "wb", **open_kwargs) -> It
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temporary)
         raise
+
+
+def _special(target: Path) -> bool:
+    """True for an existing path that is not a regular file (a device, a FIFO, a socket)."""
+    try:
+        mode = os.stat(target).st_mode
+    except OSError:
+        return False
+    return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
 
 
 def write_bytes(path: str | os.PathLike, data: bytes) -> None:
