@@ -80,7 +80,13 @@ def check_output(path: str | os.PathLike, *, inputs: Iterable[str | os.PathLike]
     file is expected, a parent that is missing or is a file, a parent that cannot be written, or
     an input that the output would overwrite.
     """
-    target = Path(path)
+    try:
+        return _check_output(Path(path), inputs, what)
+    except OSError as err:  # a path the system refuses: too long, not permitted, ...
+        raise UsageError(f"cannot write {what} {str(path)!r}: {err.strerror or err}") from None
+
+
+def _check_output(target: Path, inputs, what: str) -> Path:
     if target.is_dir():
         raise UsageError(f"cannot write {what} {str(target)!r} is a folder; give a file name")
     parent = target.parent
@@ -100,23 +106,32 @@ def check_output(path: str | os.PathLike, *, inputs: Iterable[str | os.PathLike]
 
 
 def check_outputs(outputs: Iterable[str | os.PathLike | None], inputs: Iterable[str | os.PathLike] = ()) -> None:
-    """:func:`check_output` for every output given (None skipped), against the input files (a
-    folder among ``inputs`` stands for the files in it), and no two outputs the same file."""
+    """:func:`check_output` for every output given (None skipped) against the inputs, and no two
+    outputs the same file. An existing file inside an input folder, of a kind spanagree reads
+    (:data:`READ_SUFFIXES`), counts as an input."""
+    outputs = [o for o in outputs if o is not None]
+    if not outputs:
+        return
     files: list[Path] = []
+    folders: list[Path] = []
     for source in inputs:
         if not isinstance(source, (str, os.PathLike)):
             continue  # the reader says what a path must be
         source_path = Path(source)
-        if source_path.is_dir():
-            files.extend(p for p in source_path.rglob("*") if p.is_file())
-        else:
-            files.append(source_path)
+        (folders if source_path.is_dir() else files).append(source_path)
     seen: set[Path] = set()
     for output in outputs:
-        if output is None:
-            continue
         target = check_output(output, inputs=files)
         resolved = target.resolve()
+        if target.is_file() and resolved.suffix.lower() in READ_SUFFIXES:
+            for folder in folders:
+                if resolved.is_relative_to(folder.resolve()):
+                    raise UsageError(f"cannot write output {str(target)!r}: it is an input (in {str(folder)!r}); "
+                                     "write to another file")
         if resolved in seen:
             raise UsageError(f"output {str(target)!r} is given twice; write each output to its own file")
         seen.add(resolved)
+
+
+#: Suffixes of the files the readers take from a folder.
+READ_SUFFIXES = frozenset({".jsonl", ".json", ".ann", ".txt", ".conll", ".iob", ".bio", ".tsv", ".spacy", ".qrels"})

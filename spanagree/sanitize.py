@@ -52,8 +52,8 @@ def no_bidi(text: str) -> str:
     """``text`` with only the bidi controls shown as ``\\uXXXX`` (for HTML, where other control
     characters do no harm and line breaks of a document's text must stay as they are).
 
-    >>> no_bidi("abc\u202edef")
-    'abc\\u202edef'
+    >>> no_bidi("abc\\u202edef")
+    'abc\\\\u202edef'
     """
     return _BIDI.sub(_escape, text)
 

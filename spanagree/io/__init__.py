@@ -147,6 +147,8 @@ def read(
     gc.disable()
     try:
         return _read(paths, format, progress, options)
+    except OSError as err:  # a path the system refuses: too long, not permitted, ...
+        raise InputError(f"cannot be read ({err.strerror or err})", where=Location(str(err.filename))) from None
     finally:
         if paused:
             gc.enable()
