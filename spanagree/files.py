@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import stat
 import tempfile
 from pathlib import Path
@@ -38,8 +39,11 @@ def atomic_write(path: str | os.PathLike, mode: str = "wb", **open_kwargs) -> It
         with open(target, mode, **open_kwargs) as handle:
             yield handle
         return
-    fd, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".part")
+    temporary = None
+    held = _hold_signals()  # so that SIGINT/SIGTERM cannot land between creating the file and the try
     try:
+        fd, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".part")
+        held = _release_signals(held)  # a signal that arrived meanwhile is raised here, inside the try
         with os.fdopen(fd, mode, **open_kwargs) as handle:
             yield handle
             handle.flush()
@@ -53,9 +57,29 @@ def atomic_write(path: str | os.PathLike, mode: str = "wb", **open_kwargs) -> It
             os.chmod(temporary, 0o666 & ~umask)
         os.replace(temporary, target)
     except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temporary)
+        if temporary is not None:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(temporary)
         raise
+    finally:
+        _release_signals(held)
+
+
+_STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
+
+
+def _hold_signals():
+    """Block SIGINT and SIGTERM in this thread (where the platform can); the mask to restore."""
+    if not hasattr(signal, "pthread_sigmask"):
+        return None
+    return signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
+
+
+def _release_signals(held) -> None:
+    """Restore the mask :func:`_hold_signals` returned (once; None does nothing)."""
+    if held is not None:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+    return None
 
 
 def _special(target: Path) -> bool:
