@@ -25,6 +25,7 @@ from .counts import EXCLUSIONS, OUTCOMES, Counts, count
 from .errors import UsageError
 from .model import Corpus
 from .raters import rater_view
+from . import validate
 
 UNITS = ("char", "token")
 
@@ -40,6 +41,7 @@ def psa(a: float, b: float, c: float) -> float | None:
     >>> psa(0, 0, 0) is None
     True
     """
+    a, b, c = (validate.count(name, v) for name, v in (("a", a), ("b", b), ("c", c)))
     denominator = 2 * a + b + c
     return None if denominator == 0 else 2 * a / denominator
 
@@ -55,11 +57,26 @@ def f_beta(a: float, b: float, c: float, beta: float = 1.0) -> float | None:
     >>> round(f_beta(8, 2, 0, beta=2.0), 4)
     0.8333
     """
-    if beta <= 0:
-        raise UsageError(f"beta must be > 0, got {beta!r}")
+    a, b, c = (validate.count(name, v) for name, v in (("a", a), ("b", b), ("c", c)))
+    validate.positive("beta", beta)
     b2 = beta * beta
     denominator = (1 + b2) * a + b2 * b + c
     return None if denominator == 0 else (1 + b2) * a / denominator
+
+
+#: Why documents and annotations read are not in the span tables: they hold document labels
+#: (text classification), which the span counts leave out and ``candidates="documents"`` scores.
+DOCUMENT_LABELS_ONLY = "document labels only (no spans; scored with candidates='documents')"
+
+
+def _balanced(read: int, scored: int, excluded: dict, rest: str) -> dict:
+    """``{"read", "scored", "excluded"}`` with zero counts left out and whatever the named
+    reasons do not account for under ``rest``, so that read = scored + excluded always holds."""
+    excluded = {reason: n for reason, n in excluded.items() if n}
+    missing = read - scored - sum(excluded.values())
+    if missing > 0:
+        excluded[rest] = excluded.get(rest, 0) + missing
+    return {"read": read, "scored": scored, "excluded": dict(sorted(excluded.items()))}
 
 
 def psa_array(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
@@ -151,11 +168,7 @@ class AgreementReport:
         shown = np.lexsort((np.arange(len(pair_docs)), -pair_docs))[:max_pairs] if max_pairs else None
         result = {
             "documents": self._documents_section(),
-            "annotations": {
-                "read": corpus.n_annotations_read,
-                "scored": int(self._annotations_in_units().sum()),
-                "excluded": dict(sorted(corpus.exclusions.annotations.items())),
-            },
+            "annotations": self._annotations_section(),
             "spans": self._spans_section(),
             "raters": list(corpus.raters),
             "labels_seen": list(corpus.labels),
@@ -243,7 +256,16 @@ class AgreementReport:
         alone = _count_distinct(corpus.ann_doc, corpus.n_documents) - scored
         if alone:
             excluded["fewer than two raters submitted it"] = alone
-        return {"read": corpus.n_documents_read, "scored": scored, "excluded": dict(sorted(excluded.items()))}
+        return _balanced(corpus.n_documents_read, scored, excluded, DOCUMENT_LABELS_ONLY)
+
+    def _annotations_section(self) -> dict:
+        corpus = self.corpus
+        scored = int(self._annotations_in_units().sum())
+        excluded = dict(corpus.exclusions.annotations)
+        alone = corpus.n_annotations - scored
+        if alone:
+            excluded["in a document no other rater submitted"] = alone
+        return _balanced(corpus.n_annotations_read, scored, excluded, DOCUMENT_LABELS_ONLY)
 
     def _annotations_in_units(self) -> np.ndarray:
         """Boolean mask over annotations: True where the annotation is part of some pair."""
@@ -267,11 +289,7 @@ class AgreementReport:
             if notes.get(reason):
                 excluded[reason] = notes.pop(reason)
                 scored -= excluded[reason]
-        section = {
-            "read": corpus.n_spans_read,
-            "scored": scored,
-            "excluded": dict(sorted(excluded.items())),
-        }
+        section = _balanced(corpus.n_spans_read, scored, excluded, "not scored")
         if notes:
             section["notes"] = dict(sorted(notes.items()))
         return section
@@ -403,6 +421,11 @@ def score(
         :mod:`spanagree.measures.unitizing`). Needs the spans in memory (not ``jobs``,
         ``stream`` or ``engine``).
     """
+    if not isinstance(corpus, Corpus):
+        validate.path("corpus", corpus)
+    validate.positive("beta", beta)
+    validate.replicates(bootstrap)
+    validate.seed(seed)
     if unitizing and (jobs != 1 or engine != "local" or stream or client is not None):
         raise UsageError(
             "unitizing agreement needs every span in memory, which --jobs, --stream and --engine do not "

@@ -261,6 +261,10 @@ def align_spans(
     >>> align_spans([(0, 5, "PER"), (10, 14, "ORG")], [(0, 4, "PER")], rule="overlap")
     [((0, 5, 'PER'), (0, 4, 'PER'), 1.0)]
     """
+    from . import validate
+
+    spans_a = validate.spans("spans_a", spans_a)
+    spans_b = validate.spans("spans_b", spans_b)
     if rule is None or isinstance(rule, str):
         rule = AlignmentRule(**({"rule": rule} if rule else {}), **options)
     spans_a = sorted(spans_a, key=lambda s: (s[0], s[1], str(s[2])))

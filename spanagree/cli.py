@@ -13,6 +13,7 @@ import orjson
 import typer
 
 from .errors import SpanagreeError
+from .files import check_outputs, write_bytes
 
 app = typer.Typer(
     name="spanagree",
@@ -144,6 +145,7 @@ def score_command(
         files, extra = settings_module.split_arguments([str(p) for p in paths] + list(ctx.args))
         if not files:
             raise UsageError("no input files given")
+        check_outputs([out_file], files)
         given = {
             name: value for name, value in ctx.params.items()
             if name in settings_module.FLAGS and getattr(ctx.get_parameter_source(name), "name", "DEFAULT") != "DEFAULT"
@@ -231,6 +233,7 @@ def consensus_command(
 
     read_options = {"answers": tuple(a.strip() for a in answers.split(","))} if answers else {}
     try:
+        check_outputs([out, report_file], paths)
         report = run(
             paths, out, min_raters=min_raters, format=format, language=language, read_options=read_options,
             rule=rule.value, labels=labels.value, unit=unit.value, min_overlap=min_overlap,
@@ -251,7 +254,7 @@ def consensus_command(
         typer.echo(f"  {what}: {n}", err=True)
     _echo_write_notes(report["written"], err=True)
     if report_file is not None:
-        report_file.write_bytes(orjson.dumps(report, option=orjson.OPT_INDENT_2) + b"\n")
+        write_bytes(report_file, orjson.dumps(report, option=orjson.OPT_INDENT_2) + b"\n")
         typer.echo(f"wrote {report_file}", err=True)
 
 
@@ -317,6 +320,11 @@ def gate_command(
     from . import gate
 
     try:
+        check_outputs([junit], [p for p in paths if p.exists()])
+    except SpanagreeError as err:
+        gate.write_error_outputs(str(err), junit=None)  # the JUnit path itself is what is wrong
+        _fail(err)
+    try:
         files, settings = _command_settings(ctx, paths, config)
         result = gate.run(files, settings, minimum or (), progress=_progress())
         gate.write_outputs(result, junit=junit)
@@ -346,6 +354,7 @@ def report_command(
         files, settings = _command_settings(ctx, paths, config)
         from . import report as html_report
 
+        check_outputs([out, html_report.documents_csv_path(out)], files)
         html_report.check_dependencies()
         if settings["intervals"]["bootstrap"] is None:
             settings["intervals"]["bootstrap"] = html_report.DEFAULT_REPLICATES
@@ -379,6 +388,7 @@ def disagreements_command(
     try:
         files, settings = _command_settings(ctx, paths, config)
         kind = disagreements.resolve_format(out, output)
+        check_outputs([out], files)
         settings["candidates"]["source"] = None  # cases need no candidate items
         result = score_with_settings(files, settings, progress=_progress(), needs_texts=True)
         _warn_few_raters(result.raters)
@@ -424,6 +434,7 @@ def alt_test_command(
 
     try:
         files, settings = _command_settings(ctx, paths, config)
+        check_outputs([out_file], files)
         report = score_with_settings(files, settings, progress=_progress())
         found = alt.from_report(report, candidate, epsilon=epsilon, alpha=alpha, min_documents=human_documents)
     except SpanagreeError as err:
@@ -436,7 +447,7 @@ def alt_test_command(
     if out_file is None:
         sys.stdout.write(text + "\n")
     else:
-        out_file.write_text(text + "\n", encoding="utf-8")
+        write_bytes(out_file, (text + "\n").encode("utf-8"))
         typer.echo(f"wrote {out_file}", err=True)
     if not all(r.trusted for r in found):
         raise typer.Exit(code=1)
@@ -503,12 +514,14 @@ def _emit(report: dict, output: Output, out_file: Path | None) -> None:
     if out_file is None:
         sys.stdout.write(text + "\n")
     else:
-        out_file.write_text(text + "\n", encoding="utf-8")
+        write_bytes(out_file, (text + "\n").encode("utf-8"))
         typer.echo(f"wrote {out_file}", err=True)
 
 
 def _fail(err: Exception) -> None:
-    typer.echo(f"spanagree: error: {err}", err=True)
+    from .sanitize import cut, visible
+
+    typer.echo(f"spanagree: error: {visible(cut(str(err), 2000), keep_newlines=True)}", err=True)
     raise typer.Exit(code=2)
 
 

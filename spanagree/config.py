@@ -74,11 +74,13 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 from enum import Enum
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from .errors import UsageError
+from .validate import MAX_REPLICATES, MAX_SAMPLES, shown
 
 #: Reader options of the annotation tools' exports (docs/formats.md): passed when set, checked
 #: by the readers, whose messages name the key.
@@ -381,7 +383,7 @@ def _validate(settings: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """Check every value's type and choices; the message names the config key."""
 
     def fail(section: str, key: str, expected: str) -> None:
-        raise UsageError(f"[{section}] {key}: got {settings[section][key]!r}; expected {expected}")
+        raise UsageError(f"[{section}] {key}: got {shown(settings[section][key])}; expected {expected}")
 
     for (section, key), allowed in CHOICES.items():
         if settings[section][key] not in allowed:
@@ -431,12 +433,12 @@ def _validate(settings: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
         if inp[key] is not None and not (isinstance(inp[key], allowed) and inp[key] != ""):
             fail("input", key, "null or a name (see docs/formats.md)")
     iv = settings["intervals"]
-    if iv["bootstrap"] is not None and (type(iv["bootstrap"]) is not int or iv["bootstrap"] < 2):
-        fail("intervals", "bootstrap", "null or a whole number >= 2")
+    if iv["bootstrap"] is not None and (type(iv["bootstrap"]) is not int or not 2 <= iv["bootstrap"] <= MAX_REPLICATES):
+        fail("intervals", "bootstrap", f"null or a whole number from 2 to {MAX_REPLICATES:,} (docs/robustness.md)")
     if not _number(iv["ci"]) or not 0 < iv["ci"] < 1:
         fail("intervals", "ci", "a number in (0, 1)")
-    if type(iv["seed"]) is not int:
-        fail("intervals", "seed", "a whole number")
+    if type(iv["seed"]) is not int or not 0 <= iv["seed"] < 2**64:
+        fail("intervals", "seed", "a whole number from 0 to 2**64 - 1")
     engine = settings["engine"]
     if type(engine["jobs"]) is not int or engine["jobs"] < 0:
         fail("engine", "jobs", "a whole number >= 0 (0: every core)")
@@ -447,8 +449,8 @@ def _validate(settings: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
     un = settings["unitizing"]
     if not isinstance(un["on"], bool):
         fail("unitizing", "on", "true or false")
-    if type(un["samples"]) is not int or un["samples"] < 2:
-        fail("unitizing", "samples", "a whole number >= 2")
+    if type(un["samples"]) is not int or not 2 <= un["samples"] <= MAX_SAMPLES:
+        fail("unitizing", "samples", f"a whole number from 2 to {MAX_SAMPLES:,} (docs/robustness.md)")
     for key in ("alpha", "beta"):
         if not _number(un[key]) or un[key] < 0:
             fail("unitizing", key, "a number >= 0")
@@ -475,7 +477,8 @@ def _validate_gate(gate: dict[str, Any]) -> None:
 
 
 def _number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
+    """A finite int or float (not a bool, not nan or inf)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _value(raw: str) -> Any:

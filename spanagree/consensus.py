@@ -38,6 +38,7 @@ import numpy as np
 from .align import AlignmentRule, align
 from .counts import make_units, side
 from .errors import Location, UsageError
+from .files import check_outputs
 from .model import Corpus, CorpusBuilder
 
 DEFAULT_NAME = "consensus"
@@ -284,6 +285,7 @@ def run(
 
     if Path(out).suffix.lower() not in (".jsonl", ".spacy"):
         raise UsageError(f"cannot tell the output format of {str(out)!r}; name a .jsonl or a .spacy file")
+    check_outputs([out], [paths] if isinstance(paths, (str, Path)) else paths)
     corpus = read(paths, format=format, **(read_options or {}))
     gold, report = consensus(corpus, min_raters=min_raters, **rule_options)
     report["written"] = {"path": str(out), **write(gold, out, language=language, ents=ents, spans_key=spans_key)}

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Sequence
 
 from .errors import UsageError
+from .files import check_outputs
 from .io import formats, read
 
 #: The output format a suffix implies, when ``to`` is not given.
@@ -57,6 +58,7 @@ def convert(
     entities = {k: v for k, v in (("ents", ents), ("spans_key", spans_key)) if v is not None}
     if entities and name != "docbin":
         raise UsageError(f"--ents and --spans-key are for DocBin output (.spacy), not {name!r}")
+    check_outputs([out], [paths] if isinstance(paths, (str, Path)) else paths)
     corpus = read(paths, format=format, **options)
     if not corpus.n_annotations and not (name == "spanagree" and len(corpus.dl_doc)):
         what = "document labels only (write them as spanagree JSONL)" if len(corpus.dl_doc) else "no annotation"

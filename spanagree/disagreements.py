@@ -52,6 +52,8 @@ from .counts import side as unit_side
 from .errors import SpanagreeError, UsageError
 from .model import Corpus
 from .outcomes import OUTCOMES, OutcomeAlignment, best_explanation
+from .files import atomic_write
+from .sanitize import csv_cell
 
 #: The kinds of disagreement, in the order of the report's outcomes (``correct`` is left out).
 KINDS = tuple(kind for kind in OUTCOMES if kind != "correct")
@@ -189,14 +191,14 @@ def write(report, out: str | Path, *, output: str | None = None, context: int = 
         return summary
     records = cases(corpus, found, context=context)
     if output == "jsonl":
-        with open(out, "wb") as f:
+        with atomic_write(out, "wb") as f:
             for record in records:
                 f.write(orjson.dumps(record) + b"\n")
     else:
-        with open(out, "w", encoding="utf-8", newline="") as f:
+        with atomic_write(out, "w", encoding="utf-8", newline="") as f:
             writer = csv.DictWriter(f, fieldnames=FIELDS)
             writer.writeheader()
-            writer.writerows(records)
+            writer.writerows({k: csv_cell(v) for k, v in record.items()} for record in records)
     return summary
 
 
@@ -321,7 +323,7 @@ def original_tasks(paths, answers=("accept",)) -> dict[tuple[str, str], dict]:
 def _write_review(corpus: Corpus, found: OutcomeAlignment, out: Path, language: str, sources=None,
                   include_agreed: bool = False) -> dict[str, Any]:
     tasks, notes = review_tasks(corpus, found, language, originals=original_tasks(sources), include_agreed=include_agreed)
-    with open(out, "wb") as f:
+    with atomic_write(out, "wb") as f:
         for task in tasks:
             f.write(orjson.dumps(task) + b"\n")
     result: dict[str, Any] = {"tasks": len(tasks), "view_id": tasks[0]["_view_id"] if tasks else None}

@@ -69,6 +69,8 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from .errors import UsageError
+from .files import write_bytes
+from .sanitize import cut, markdown, visible
 
 #: Bootstrap replicates used when ``on = "lower"`` and no ``--bootstrap`` was given.
 DEFAULT_REPLICATES = 1000
@@ -351,8 +353,8 @@ def as_text(result: dict[str, Any], *, color: bool = False) -> str:
     when ``color``, for a terminal)."""
     from wasabi import Printer, table
 
-    rows = [[c["name"], _value(c["value"]), _interval(c["interval"]), f">= {c['bound']:g}",
-             _verdict(c), c["reason"] or ""] for c in result["checks"]]
+    rows = [[visible(c["name"]), _value(c["value"]), _interval(c["interval"]), f">= {c['bound']:g}",
+             _verdict(c), visible(c["reason"] or "")] for c in result["checks"]]
     header = ["check", "value", _interval_header(result), "bound" + (" (lower)" if result["on"] == "lower" else ""),
               "verdict", "reason"]
     text = table(rows, header=header, divider=True, max_col=60)
@@ -383,9 +385,9 @@ def as_markdown(result: dict[str, Any]) -> str:
     lines = [f"### {icon} {title}", "", f"Bounds apply to {on}.", "",
              f"| check | value | {_interval_header(result)} | bound | verdict |", "|---|---|---|---|---|"]
     for c in result["checks"]:
-        verdict = "pass" if c["passed"] else f"**{_verdict(c)}**: {c['reason']}"
+        verdict = "pass" if c["passed"] else f"**{_verdict(c)}**: {_md(c['reason'])}"
         lines.append(
-            f"| `{_md(c['name'])}` | {_value(c['value'])} | {_interval(c['interval'])} | >= {c['bound']:g} | {_md(verdict)} |"
+            f"| `{_code(c['name'])}` | {_value(c['value'])} | {_interval(c['interval'])} | >= {c['bound']:g} | {verdict} |"
         )
     return "\n".join(lines) + "\n"
 
@@ -424,7 +426,7 @@ def write_outputs(result: dict[str, Any], *, junit: Path | None = None, environ:
     environ = os.environ if environ is None else environ
     written = []
     if junit is not None:
-        Path(junit).write_bytes(as_junit(result))
+        write_bytes(junit, as_junit(result))
         written.append(str(junit))
     summary = environ.get("GITHUB_STEP_SUMMARY")
     if summary:
@@ -448,7 +450,7 @@ def write_error_outputs(message: str, *, junit: Path | None = None, environ: Map
         case = ET.SubElement(suite, "testcase", classname="spanagree.gate", name="spanagree gate could run", time="0")
         ET.SubElement(case, "error", message=_xml(message), type="InputError").text = _xml(message)
         try:
-            Path(junit).write_bytes(ET.tostring(suites, encoding="utf-8", xml_declaration=True) + b"\n")
+            write_bytes(junit, ET.tostring(suites, encoding="utf-8", xml_declaration=True) + b"\n")
             written.append(str(junit))
         except OSError:
             pass  # the error being reported may be this very path
@@ -456,7 +458,8 @@ def write_error_outputs(message: str, *, junit: Path | None = None, environ: Map
     if summary:
         try:
             with open(summary, "a", encoding="utf-8") as f:
-                f.write(f"### ❌ spanagree gate: could not run (exit 2)\n\n```\n{message}\n```\n\n")
+                shown = visible(cut(message, 2000), keep_newlines=True).replace("`", "'")
+                f.write(f"### ❌ spanagree gate: could not run (exit 2)\n\n```\n{shown}\n```\n\n")
             written.append(summary)
         except OSError:
             pass
@@ -634,7 +637,13 @@ def _checks(n: int) -> str:
 
 
 def _md(text: str) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
+    """Text from the data for the Markdown summary: HTML, Markdown and controls escaped."""
+    return markdown(str(text).replace("\n", " "))
+
+
+def _code(text: str) -> str:
+    """Text from the data inside a Markdown code span: no backtick to close it, ``|`` escaped."""
+    return visible(str(text)).replace("`", "'").replace("|", "\\|")
 
 
 def _xml(text: str) -> str:

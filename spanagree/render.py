@@ -1,7 +1,10 @@
 """The report dict as readable tables: plain text for the terminal, or Markdown."""
 from __future__ import annotations
 
+import re
 from typing import Any
+
+from .sanitize import markdown, visible
 
 #: How many pairs and documents the tables show (the JSON output has them all).
 MAX_PAIRS = 20
@@ -143,6 +146,8 @@ def tables_as_text(sections: list[Table]) -> str:
 
     parts = []
     for title, header, rows in sections:
+        title = visible(str(title))
+        rows = [[visible(v) if isinstance(v, str) else v for v in row] for row in rows]
         parts.append(f"\n{title}\n{'=' * len(title)}")
         parts.append(table(rows, header=header if any(header) else None, divider=any(header), max_col=80))
     return "\n".join(parts)
@@ -157,7 +162,7 @@ def tables_as_markdown(sections: list[Table]) -> str:
     """Titled sections ``(title, header, rows)`` as GitHub-flavoured Markdown tables."""
     parts = []
     for title, header, rows in sections:
-        parts.append(f"### {title}\n")
+        parts.append(f"### {visible(str(title))}\n")
         head = header if any(header) else ["", ""]
         parts.append("| " + " | ".join(map(str, head)) + " |")
         parts.append("|" + "|".join("---" for _ in head) + "|")
@@ -166,8 +171,13 @@ def tables_as_markdown(sections: list[Table]) -> str:
     return "\n".join(parts)
 
 
+_NUMBER = re.compile(r"-?[0-9][0-9.,]*(e[-+]?[0-9]+)?( \[-?[0-9.]+, -?[0-9.]+\])?")
+
+
 def _cell(value: Any) -> str:
-    return str(value).replace("|", "\\|")
+    """A cell from the data, Markdown and HTML escaped (numbers as they are)."""
+    text = str(value)
+    return text if _NUMBER.fullmatch(text) else markdown(text)
 
 
 def _ci(holder: dict, name: str) -> str:

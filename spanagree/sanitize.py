@@ -45,6 +45,19 @@ def visible(text: str, *, keep_newlines: bool = False) -> str:
     return pattern.sub(_escape, text)
 
 
+_BIDI = re.compile("[" + BIDI_CONTROLS + "]")
+
+
+def no_bidi(text: str) -> str:
+    """``text`` with only the bidi controls shown as ``\\uXXXX`` (for HTML, where other control
+    characters do no harm and line breaks of a document's text must stay as they are).
+
+    >>> no_bidi("abc\\u202edef")
+    'abc\\\\u202edef'
+    """
+    return _BIDI.sub(_escape, text)
+
+
 def markdown(text: str) -> str:
     """``text`` for a Markdown table cell: controls made visible, Markdown and HTML escaped.
 

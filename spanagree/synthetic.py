@@ -33,6 +33,8 @@ from typing import Any
 
 import numpy as np
 
+from .files import atomic_write
+
 __all__ = ["generate_corpus", "write_jsonl"]
 
 DEFAULT_LABELS: tuple[str, ...] = ("PER", "ORG", "LOC", "MISC", "DATE")
@@ -153,7 +155,7 @@ def generate_corpus(
 def write_jsonl(lines: Iterable[dict[str, Any]], path: str | os.PathLike[str]) -> int:
     """Write ``lines`` to ``path`` as JSON Lines (UTF-8) and return how many were written."""
     n = 0
-    with open(path, "w", encoding="utf-8") as f:
+    with atomic_write(path, "w", encoding="utf-8") as f:
         for line in lines:
             f.write(json.dumps(line, ensure_ascii=False))
             f.write("\n")

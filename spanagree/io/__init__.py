@@ -25,6 +25,7 @@ from ..model import Corpus, CorpusBuilder
 import numpy as np
 
 from .common import empty_file, json_lines
+from .streams import spool
 
 
 @dataclass(frozen=True)
@@ -113,7 +114,7 @@ def expand_paths(paths: str | Path | Iterable[str | Path]) -> list[Path]:
     files: list[Path] = []
     for p in map(Path, paths):
         inside = sorted(p.glob("*.jsonl")) if p.is_dir() else []
-        files.extend(inside or [p])
+        files.extend(inside or [spool(p)])
     if not files:
         raise UsageError("no input files given")
     return files
@@ -135,6 +136,9 @@ def read(
     progress : optional ``callback(bytes_done, bytes_total)`` for a progress display.
     **options : reader options, e.g. ``answers=("accept",)`` for Prodigy.
     """
+    from ..validate import path as check_path
+
+    check_path("paths", paths)
     if format != "auto" and format not in formats():
         raise UsageError(f"unknown format {format!r}; expected 'auto' or one of: {', '.join(formats())}")
     # Reading allocates a dict per line and frees it at once; the cyclic collector would walk
@@ -143,6 +147,8 @@ def read(
     gc.disable()
     try:
         return _read(paths, format, progress, options)
+    except OSError as err:  # a path the system refuses: too long, not permitted, ...
+        raise InputError(f"cannot be read ({err.strerror or err})", where=Location(str(err.filename))) from None
     finally:
         if paused:
             gc.enable()

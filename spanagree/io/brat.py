@@ -162,6 +162,7 @@ def _read_pair(
             spans.extend((start, end, label) for start, end in fragments)
         elif kind in IGNORED:
             excluded[f"brat {IGNORED[kind]} ({kind}) ignored"] += 1
+            builder.n_spans_read += 1
         else:
             raise InputError(
                 f"got {describe(line.split(chr(9), 1)[0])}; expected an annotation id starting with "

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
@@ -112,7 +113,7 @@ def _parse_slowly(raw: bytes, where: Location) -> Any:
         if not line.strip():
             return {}
     try:
-        return json.loads(line)
+        obj = json.loads(line, parse_int=parse_int)
     except json.JSONDecodeError as err:
         raise InputError(
             f"not valid JSON ({err.msg} at column {err.colno}); expected one JSON object per line", where=where
@@ -121,6 +122,59 @@ def _parse_slowly(raw: bytes, where: Location) -> Any:
         raise InputError("JSON nested too deeply; expected one JSON object per line", where=where) from None
     except ValueError as err:  # e.g. an integer too large for the fast parser
         raise InputError(f"not valid JSON ({err}); expected one JSON object per line", where=where) from None
+    check_decoded(obj, where)
+    return obj
+
+
+#: Integers of more digits than this are refused (Python's own limit on converting them is 4,300).
+MAX_DIGITS = 100
+
+
+class _LongInteger(str):
+    """An integer literal too long to be an offset, kept as its digits to name it in the error."""
+
+
+def parse_int(digits: str) -> int | _LongInteger:
+    return _LongInteger(digits) if len(digits.lstrip("-")) > MAX_DIGITS else int(digits)
+
+
+_LONE_ESCAPE = re.compile(
+    rb"\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F])|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2}|[0-9]{%d}" % (MAX_DIGITS + 1)
+)
+
+
+def line_of_bad_escape(raw: bytes) -> int | None:
+    """The 1-based line of the first lone surrogate escape or over-long integer in ``raw``, if any."""
+    found = _LONE_ESCAPE.search(raw)
+    return None if found is None else raw.count(b"\n", 0, found.start()) + 1
+
+
+_SURROGATES = re.compile("[\ud800-\udfff]")
+
+
+def check_decoded(obj: Any, where: Location, field: str = "") -> None:
+    """Raise an InputError naming the field of ``obj`` that holds text that cannot be encoded
+    (a lone UTF-16 surrogate such as ``"\\ud800"``, valid JSON but not Unicode text) or an
+    integer of more than :data:`MAX_DIGITS` digits. Only lines the fast parser refused get here.
+    """
+    stack = [(field, obj)]
+    while stack:
+        name, value = stack.pop()
+        if isinstance(value, _LongInteger):
+            raise InputError(f"an integer of {len(value):,} digits; expected a number of at most {MAX_DIGITS} digits",
+                             where=where, field=name or None)
+        if isinstance(value, str):
+            found = _SURROGATES.search(value)
+            if found:
+                raise InputError(
+                    f"a lone surrogate \\u{ord(found.group()):04x} at character {found.start()}, which is not "
+                    "Unicode text; expected text that can be written as UTF-8", where=where, field=name or None)
+        elif isinstance(value, dict):
+            for key, item in reversed(list(value.items())):
+                check_decoded(key, where, f"{name}.<key>" if name else "<key>")
+                stack.append((f"{name}.{key}" if name else str(key), item))
+        elif isinstance(value, list):
+            stack.extend((f"{name}[{i}]", item) for i, item in reversed(list(enumerate(value))))
 
 
 def _json_type(value: Any) -> str:

@@ -40,6 +40,7 @@ import numpy as np
 from ..errors import InputError, Location, UsageError, describe
 from ..model import Corpus, CorpusBuilder, SpanTuple
 from . import Format
+from ..files import write_bytes
 
 SUFFIX = ".spacy"
 WIDENED = "spans widened to token boundaries"
@@ -158,7 +159,7 @@ def write_docbin(
             notes[f"documents {ents} did not submit (no entity annotation)"] += 1
         bin_.add(doc)
     Path(path).parent.mkdir(parents=True, exist_ok=True)
-    bin_.to_disk(path)
+    write_bytes(path, bin_.to_bytes())
     _warn_widened(notes, path)
     written = {"documents": corpus.n_documents, "annotations": n_groups, "spans": n_spans}
     if ents is not None:
@@ -224,6 +225,7 @@ def span_tuples(spans: Iterable, where: Location, doc_id: str, field: str, build
         if span.end_char <= span.start_char:
             if builder is not None:
                 builder.exclusions.spans["empty spaCy span (no characters)"] += 1
+                builder.n_spans_read += 1
             continue
         out.append((span.start_char, span.end_char, label))
     return out

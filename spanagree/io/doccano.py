@@ -96,6 +96,7 @@ def read_doccano(
         relations = obj.get("relations")
         if isinstance(relations, list) and relations:
             builder.exclusions.spans["doccano relation ignored"] += len(relations)
+            builder.n_spans_read += len(relations)
         if not raw and empty == "missing":
             builder.document(key, doc_id, text, where, rater)
             builder.exclusions.notes[EMPTY_NOTE] += 1

@@ -15,6 +15,7 @@ from ..errors import InputError
 from ..model import CorpusBuilder
 from . import Format
 from .common import doc_id_of, json_lines, parse_labels, parse_spans, parse_tokens, require
+from ..files import atomic_write
 
 
 
@@ -71,7 +72,7 @@ def write_spanagree(corpus, path: Path) -> dict:
         spans_at[doc, rater] = (lo, n)
         lo += n
     documents = set()
-    with open(path, "wb") as out:
+    with atomic_write(path, "wb") as out:
         for doc, rater in sorted(spans_at.keys() | given.keys()):
             record = {"doc_id": corpus.doc_ids[doc], "text": corpus.texts[doc], "annotator": corpus.raters[rater]}
             documents.add(doc)

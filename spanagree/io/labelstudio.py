@@ -55,7 +55,7 @@ from ..errors import InputError, Location, describe
 from ..model import CorpusBuilder, SpanTuple
 from . import Format
 from ._text import peek
-from .common import choice, open_binary, parse_labels, text_check
+from .common import check_decoded, choice, line_of_bad_escape, open_binary, parse_int, parse_labels, text_check
 from .offsets import UNIT_NAMES, UNITS, check_unit, out_of_range, risky, to_codepoints, unverified_note
 
 try:
@@ -110,7 +110,7 @@ def _load(path: Path) -> list:
         data = _loads(raw)
     except ValueError:
         try:
-            data = json.loads(raw.decode("utf-8-sig"))
+            data = json.loads(raw.decode("utf-8-sig"), parse_int=parse_int)
         except UnicodeDecodeError as err:
             raise InputError(f"not valid UTF-8 (at byte {err.start}); expected UTF-8 JSON", where=where) from None
         except json.JSONDecodeError as err:
@@ -119,6 +119,14 @@ def _load(path: Path) -> list:
                 "expected a Label Studio export (a JSON array of tasks)",
                 where=Location(str(path), err.lineno),
             ) from None
+    else:
+        return _check_list(data, path)
+    check_decoded(data, Location(str(path), line_of_bad_escape(raw)))
+    return _check_list(data, path)
+
+
+def _check_list(data, path: Path) -> list:
+    where = Location(str(path))
     if type(data) is not list:
         raise InputError(
             f"expected a JSON array of tasks (a Label Studio JSON or JSON-MIN export), got a JSON "
@@ -164,9 +172,11 @@ class _Reader:
         predictions = task.get("predictions")
         if isinstance(predictions, list) and predictions:
             excluded.annotations["Label Studio prediction (a model's, not a rater's)"] += len(predictions)
+            self.builder.n_annotations_read += len(predictions)
         drafts = task.get("drafts")
         if isinstance(drafts, list) and drafts:
             excluded.annotations["Label Studio draft (saved, not submitted)"] += len(drafts)
+            self.builder.n_annotations_read += len(drafts)
         field = "annotations" if "annotations" in task else "completions"
         annotations = task.get(field, [])
         if type(annotations) is not list:
@@ -224,6 +234,7 @@ class _Reader:
             if to_name is None:
                 return self.text_field
             self.builder.exclusions.spans[f"Label Studio region on another text than text_field={self.text_field!r}"] += 1
+            self.builder.n_spans_read += 1
             return None
         raise InputError(
             f"got to_name {describe(to_name)}; the task has several texts ({', '.join(documents)}) and a region "
@@ -239,6 +250,7 @@ class _Reader:
             self.saw_regions = True
         if kind != "labels":
             self.builder.exclusions.spans[f"Label Studio {kind!r} result (not a text span) ignored"] += 1
+            self.builder.n_spans_read += 1
             return []
         value = item.get("value")
         if type(value) is not dict:

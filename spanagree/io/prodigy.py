@@ -41,6 +41,7 @@ from ..model import CorpusBuilder, SpanTuple
 from . import Format
 from .common import choice, json_lines, parse_labels, parse_spans, parse_tokens, require
 from .offsets import check_unit, convert_spans, length
+from ..files import atomic_write
 
 ANSWERS = ("accept", "reject", "ignore")
 
@@ -110,6 +111,7 @@ def read_prodigy(
         relations = obj.get("relations")
         if isinstance(relations, list) and relations:
             builder.exclusions.spans["Prodigy relation ignored"] += len(relations)
+            builder.n_spans_read += len(relations)
         stamp = obj.get("_timestamp")
         order = (stamp if type(stamp) in (int, float) else float("-inf"), where.line)
         builder.document(key, doc_id, text, where, who)  # registered per line; spans added once all are read
@@ -158,6 +160,17 @@ def _binary(obj: dict) -> bool:
     return isinstance(spans, list) and any(isinstance(s, dict) and ("score" in s or "rank" in s) for s in spans)
 
 
+def _chosen(accept, where, doc_id: str) -> list[str]:
+    """The options a choice task's ``accept`` lists: a list of option ids (strings or integers);
+    ``null`` or a missing list is nothing chosen."""
+    if accept is None:
+        return []
+    if type(accept) is not list or not all(type(x) in (str, int) for x in accept):
+        raise InputError(f"expected a list of chosen option ids (strings or integers), got {describe(accept)}",
+                         where=where, doc_id=doc_id, field="accept")
+    return [str(x) for x in accept]
+
+
 def _add_doc_labels(obj: dict, builder: CorpusBuilder, key, doc_id: str, text: str, rater: str, answer: str, where) -> None:
     """A text-classification task: a choice task (``options`` + the ``accept`` list) or a
     binary task (``label`` + ``answer``, where ``reject`` says the label does not apply)."""
@@ -169,7 +182,7 @@ def _add_doc_labels(obj: dict, builder: CorpusBuilder, key, doc_id: str, text: s
         if answer != "accept":
             builder.exclusions.annotations[f"Prodigy choice answer {answer!r}"] += 1
             return
-        chosen = [str(x) for x in obj.get("accept") or []]
+        chosen = _chosen(obj.get("accept", []), where, doc_id)
         # the options are what the rater could choose: an option nobody chose is still a category
         options = obj["options"]
         offered = None
@@ -217,7 +230,7 @@ def write_prodigy(corpus, path: Path) -> dict:
         doc_hash.append(value)
     lengths = (corpus.ann_ptr[1:] - corpus.ann_ptr[:-1]).tolist()
     starts, ends, labels = corpus.span_start.tolist(), corpus.span_end.tolist(), corpus.span_label.tolist()
-    with open(path, "wb") as out:
+    with atomic_write(path, "wb") as out:
         lo = 0
         for doc, rater, n in zip(corpus.ann_doc.tolist(), corpus.ann_rater.tolist(), lengths):
             text, tokens, name = corpus.texts[doc], corpus.doc_tokens[doc], corpus.raters[rater]

@@ -144,6 +144,7 @@ def _read_file(
                     where=where, doc_id=topic, field="docno",
                 )
             builder.exclusions.spans["repeated identical qrels judgment (kept once)"] += 1
+            builder.n_spans_read += 1
             continue
         judgments[docno] = relevance
         lines_at[topic, who, docno] = where.line

@@ -31,6 +31,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ..files import write_bytes
 from . import bands
 from .page import esc, frame, label_css, table
 
@@ -99,16 +100,22 @@ def render(report, *, title: str | None = None, max_documents: int = MAX_DOCUMEN
     return frame(title, "\n".join(parts), label_css(len(corpus.labels)))
 
 
+def documents_csv_path(out: str | Path) -> Path:
+    """The per-document CSV written beside the page ``out``."""
+    out = Path(out)
+    return out.with_name(out.stem + ".documents.csv")
+
+
 def write(report, out: str | Path, **options: Any) -> dict[str, Any]:
     """Write :func:`render`'s page to ``out``, and every document by agreement to
     ``<out stem>.documents.csv`` beside it; returns ``{"out", "bytes", "documents_csv"}``."""
     from . import views
 
     out = Path(out)
-    csv_path = out.with_name(out.stem + ".documents.csv")
+    csv_path = documents_csv_path(out)
     html = render(report, documents_csv=csv_path.name, **options)
     data = html.encode("utf-8")
-    out.write_bytes(data)
+    write_bytes(out, data)
     views.write_documents_csv(report.to_dict()["per_document"], csv_path)
     return {"out": str(out), "bytes": len(data), "documents_csv": str(csv_path)}
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from html import escape
 
+from ..sanitize import no_bidi
+
 #: Label colours (cycled), light enough to read black text on.
 PALETTE = (
     "#aec7e8", "#ffbb78", "#98df8a", "#ff9896", "#c5b0d5",
@@ -52,7 +54,7 @@ footer { margin-top: 40px; color: var(--muted); font-size: 12px; }
 
 def esc(value) -> str:
     """Text from the data, escaped for HTML text and attribute values."""
-    return escape(str(value), quote=True)
+    return escape(no_bidi(str(value)), quote=True)
 
 
 def label_css(n_labels: int) -> str:

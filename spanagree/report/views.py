@@ -12,6 +12,8 @@ from typing import Any
 
 from ..render import RATER_COLUMNS, rater_cells
 from .page import esc, table
+from ..files import atomic_write
+from ..sanitize import csv_cell
 
 #: Documents listed in the page's full table at most (the CSV beside the page has them all).
 MAX_DOCUMENT_ROWS = 5000
@@ -122,11 +124,11 @@ def sort_documents(per_document: list[dict]) -> list[dict]:
 def write_documents_csv(per_document: list[dict], path: str | Path) -> int:
     """Every document, lowest agreement first, as CSV (columns :data:`DOCUMENT_COLUMNS`)."""
     ordered = sort_documents(per_document)
-    with open(path, "w", encoding="utf-8", newline="") as f:
+    with atomic_write(path, "w", encoding="utf-8", newline="") as f:
         writer = csv.writer(f)
         writer.writerow(DOCUMENT_COLUMNS)
         for k, d in enumerate(ordered, 1):
-            writer.writerow([k, d["doc_id"], d["raters"], _csv_num(d["pairwise_mean_psa"]), _csv_num(d.get("pooled_psa")),
+            writer.writerow([k, csv_cell(str(d["doc_id"])), d["raters"], _csv_num(d["pairwise_mean_psa"]), _csv_num(d.get("pooled_psa")),
                              d["a"], d["b"], d["c"]])
     return len(ordered)
 
