@@ -10,6 +10,17 @@ is re-aligned.
 - **Bootstrap** (default 1,000 replicates, seeded: the same input and seed give the same
   interval): each replicate draws the documents with replacement; the interval is the
   percentile interval of the replicate values (Efron & Tibshirani 1993, ch. 13).
+- **Pairwise means in a replicate** weight each rater pair by the share of its documents that
+  the replicate drew, ``ω_p = Σ_d w_d·n_pd / Σ_d n_pd`` (``n_pd`` = 1 when the pair rated
+  document d together): 1 for every pair in the data, so the point estimate is the plain mean;
+  0 for a pair none of whose documents was drawn. Counting each pair once whatever its weight
+  (the plain mean over the pairs that happen to be defined) is not a smooth function of the
+  document weights: with thousands of sparse rater pairs, most of them seen on one or two
+  documents, a replicate then averages over fewer, other pairs, and its values are neither
+  centred on the point nor as spread as they should be (crowd corpora put the point outside
+  its own interval). With ``ω_p`` the pairwise mean is a ratio of weighted document sums, whose
+  bootstrap is valid (for pairs seen once it is the ratio estimator
+  ``Σ_d w_d·Σ_{p∈d} PSA_p / Σ_d w_d·m_d``); see ``docs/intervals.md``.
 - **Jackknife** standard error: leave one document out, ``se = sqrt((n−1)/n · Σ (θ₋ᵢ − θ̄)²)``
   (Efron & Tibshirani 1993, ch. 11).
 - **Analytic** standard error of PSA (delta method, multinomial counts; SPEC §3):
@@ -28,6 +39,11 @@ import numpy as np
 from .agreement import AgreementReport, psa_array
 from .raters import interval_statistics as rater_statistics
 
+#: How the intervals are made, as the report says it.
+METHOD = (
+    "percentile bootstrap over documents (pairwise means weight each rater pair by its documents drawn); "
+    "se: jackknife over documents"
+)
 #: Replicates per block of the weight matrix (bounds memory: block × documents floats).
 BLOCK = 250
 #: The documents × columns count matrix is built when it has at most this many cells.
@@ -82,6 +98,7 @@ class DocumentCounts:
         n_pairs, n_labels = len(units.pairs), len(corpus.labels)
         # (name, document of each row, flat column of each value, values, shape of the sums)
         self.sources = [
+            ("pair_docs", units.doc, units.pair, np.ones(len(units.doc)), (n_pairs,)),
             ("pair_abc", units.doc, units.pair[:, None] * 3 + np.arange(3), counts.abc, (n_pairs, 3)),
             (
                 "pair_label_abc",
@@ -100,6 +117,7 @@ class DocumentCounts:
         self.row_of[self.docs] = np.arange(len(self.docs))
         width = sum(int(np.prod(src[4])) for src in self.sources)
         self.matrix = self._dense() if len(self.docs) * width <= DENSE_CELLS else None
+        self.pair_docs = np.bincount(units.pair, minlength=n_pairs).astype(float)
 
     @property
     def n_documents(self) -> int:
@@ -159,15 +177,16 @@ class DocumentCounts:
         labels = self.report.corpus.labels
         pair = parts["pair_abc"]
         pair_psa = psa_array(pair[..., 0], pair[..., 1], pair[..., 2])
+        weight = pair_weights(parts["pair_docs"], self.pair_docs)  # (R, P)
         total = pair.sum(axis=1)
         out = {
-            ("overall", "pairwise_mean_psa"): _nanmean(pair_psa, axis=1),
+            ("overall", "pairwise_mean_psa"): _weighted_nanmean(pair_psa, weight, axis=1),
             ("overall", "pooled_psa"): psa_array(total[:, 0], total[:, 1], total[:, 2]),
         }
         label = parts["pair_label_abc"]
         label_psa = psa_array(label[..., 0], label[..., 1], label[..., 2])  # (R, P, L)
         label_total = label.sum(axis=1)
-        label_mean = _nanmean(label_psa, axis=1)
+        label_mean = _weighted_nanmean(label_psa, weight[:, :, None], axis=1)
         label_pooled = psa_array(label_total[..., 0], label_total[..., 1], label_total[..., 2])
         out["macro", "pairwise_mean_psa"] = _nanmean(label_mean, axis=1)
         out["macro", "pooled_psa"] = _nanmean(label_pooled, axis=1)
@@ -177,7 +196,7 @@ class DocumentCounts:
         for p in range(pair_psa.shape[1]):
             out["pairs", p, "psa"] = pair_psa[:, p]
         if self.report.per_rater:
-            out.update(rater_statistics(pair, self.report.counts.units.pairs, len(self.report.corpus.raters)))
+            out.update(rater_statistics(pair, self.report.counts.units.pairs, len(self.report.corpus.raters), weight))
         if self.chance:
             out.update(_chance_statistics(parts, self.chance_has_none))
         return out
@@ -209,28 +228,53 @@ def bootstrap(report: AgreementReport, options: IntervalOptions = IntervalOption
     left_out = counts.leave_one_out() if 1 < n <= JACKKNIFE_MAX else None
     jackknife = counts.statistics(left_out) if left_out is not None else None
     alpha = (1 - options.level) / 2
+    names = list(point)
+    values = np.stack([np.concatenate(replicate_values[name]) for name in names])  # (statistics, replicates)
+    replicate_values.clear()
+    low, high, spread, n_defined = _row_quantiles(values, alpha)
     out = {}
-    for name, value in point.items():
-        values = np.concatenate(replicate_values[name])
-        defined = values[~np.isnan(values)]
+    for row, name in enumerate(names):
+        defined = int(n_defined[row])
         entry: dict[str, Any] = {
-            "value": _float(value[0]),
-            "low": float(np.quantile(defined, alpha)) if len(defined) else None,
-            "high": float(np.quantile(defined, 1 - alpha)) if len(defined) else None,
+            "value": _float(point[name][0]),
+            "low": float(low[row]) if defined else None,
+            "high": float(high[row]) if defined else None,
             "se": _jackknife_se(jackknife[name]) if jackknife is not None else None,
-            "bootstrap_se": float(defined.std(ddof=1)) if len(defined) > 1 else None,
+            "bootstrap_se": float(spread[row]) if defined > 1 else None,
         }
-        undefined = len(values) - len(defined)
-        if undefined:
-            entry["undefined_replicates"] = int(undefined)
+        if defined < values.shape[1]:
+            entry["undefined_replicates"] = values.shape[1] - defined
         out[name] = entry
     return out
+
+
+def _row_quantiles(values: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per row, over its defined (non-NaN) values: the ``alpha`` and ``1 − alpha`` quantiles
+    (numpy's default, linear interpolation between order statistics), the standard deviation
+    (ddof 1) and the number of defined values. One sort for all rows."""
+    ordered = np.sort(values, axis=1)  # NaN sorts last
+    n = (~np.isnan(ordered)).sum(axis=1)
+    rows = np.arange(len(values))
+    quantiles = []
+    for q in (alpha, 1 - alpha):
+        position = q * np.maximum(n - 1, 0)
+        below = np.floor(position).astype(np.int64)
+        above = np.minimum(below + 1, np.maximum(n - 1, 0))
+        t = position - below
+        a, b = ordered[rows, below], ordered[rows, above]
+        with np.errstate(invalid="ignore"):
+            diff = b - a
+            quantiles.append(np.where(t >= 0.5, b - diff * (1 - t), a + diff * t))  # numpy's _lerp
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.nansum(ordered, axis=1) / np.maximum(n, 1)
+        spread = np.sqrt(np.nansum((ordered - mean[:, None]) ** 2, axis=1) / np.maximum(n - 1, 1))
+    return quantiles[0], quantiles[1], spread, n
 
 
 def interval_section(report: AgreementReport, options: IntervalOptions) -> dict[str, Any]:
     """The intervals in the shape of the report: ``{"method": ..., "statistics": {...}}``."""
     return {
-        "method": "percentile bootstrap over documents; se: jackknife over documents",
+        "method": METHOD,
         "level": options.level,
         "replicates": options.replicates,
         "seed": options.seed,
@@ -243,19 +287,20 @@ def attach(result: dict[str, Any], intervals: dict[str, Any], report: AgreementR
     with the analytic PSA standard error where it applies."""
     stats = intervals["statistics"]
     corpus, units = report.corpus, report.counts.units
-    pair_names = {p: [corpus.raters[a], corpus.raters[b]] for p, (a, b) in enumerate(units.pairs.tolist())}
+    pair_names = {p: (corpus.raters[a], corpus.raters[b]) for p, (a, b) in enumerate(units.pairs.tolist())}
+    pair_rows = {tuple(row["raters"]): row for row in result["pairs"]}
+    rater_rows = {row["rater"]: row for row in result.get("per_rater", ())}
     for path, entry in stats.items():
         parts = list(path)
         if parts[0] == "pairs":
-            names = pair_names[parts[1]]
-            target = next((row for row in result["pairs"] if row["raters"] == names), None)
+            target = pair_rows.get(pair_names[parts[1]])
             if target is None:  # a summary shows only some pairs
                 continue
             entry = {**entry, "analytic_se": analytic_psa_se(target["a"], target["b"], target["c"])}
             target["psa_interval"] = entry
             continue
         if parts[0] == "raters":
-            row = next((row for row in result.get("per_rater", ()) if row["rater"] == corpus.raters[parts[1]]), None)
+            row = rater_rows.get(corpus.raters[parts[1]])
             if row is None:
                 continue
             holder = row if len(parts) == 3 else row[parts[2]]
@@ -350,6 +395,23 @@ def _attach_chance(chance: dict | None, parts: list[str], entry: dict) -> None:
 
 
 # --- helpers ------------------------------------------------------------------------------------
+
+
+def pair_weights(drawn: np.ndarray, seen: np.ndarray) -> np.ndarray:
+    """Each rater pair's weight in a replicate's pairwise means: the weighted count of its
+    documents over their count in the data (1 in the data, 0 when none is drawn)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(seen > 0, drawn / np.where(seen > 0, seen, 1), 0.0)
+
+
+def _weighted_nanmean(values: np.ndarray, weights: np.ndarray, axis: int) -> np.ndarray:
+    """Mean of the defined values weighted by ``weights``; NaN where no weight is on a defined value."""
+    weights = np.where(np.isnan(values), 0.0, weights)
+    total = np.where(weights > 0, values, 0.0) * weights
+    count = weights.sum(axis=axis)
+    total = total.sum(axis=axis)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(count > 0, total / np.where(count > 0, count, 1), np.nan)
 
 
 def _nanmean(values: np.ndarray, axis: int) -> np.ndarray:

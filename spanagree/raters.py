@@ -55,12 +55,14 @@ def oriented(pair_values: np.ndarray, pairs: np.ndarray, n_raters: int, axis: in
     return np.moveaxis(out, 0, axis)
 
 
-def mean_psa(pair_psa: np.ndarray, pairs: np.ndarray, n_raters: int) -> np.ndarray:
+def mean_psa(pair_psa: np.ndarray, pairs: np.ndarray, n_raters: int, weights: np.ndarray | None = None) -> np.ndarray:
     """Per rater, the mean over its pairs of the defined pair PSAs; NaN when none is defined.
-    ``pair_psa`` has shape (..., n_pairs)."""
+    ``pair_psa`` has shape (..., n_pairs); ``weights`` (same shape), the pairs' weights in a
+    bootstrap replicate (see :mod:`spanagree.intervals`), 1 when not given."""
     defined = ~np.isnan(pair_psa)
-    values = np.where(defined, pair_psa, 0.0)
-    moved_v, moved_d = np.moveaxis(values, -1, 0), np.moveaxis(defined.astype(float), -1, 0)
+    weight = defined.astype(float) if weights is None else np.where(defined, weights, 0.0)
+    values = np.where(defined, pair_psa, 0.0) * weight
+    moved_v, moved_d = np.moveaxis(values, -1, 0), np.moveaxis(weight, -1, 0)
     total = np.zeros((n_raters, *moved_v.shape[1:]))
     count = np.zeros_like(total)
     for column in (pairs[:, 0], pairs[:, 1]):
@@ -152,12 +154,15 @@ def rater_view(report) -> list[dict[str, Any]]:
     return out
 
 
-def interval_statistics(pair_abc: np.ndarray, pairs: np.ndarray, n_raters: int) -> dict[tuple, np.ndarray]:
-    """Per-rater statistics per bootstrap replicate, from per-replicate pair sums (R, P, 3)."""
+def interval_statistics(
+    pair_abc: np.ndarray, pairs: np.ndarray, n_raters: int, weights: np.ndarray | None = None
+) -> dict[tuple, np.ndarray]:
+    """Per-rater statistics per bootstrap replicate, from per-replicate pair sums (R, P, 3) and
+    the pairs' weights in each replicate (R, P)."""
     from .agreement import psa_array
 
     pair_psa = psa_array(pair_abc[..., 0], pair_abc[..., 1], pair_abc[..., 2])
-    mean = mean_psa(pair_psa, pairs, n_raters)  # (R, raters)
+    mean = mean_psa(pair_psa, pairs, n_raters, weights)  # (R, raters)
     summed = oriented(pair_abc, pairs, n_raters, axis=1)  # (R, raters, 3)
     f = psa_array(summed[..., 0], summed[..., 1], summed[..., 2])
     out = {}
