@@ -46,6 +46,8 @@ METHOD = (
 )
 #: Replicates per block of the weight matrix (bounds memory: block × documents floats).
 BLOCK = 250
+#: Cells of replicate sums computed at once (replicates per step = this / the sums' width).
+STEP_CELLS = 4_000_000
 #: The documents × columns count matrix is built when it has at most this many cells.
 DENSE_CELLS = 20_000_000
 #: Documents above which the jackknife (one replicate per document) is not run.
@@ -117,6 +119,7 @@ class DocumentCounts:
         self.row_of[self.docs] = np.arange(len(self.docs))
         width = sum(int(np.prod(src[4])) for src in self.sources)
         self.matrix = self._dense() if len(self.docs) * width <= DENSE_CELLS else None
+        self._entries: list | None = None
         self.pair_docs = np.bincount(units.pair, minlength=n_pairs).astype(float)
 
     @property
@@ -138,20 +141,38 @@ class DocumentCounts:
         """Weighted sums of every source: ``weights`` is (replicates × documents)."""
         if self.matrix is not None:
             return self._split(weights @ self.matrix)
+        if self._entries is None:
+            self._entries = [self._nonzero_entries(src) for src in self.sources]
         out = {}
-        for name, doc, column, values, shape in self.sources:
-            flat_column = column.reshape(len(doc), -1)
-            flat_values = np.broadcast_to(values, column.shape).reshape(len(doc), -1)
-            size = int(np.prod(shape))
-            row_weights = weights[:, self.row_of[doc]]  # (replicates, rows)
-            total = np.zeros((len(weights), size))
-            for j in range(flat_column.shape[1]):
-                order = np.argsort(flat_column[:, j], kind="stable")
-                cols = flat_column[order, j]
-                starts = np.flatnonzero(np.r_[True, cols[1:] != cols[:-1]])
-                total[:, cols[starts]] += np.add.reduceat(row_weights[:, order] * flat_values[order, j], starts, axis=1)
+        for (name, *_, shape), (rows, values, starts, columns) in zip(self.sources, self._entries):
+            total = np.zeros((len(weights), int(np.prod(shape))))
+            if len(rows):
+                total[:, columns] = np.add.reduceat(weights[:, rows] * values, starts, axis=1)
             out[name] = total.reshape((len(weights), *shape))
         return out
+
+    def _nonzero_entries(self, source) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """A source's nonzero values as entries sorted by column: (document row, value) of each,
+        where each column's run starts, and the columns. A replicate's sums are then one segment
+        sum over the entries, whatever the number of rater pairs and labels."""
+        _, doc, column, values, _ = source
+        rows = np.broadcast_to(self.row_of[doc].reshape((-1,) + (1,) * (column.ndim - 1)), column.shape).reshape(-1)
+        values = np.broadcast_to(values, column.shape).reshape(-1).astype(float)
+        column = column.reshape(-1)
+        keep = np.flatnonzero(values)
+        order = keep[np.argsort(column[keep], kind="stable")]
+        column = column[order]
+        starts = np.flatnonzero(np.r_[True, column[1:] != column[:-1]]) if len(column) else np.empty(0, np.int64)
+        return rows[order], values[order], starts, column[starts]
+
+    @property
+    def width(self) -> int:
+        """Cells of one replicate's sums (and of its per-entry products): what a block of
+        replicates costs in memory, per replicate."""
+        size = sum(int(np.prod(src[4])) for src in self.sources)
+        if self.matrix is None and self._entries is not None:
+            size = max(size, sum(len(entry[0]) for entry in self._entries))
+        return size
 
     def point(self) -> dict[str, np.ndarray]:
         return self.sums(np.ones((1, self.n_documents)))
@@ -222,8 +243,10 @@ def bootstrap(report: AgreementReport, options: IntervalOptions = IntervalOption
         weights = buffer[:block]
         for row, drawn in enumerate(draws):  # a row at a time: cache-friendly, faster than one flat bincount
             weights[row] = np.bincount(drawn, minlength=n)
-        for name, values in counts.statistics(counts.sums(weights)).items():
-            replicate_values[name].append(values)
+        step = max(1, STEP_CELLS // max(counts.width, 1))  # bounded memory with many pairs and labels
+        for lo in range(0, block, step):
+            for name, values in counts.statistics(counts.sums(weights[lo : lo + step])).items():
+                replicate_values[name].append(values)
         done += block
     left_out = counts.leave_one_out() if 1 < n <= JACKKNIFE_MAX else None
     jackknife = counts.statistics(left_out) if left_out is not None else None
