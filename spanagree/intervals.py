@@ -195,31 +195,35 @@ class DocumentCounts:
 
     def statistics(self, parts: dict[str, np.ndarray]) -> dict[tuple, np.ndarray]:
         """Every statistic with an interval, one value per replicate (NaN = undefined)."""
+        return {name: values[:, i] for names, values in self.groups(parts) for i, name in enumerate(names)}
+
+    def groups(self, parts: dict[str, np.ndarray]) -> list[tuple[list[tuple], np.ndarray]]:
+        """The statistics in groups: (names, values of shape replicates × names)."""
         labels = self.report.corpus.labels
         pair = parts["pair_abc"]
         pair_psa = psa_array(pair[..., 0], pair[..., 1], pair[..., 2])
         weight = pair_weights(parts["pair_docs"], self.pair_docs)  # (R, P)
         total = pair.sum(axis=1)
-        out = {
-            ("overall", "pairwise_mean_psa"): _weighted_nanmean(pair_psa, weight, axis=1),
-            ("overall", "pooled_psa"): psa_array(total[:, 0], total[:, 1], total[:, 2]),
-        }
         label = parts["pair_label_abc"]
         label_psa = psa_array(label[..., 0], label[..., 1], label[..., 2])  # (R, P, L)
         label_total = label.sum(axis=1)
         label_mean = _weighted_nanmean(label_psa, weight[:, :, None], axis=1)
         label_pooled = psa_array(label_total[..., 0], label_total[..., 1], label_total[..., 2])
-        out["macro", "pairwise_mean_psa"] = _nanmean(label_mean, axis=1)
-        out["macro", "pooled_psa"] = _nanmean(label_pooled, axis=1)
-        for k, name in enumerate(labels):
-            out["labels", name, "pairwise_mean_psa"] = label_mean[:, k]
-            out["labels", name, "pooled_psa"] = label_pooled[:, k]
-        for p in range(pair_psa.shape[1]):
-            out["pairs", p, "psa"] = pair_psa[:, p]
+        out = [
+            (
+                [("overall", "pairwise_mean_psa"), ("overall", "pooled_psa"),
+                 ("macro", "pairwise_mean_psa"), ("macro", "pooled_psa")],
+                np.stack([_weighted_nanmean(pair_psa, weight, axis=1), psa_array(total[:, 0], total[:, 1], total[:, 2]),
+                          _nanmean(label_mean, axis=1), _nanmean(label_pooled, axis=1)], axis=1),
+            ),
+            ([("labels", name, "pairwise_mean_psa") for name in labels], label_mean),
+            ([("labels", name, "pooled_psa") for name in labels], label_pooled),
+            ([("pairs", p, "psa") for p in range(pair_psa.shape[1])], pair_psa),
+        ]
         if self.report.per_rater:
-            out.update(rater_statistics(pair, self.report.counts.units.pairs, len(self.report.corpus.raters), weight))
+            out += rater_statistics(pair, self.report.counts.units.pairs, len(self.report.corpus.raters), weight)
         if self.chance:
-            out.update(_chance_statistics(parts, self.chance_has_none))
+            out += _chance_statistics(parts, self.chance_has_none)
         return out
 
 
@@ -233,8 +237,9 @@ def bootstrap(report: AgreementReport, options: IntervalOptions = IntervalOption
     counts = DocumentCounts(report)
     n = counts.n_documents
     point = counts.statistics(counts.point())
+    names = list(point)
+    values = np.empty((len(names), options.replicates))  # (statistics, replicates)
     rng = np.random.default_rng(options.seed)
-    replicate_values: dict[tuple, list[np.ndarray]] = {name: [] for name in point}
     done = 0
     buffer = np.empty((min(BLOCK, options.replicates), n))  # reused: no fresh pages per block
     while done < options.replicates:
@@ -245,15 +250,14 @@ def bootstrap(report: AgreementReport, options: IntervalOptions = IntervalOption
             weights[row] = np.bincount(drawn, minlength=n)
         step = max(1, STEP_CELLS // max(counts.width, 1))  # bounded memory with many pairs and labels
         for lo in range(0, block, step):
-            for name, values in counts.statistics(counts.sums(weights[lo : lo + step])).items():
-                replicate_values[name].append(values)
+            row = 0
+            for group, group_values in counts.groups(counts.sums(weights[lo : lo + step])):
+                values[row : row + len(group), done + lo : done + lo + len(group_values)] = group_values.T
+                row += len(group)
         done += block
     left_out = counts.leave_one_out() if 1 < n <= JACKKNIFE_MAX else None
     jackknife = counts.statistics(left_out) if left_out is not None else None
     alpha = (1 - options.level) / 2
-    names = list(point)
-    values = np.stack([np.concatenate(replicate_values[name]) for name in names])  # (statistics, replicates)
-    replicate_values.clear()
     low, high, spread, n_defined = _row_quantiles(values, alpha)
     out = {}
     for row, name in enumerate(names):
@@ -362,13 +366,13 @@ def _chance_sources(report: AgreementReport) -> list:
     ]
 
 
-def _chance_statistics(parts: dict[str, np.ndarray], has_none: bool = True) -> dict[tuple, np.ndarray]:
+def _chance_statistics(parts: dict[str, np.ndarray], has_none: bool = True) -> list[tuple[list[tuple], np.ndarray]]:
     tables = parts["chance_tables"]  # (R, P, k, k)
-    out = {}
     kappa = _cohen_kappa(tables)
-    for p in range(tables.shape[1]):
-        out["chance", "pairs", p, "cohen_kappa"] = kappa[:, p]
-    out["chance", "all_raters", "krippendorff_alpha"] = _nominal_alpha(parts["coincidence"])
+    out = [
+        ([("chance", "pairs", p, "cohen_kappa") for p in range(tables.shape[1])], kappa),
+        ([("chance", "all_raters", "krippendorff_alpha")], _nominal_alpha(parts["coincidence"])[:, None]),
+    ]
     if not has_none:  # single-label documents: no marked/NONE table
         return out
     marked = np.stack(
@@ -376,8 +380,10 @@ def _chance_statistics(parts: dict[str, np.ndarray], has_none: bool = True) -> d
          tables[:, :, 0, 1:].sum(axis=(1, 2)), tables[:, :, 0, 0].sum(axis=1)], axis=1,
     )
     two_by_two = np.stack([marked[:, :2], marked[:, 2:]], axis=1)
-    out["chance", "pooled", "cohen_kappa"] = _cohen_kappa(two_by_two)
-    out["chance", "pooled", "positive_agreement"] = psa_array(marked[:, 0], marked[:, 1], marked[:, 2])
+    out.append((
+        [("chance", "pooled", "cohen_kappa"), ("chance", "pooled", "positive_agreement")],
+        np.stack([_cohen_kappa(two_by_two), psa_array(marked[:, 0], marked[:, 1], marked[:, 2])], axis=1),
+    ))
     return out
 
 

@@ -156,20 +156,19 @@ def rater_view(report) -> list[dict[str, Any]]:
 
 def interval_statistics(
     pair_abc: np.ndarray, pairs: np.ndarray, n_raters: int, weights: np.ndarray | None = None
-) -> dict[tuple, np.ndarray]:
+) -> list[tuple[list[tuple], np.ndarray]]:
     """Per-rater statistics per bootstrap replicate, from per-replicate pair sums (R, P, 3) and
-    the pairs' weights in each replicate (R, P)."""
+    the pairs' weights in each replicate (R, P): groups of (names, values (R, raters))."""
     from .agreement import psa_array
 
     pair_psa = psa_array(pair_abc[..., 0], pair_abc[..., 1], pair_abc[..., 2])
     mean = mean_psa(pair_psa, pairs, n_raters, weights)  # (R, raters)
     summed = oriented(pair_abc, pairs, n_raters, axis=1)  # (R, raters, 3)
     f = psa_array(summed[..., 0], summed[..., 1], summed[..., 2])
-    out = {}
-    for r in range(n_raters):
-        out["raters", r, "mean_psa"] = mean[:, r]
-        out["raters", r, "against_others", "f"] = f[:, r]
-    return out
+    return [
+        ([("raters", r, "mean_psa") for r in range(n_raters)], mean),
+        ([("raters", r, "against_others", "f") for r in range(n_raters)], f),
+    ]
 
 
 def _only_theirs(report) -> dict[str, Counter]:
