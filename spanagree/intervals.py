@@ -102,13 +102,7 @@ class DocumentCounts:
         self.sources = [
             ("pair_docs", units.doc, units.pair, np.ones(len(units.doc)), (n_pairs,)),
             ("pair_abc", units.doc, units.pair[:, None] * 3 + np.arange(3), counts.abc, (n_pairs, 3)),
-            (
-                "pair_label_abc",
-                units.doc,
-                (units.pair[:, None, None] * n_labels + np.arange(n_labels)[:, None]) * 3 + np.arange(3),
-                counts.abc_label,
-                (n_pairs, n_labels, 3),
-            ),
+            self._label_cells(units, counts.abc_label, n_labels),
         ]
         self.chance = getattr(report, "items", None) is not None
         if self.chance:
@@ -121,6 +115,33 @@ class DocumentCounts:
         self.matrix = self._dense() if len(self.docs) * width <= DENSE_CELLS else None
         self._entries: list | None = None
         self.pair_docs = np.bincount(units.pair, minlength=n_pairs).astype(float)
+
+    def _label_cells(self, units, abc_label: np.ndarray, n_labels: int) -> tuple:
+        """The (rater pair, label) cells with any count, as a source of (cells, 3) sums: only
+        these have a defined PSA, so replicates cost the cells, not pairs × labels. Sets
+        ``cell_pair`` and ``cell_label`` (cells sorted by label, then pair) and ``label_runs``
+        (where each label's cells start)."""
+        unit, label = np.nonzero(abc_label.any(axis=2))
+        cells, cell_of = np.unique(label * len(units.pairs) + units.pair[unit], return_inverse=True)
+        self.cell_label, self.cell_pair = np.divmod(cells, len(units.pairs))
+        self.label_runs = np.searchsorted(self.cell_label, np.arange(n_labels))
+        return (
+            "pair_label_abc",
+            units.doc[unit],
+            cell_of.reshape(-1)[:, None] * 3 + np.arange(3),
+            abc_label[unit, label],
+            (len(cells), 3),
+        )
+
+    def _by_label(self, values: np.ndarray) -> np.ndarray:
+        """Sums over each label's cells: ``values`` (R, cells, ...) → (R, labels, ...); 0 for a
+        label without cells."""
+        n_labels = len(self.label_runs)
+        out = np.zeros((values.shape[0], n_labels, *values.shape[2:]))
+        has = self.label_runs < np.r_[self.label_runs[1:], values.shape[1]]
+        if values.shape[1]:
+            out[:, has] = np.add.reduceat(values, self.label_runs[has], axis=1)
+        return out
 
     @property
     def n_documents(self) -> int:
@@ -204,10 +225,15 @@ class DocumentCounts:
         pair_psa = psa_array(pair[..., 0], pair[..., 1], pair[..., 2])
         weight = pair_weights(parts["pair_docs"], self.pair_docs)  # (R, P)
         total = pair.sum(axis=1)
-        label = parts["pair_label_abc"]
-        label_psa = psa_array(label[..., 0], label[..., 1], label[..., 2])  # (R, P, L)
-        label_total = label.sum(axis=1)
-        label_mean = _weighted_nanmean(label_psa, weight[:, :, None], axis=1)
+        label = parts["pair_label_abc"]  # (R, cells, 3)
+        label_psa = psa_array(label[..., 0], label[..., 1], label[..., 2])  # (R, cells): defined on every cell
+        label_total = self._by_label(label)
+        defined = ~np.isnan(label_psa)  # a cell none of whose documents was drawn
+        cell_weight = np.where(defined, weight[:, self.cell_pair], 0.0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            weight_sum = self._by_label(cell_weight)
+            label_mean = np.where(weight_sum > 0, self._by_label(np.where(defined, label_psa, 0.0) * cell_weight)
+                                  / np.where(weight_sum > 0, weight_sum, 1), np.nan)
         label_pooled = psa_array(label_total[..., 0], label_total[..., 1], label_total[..., 2])
         out = [
             (
