@@ -284,7 +284,11 @@ def bootstrap(report: AgreementReport, options: IntervalOptions = IntervalOption
     left_out = counts.leave_one_out() if 1 < n <= JACKKNIFE_MAX else None
     jackknife = counts.statistics(left_out) if left_out is not None else None
     alpha = (1 - options.level) / 2
-    low, high, spread, n_defined = _row_quantiles(values, alpha)
+    chunk = max(1, STEP_CELLS // options.replicates)  # the sorted copy stays small
+    low, high, spread, n_defined = (
+        np.concatenate(parts) for parts in zip(*(_row_quantiles(values[lo : lo + chunk], alpha)
+                                                 for lo in range(0, len(values), chunk)))
+    )
     out = {}
     for row, name in enumerate(names):
         defined = int(n_defined[row])
