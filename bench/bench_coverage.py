@@ -21,7 +21,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT / "tests"))
 
 import coverage_model  # noqa: E402
-from bench_core import write_results  # noqa: E402
+from bench_core import publish  # noqa: E402
 from spanagree import intervals  # noqa: E402
 
 SECTION = "## Interval coverage by simulation"
@@ -46,9 +46,7 @@ def main(argv: list[str] | None = None) -> int:
         f"| pairs weighted by the share of their documents drawn (spanagree) | {weighted:.3f} |\n"
         f"| plain mean over the pairs defined in the replicate | {plain:.3f} |\n"
     )
-    print(body)
-    if args.write_results:
-        write_results(body, ROOT / "bench" / "RESULTS.md", SECTION)
+    publish(body, SECTION, args.write_results)
     return 0
 
 

@@ -24,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
-from bench_core import machine, write_results  # noqa: E402
+from bench_core import machine, publish  # noqa: E402
 
 SECTION = "## Limits: whole processes"
 PY = sys.executable
@@ -96,9 +96,7 @@ def main(argv: list[str] | None = None) -> int:
             row = f"| {work} | {wall[0]:.2f} s, {peak[0]:.0f} MB | {peer_text} | {ratio} |"
             print(row, flush=True)
             lines.append(row)
-    body = "\n".join(lines) + "\n"
-    if args.write_results:
-        write_results(body, ROOT / "bench" / "RESULTS.md", SECTION)
+    publish("\n".join(lines) + "\n", SECTION, args.write_results)
     return 0
 
 

@@ -50,9 +50,20 @@ def oriented(pair_values: np.ndarray, pairs: np.ndarray, n_raters: int, axis: in
     moved_a = np.moveaxis(pair_values, axis, 0)
     moved_b = np.moveaxis(swapped, axis, 0)
     out = np.zeros((n_raters, *moved_a.shape[1:]))
-    np.add.at(out, first, moved_a)
-    np.add.at(out, second, moved_b)
+    _add_rows(out, first, moved_a)
+    _add_rows(out, second, moved_b)
     return np.moveaxis(out, 0, axis)
+
+
+def _add_rows(out: np.ndarray, index: np.ndarray, values: np.ndarray) -> None:
+    """``np.add.at(out, index, values)`` along the first axis, by one segment sum per target
+    row (equal up to rounding; many times faster for large arrays)."""
+    if not len(index):
+        return
+    order = np.argsort(index, kind="stable")
+    ordered = index[order]
+    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+    out[ordered[starts]] += np.add.reduceat(values[order], starts, axis=0)
 
 
 def mean_psa(pair_psa: np.ndarray, pairs: np.ndarray, n_raters: int, weights: np.ndarray | None = None) -> np.ndarray:
@@ -66,8 +77,8 @@ def mean_psa(pair_psa: np.ndarray, pairs: np.ndarray, n_raters: int, weights: np
     total = np.zeros((n_raters, *moved_v.shape[1:]))
     count = np.zeros_like(total)
     for column in (pairs[:, 0], pairs[:, 1]):
-        np.add.at(total, column, moved_v)
-        np.add.at(count, column, moved_d)
+        _add_rows(total, column, moved_v)
+        _add_rows(count, column, moved_d)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.moveaxis(np.where(count > 0, total / np.where(count > 0, count, 1), np.nan), 0, -1)
 
