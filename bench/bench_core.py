@@ -314,6 +314,13 @@ def render(synth: dict[str, Any], real: list[dict[str, Any]], skipped: list[str]
     return "\n".join(out) + "\n"
 
 
+def publish(body: str, section_title: str, write: bool) -> None:
+    """Print a section's body and, when ``write``, put it in bench/RESULTS.md."""
+    print(body)
+    if write:
+        write_results(body, ROOT / "bench" / "RESULTS.md", section_title)
+
+
 def write_results(body: str, path: Path, section_title: str = SECTION) -> None:
     """Write or replace one section of ``path`` (default SECTION), leaving the others alone."""
     text = path.read_text(encoding="utf-8") if path.exists() else "# Benchmark results\n"

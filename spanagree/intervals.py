@@ -10,6 +10,17 @@ is re-aligned.
 - **Bootstrap** (default 1,000 replicates, seeded: the same input and seed give the same
   interval): each replicate draws the documents with replacement; the interval is the
   percentile interval of the replicate values (Efron & Tibshirani 1993, ch. 13).
+- **Pairwise means in a replicate** weight each rater pair by the share of its documents that
+  the replicate drew, ``ω_p = Σ_d w_d·n_pd / Σ_d n_pd`` (``n_pd`` = 1 when the pair rated
+  document d together): 1 for every pair in the data, so the point estimate is the plain mean;
+  0 for a pair none of whose documents was drawn. Counting each pair once whatever its weight
+  (the plain mean over the pairs that happen to be defined) is not a smooth function of the
+  document weights: with thousands of sparse rater pairs, most of them seen on one or two
+  documents, a replicate then averages over fewer, other pairs, and its values are neither
+  centred on the point nor as spread as they should be (crowd corpora put the point outside
+  its own interval). With ``ω_p`` the pairwise mean is a ratio of weighted document sums, whose
+  bootstrap is valid (for pairs seen once it is the ratio estimator
+  ``Σ_d w_d·Σ_{p∈d} PSA_p / Σ_d w_d·m_d``); see ``docs/intervals.md``.
 - **Jackknife** standard error: leave one document out, ``se = sqrt((n−1)/n · Σ (θ₋ᵢ − θ̄)²)``
   (Efron & Tibshirani 1993, ch. 11).
 - **Analytic** standard error of PSA (delta method, multinomial counts; SPEC §3):
@@ -28,8 +39,15 @@ import numpy as np
 from .agreement import AgreementReport, psa_array
 from .raters import interval_statistics as rater_statistics
 
+#: How the intervals are made, as the report says it.
+METHOD = (
+    "percentile bootstrap over documents (pairwise means weight each rater pair by its documents drawn); "
+    "se: jackknife over documents"
+)
 #: Replicates per block of the weight matrix (bounds memory: block × documents floats).
 BLOCK = 250
+#: Cells of replicate sums computed at once (replicates per step = this / the sums' width).
+STEP_CELLS = 4_000_000
 #: The documents × columns count matrix is built when it has at most this many cells.
 DENSE_CELLS = 20_000_000
 #: Documents above which the jackknife (one replicate per document) is not run.
@@ -82,14 +100,9 @@ class DocumentCounts:
         n_pairs, n_labels = len(units.pairs), len(corpus.labels)
         # (name, document of each row, flat column of each value, values, shape of the sums)
         self.sources = [
+            ("pair_docs", units.doc, units.pair, np.ones(len(units.doc)), (n_pairs,)),
             ("pair_abc", units.doc, units.pair[:, None] * 3 + np.arange(3), counts.abc, (n_pairs, 3)),
-            (
-                "pair_label_abc",
-                units.doc,
-                (units.pair[:, None, None] * n_labels + np.arange(n_labels)[:, None]) * 3 + np.arange(3),
-                counts.abc_label,
-                (n_pairs, n_labels, 3),
-            ),
+            self._label_cells(units, counts.abc_label, n_labels),
         ]
         self.chance = getattr(report, "items", None) is not None
         if self.chance:
@@ -100,6 +113,35 @@ class DocumentCounts:
         self.row_of[self.docs] = np.arange(len(self.docs))
         width = sum(int(np.prod(src[4])) for src in self.sources)
         self.matrix = self._dense() if len(self.docs) * width <= DENSE_CELLS else None
+        self._entries: list | None = None
+        self.pair_docs = np.bincount(units.pair, minlength=n_pairs).astype(float)
+
+    def _label_cells(self, units, abc_label: np.ndarray, n_labels: int) -> tuple:
+        """The (rater pair, label) cells with any count, as a source of (cells, 3) sums: only
+        these have a defined PSA, so replicates cost the cells, not pairs × labels. Sets
+        ``cell_pair`` and ``cell_label`` (cells sorted by label, then pair) and ``label_runs``
+        (where each label's cells start)."""
+        unit, label = np.nonzero(abc_label.any(axis=2))
+        cells, cell_of = np.unique(label * len(units.pairs) + units.pair[unit], return_inverse=True)
+        self.cell_label, self.cell_pair = np.divmod(cells, len(units.pairs))
+        self.label_runs = np.searchsorted(self.cell_label, np.arange(n_labels))
+        return (
+            "pair_label_abc",
+            units.doc[unit],
+            cell_of.reshape(-1)[:, None] * 3 + np.arange(3),
+            abc_label[unit, label],
+            (len(cells), 3),
+        )
+
+    def _by_label(self, values: np.ndarray) -> np.ndarray:
+        """Sums over each label's cells: ``values`` (R, cells, ...) → (R, labels, ...); 0 for a
+        label without cells."""
+        n_labels = len(self.label_runs)
+        out = np.zeros((values.shape[0], n_labels, *values.shape[2:]))
+        has = self.label_runs < np.r_[self.label_runs[1:], values.shape[1]]
+        if values.shape[1]:
+            out[:, has] = np.add.reduceat(values, self.label_runs[has], axis=1)
+        return out
 
     @property
     def n_documents(self) -> int:
@@ -120,20 +162,38 @@ class DocumentCounts:
         """Weighted sums of every source: ``weights`` is (replicates × documents)."""
         if self.matrix is not None:
             return self._split(weights @ self.matrix)
+        if self._entries is None:
+            self._entries = [self._nonzero_entries(src) for src in self.sources]
         out = {}
-        for name, doc, column, values, shape in self.sources:
-            flat_column = column.reshape(len(doc), -1)
-            flat_values = np.broadcast_to(values, column.shape).reshape(len(doc), -1)
-            size = int(np.prod(shape))
-            row_weights = weights[:, self.row_of[doc]]  # (replicates, rows)
-            total = np.zeros((len(weights), size))
-            for j in range(flat_column.shape[1]):
-                order = np.argsort(flat_column[:, j], kind="stable")
-                cols = flat_column[order, j]
-                starts = np.flatnonzero(np.r_[True, cols[1:] != cols[:-1]])
-                total[:, cols[starts]] += np.add.reduceat(row_weights[:, order] * flat_values[order, j], starts, axis=1)
+        for (name, *_, shape), (rows, values, starts, columns) in zip(self.sources, self._entries):
+            total = np.zeros((len(weights), int(np.prod(shape))))
+            if len(rows):
+                total[:, columns] = np.add.reduceat(weights[:, rows] * values, starts, axis=1)
             out[name] = total.reshape((len(weights), *shape))
         return out
+
+    def _nonzero_entries(self, source) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """A source's nonzero values as entries sorted by column: (document row, value) of each,
+        where each column's run starts, and the columns. A replicate's sums are then one segment
+        sum over the entries, whatever the number of rater pairs and labels."""
+        _, doc, column, values, _ = source
+        rows = np.broadcast_to(self.row_of[doc].reshape((-1,) + (1,) * (column.ndim - 1)), column.shape).reshape(-1)
+        values = np.broadcast_to(values, column.shape).reshape(-1).astype(float)
+        column = column.reshape(-1)
+        keep = np.flatnonzero(values)
+        order = keep[np.argsort(column[keep], kind="stable")]
+        column = column[order]
+        starts = np.flatnonzero(np.r_[True, column[1:] != column[:-1]]) if len(column) else np.empty(0, np.int64)
+        return rows[order], values[order], starts, column[starts]
+
+    @property
+    def width(self) -> int:
+        """Cells of one replicate's sums (and of its per-entry products): what a block of
+        replicates costs in memory, per replicate."""
+        size = sum(int(np.prod(src[4])) for src in self.sources)
+        if self.matrix is None and self._entries is not None:
+            size = max(size, sum(len(entry[0]) for entry in self._entries))
+        return size
 
     def point(self) -> dict[str, np.ndarray]:
         return self.sums(np.ones((1, self.n_documents)))
@@ -156,30 +216,40 @@ class DocumentCounts:
 
     def statistics(self, parts: dict[str, np.ndarray]) -> dict[tuple, np.ndarray]:
         """Every statistic with an interval, one value per replicate (NaN = undefined)."""
+        return {name: values[:, i] for names, values in self.groups(parts) for i, name in enumerate(names)}
+
+    def groups(self, parts: dict[str, np.ndarray]) -> list[tuple[list[tuple], np.ndarray]]:
+        """The statistics in groups: (names, values of shape replicates × names)."""
         labels = self.report.corpus.labels
         pair = parts["pair_abc"]
         pair_psa = psa_array(pair[..., 0], pair[..., 1], pair[..., 2])
+        weight = pair_weights(parts["pair_docs"], self.pair_docs)  # (R, P)
         total = pair.sum(axis=1)
-        out = {
-            ("overall", "pairwise_mean_psa"): _nanmean(pair_psa, axis=1),
-            ("overall", "pooled_psa"): psa_array(total[:, 0], total[:, 1], total[:, 2]),
-        }
-        label = parts["pair_label_abc"]
-        label_psa = psa_array(label[..., 0], label[..., 1], label[..., 2])  # (R, P, L)
-        label_total = label.sum(axis=1)
-        label_mean = _nanmean(label_psa, axis=1)
+        label = parts["pair_label_abc"]  # (R, cells, 3)
+        label_psa = psa_array(label[..., 0], label[..., 1], label[..., 2])  # (R, cells): defined on every cell
+        label_total = self._by_label(label)
+        defined = ~np.isnan(label_psa)  # a cell none of whose documents was drawn
+        cell_weight = np.where(defined, weight[:, self.cell_pair], 0.0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            weight_sum = self._by_label(cell_weight)
+            label_mean = np.where(weight_sum > 0, self._by_label(np.where(defined, label_psa, 0.0) * cell_weight)
+                                  / np.where(weight_sum > 0, weight_sum, 1), np.nan)
         label_pooled = psa_array(label_total[..., 0], label_total[..., 1], label_total[..., 2])
-        out["macro", "pairwise_mean_psa"] = _nanmean(label_mean, axis=1)
-        out["macro", "pooled_psa"] = _nanmean(label_pooled, axis=1)
-        for k, name in enumerate(labels):
-            out["labels", name, "pairwise_mean_psa"] = label_mean[:, k]
-            out["labels", name, "pooled_psa"] = label_pooled[:, k]
-        for p in range(pair_psa.shape[1]):
-            out["pairs", p, "psa"] = pair_psa[:, p]
+        out = [
+            (
+                [("overall", "pairwise_mean_psa"), ("overall", "pooled_psa"),
+                 ("macro", "pairwise_mean_psa"), ("macro", "pooled_psa")],
+                np.stack([_weighted_nanmean(pair_psa, weight, axis=1), psa_array(total[:, 0], total[:, 1], total[:, 2]),
+                          _nanmean(label_mean, axis=1), _nanmean(label_pooled, axis=1)], axis=1),
+            ),
+            ([("labels", name, "pairwise_mean_psa") for name in labels], label_mean),
+            ([("labels", name, "pooled_psa") for name in labels], label_pooled),
+            ([("pairs", p, "psa") for p in range(pair_psa.shape[1])], pair_psa),
+        ]
         if self.report.per_rater:
-            out.update(rater_statistics(pair, self.report.counts.units.pairs, len(self.report.corpus.raters)))
+            out += rater_statistics(pair, self.report.counts.units.pairs, len(self.report.corpus.raters), weight)
         if self.chance:
-            out.update(_chance_statistics(parts, self.chance_has_none))
+            out += _chance_statistics(parts, self.chance_has_none)
         return out
 
 
@@ -193,8 +263,9 @@ def bootstrap(report: AgreementReport, options: IntervalOptions = IntervalOption
     counts = DocumentCounts(report)
     n = counts.n_documents
     point = counts.statistics(counts.point())
+    names = list(point)
+    values = np.empty((len(names), options.replicates))  # (statistics, replicates)
     rng = np.random.default_rng(options.seed)
-    replicate_values: dict[tuple, list[np.ndarray]] = {name: [] for name in point}
     done = 0
     buffer = np.empty((min(BLOCK, options.replicates), n))  # reused: no fresh pages per block
     while done < options.replicates:
@@ -203,34 +274,64 @@ def bootstrap(report: AgreementReport, options: IntervalOptions = IntervalOption
         weights = buffer[:block]
         for row, drawn in enumerate(draws):  # a row at a time: cache-friendly, faster than one flat bincount
             weights[row] = np.bincount(drawn, minlength=n)
-        for name, values in counts.statistics(counts.sums(weights)).items():
-            replicate_values[name].append(values)
+        step = max(1, STEP_CELLS // max(counts.width, 1))  # bounded memory with many pairs and labels
+        for lo in range(0, block, step):
+            row = 0
+            for group, group_values in counts.groups(counts.sums(weights[lo : lo + step])):
+                values[row : row + len(group), done + lo : done + lo + len(group_values)] = group_values.T
+                row += len(group)
         done += block
     left_out = counts.leave_one_out() if 1 < n <= JACKKNIFE_MAX else None
     jackknife = counts.statistics(left_out) if left_out is not None else None
     alpha = (1 - options.level) / 2
+    chunk = max(1, STEP_CELLS // options.replicates)  # the sorted copy stays small
+    low, high, spread, n_defined = (
+        np.concatenate(parts) for parts in zip(*(_row_quantiles(values[lo : lo + chunk], alpha)
+                                                 for lo in range(0, len(values), chunk)))
+    )
     out = {}
-    for name, value in point.items():
-        values = np.concatenate(replicate_values[name])
-        defined = values[~np.isnan(values)]
+    for row, name in enumerate(names):
+        defined = int(n_defined[row])
         entry: dict[str, Any] = {
-            "value": _float(value[0]),
-            "low": float(np.quantile(defined, alpha)) if len(defined) else None,
-            "high": float(np.quantile(defined, 1 - alpha)) if len(defined) else None,
+            "value": _float(point[name][0]),
+            "low": float(low[row]) if defined else None,
+            "high": float(high[row]) if defined else None,
             "se": _jackknife_se(jackknife[name]) if jackknife is not None else None,
-            "bootstrap_se": float(defined.std(ddof=1)) if len(defined) > 1 else None,
+            "bootstrap_se": float(spread[row]) if defined > 1 else None,
         }
-        undefined = len(values) - len(defined)
-        if undefined:
-            entry["undefined_replicates"] = int(undefined)
+        if defined < values.shape[1]:
+            entry["undefined_replicates"] = values.shape[1] - defined
         out[name] = entry
     return out
+
+
+def _row_quantiles(values: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per row, over its defined (non-NaN) values: the ``alpha`` and ``1 − alpha`` quantiles
+    (numpy's default, linear interpolation between order statistics), the standard deviation
+    (ddof 1) and the number of defined values. One sort for all rows."""
+    ordered = np.sort(values, axis=1)  # NaN sorts last
+    n = (~np.isnan(ordered)).sum(axis=1)
+    rows = np.arange(len(values))
+    quantiles = []
+    for q in (alpha, 1 - alpha):
+        position = q * np.maximum(n - 1, 0)
+        below = np.floor(position).astype(np.int64)
+        above = np.minimum(below + 1, np.maximum(n - 1, 0))
+        t = position - below
+        a, b = ordered[rows, below], ordered[rows, above]
+        with np.errstate(invalid="ignore"):
+            diff = b - a
+            quantiles.append(np.where(t >= 0.5, b - diff * (1 - t), a + diff * t))  # numpy's _lerp
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.nansum(ordered, axis=1) / np.maximum(n, 1)
+        spread = np.sqrt(np.nansum((ordered - mean[:, None]) ** 2, axis=1) / np.maximum(n - 1, 1))
+    return quantiles[0], quantiles[1], spread, n
 
 
 def interval_section(report: AgreementReport, options: IntervalOptions) -> dict[str, Any]:
     """The intervals in the shape of the report: ``{"method": ..., "statistics": {...}}``."""
     return {
-        "method": "percentile bootstrap over documents; se: jackknife over documents",
+        "method": METHOD,
         "level": options.level,
         "replicates": options.replicates,
         "seed": options.seed,
@@ -243,19 +344,20 @@ def attach(result: dict[str, Any], intervals: dict[str, Any], report: AgreementR
     with the analytic PSA standard error where it applies."""
     stats = intervals["statistics"]
     corpus, units = report.corpus, report.counts.units
-    pair_names = {p: [corpus.raters[a], corpus.raters[b]] for p, (a, b) in enumerate(units.pairs.tolist())}
+    pair_names = {p: (corpus.raters[a], corpus.raters[b]) for p, (a, b) in enumerate(units.pairs.tolist())}
+    pair_rows = {tuple(row["raters"]): row for row in result["pairs"]}
+    rater_rows = {row["rater"]: row for row in result.get("per_rater", ())}
     for path, entry in stats.items():
         parts = list(path)
         if parts[0] == "pairs":
-            names = pair_names[parts[1]]
-            target = next((row for row in result["pairs"] if row["raters"] == names), None)
+            target = pair_rows.get(pair_names[parts[1]])
             if target is None:  # a summary shows only some pairs
                 continue
             entry = {**entry, "analytic_se": analytic_psa_se(target["a"], target["b"], target["c"])}
             target["psa_interval"] = entry
             continue
         if parts[0] == "raters":
-            row = next((row for row in result.get("per_rater", ()) if row["rater"] == corpus.raters[parts[1]]), None)
+            row = rater_rows.get(corpus.raters[parts[1]])
             if row is None:
                 continue
             holder = row if len(parts) == 3 else row[parts[2]]
@@ -294,13 +396,13 @@ def _chance_sources(report: AgreementReport) -> list:
     ]
 
 
-def _chance_statistics(parts: dict[str, np.ndarray], has_none: bool = True) -> dict[tuple, np.ndarray]:
+def _chance_statistics(parts: dict[str, np.ndarray], has_none: bool = True) -> list[tuple[list[tuple], np.ndarray]]:
     tables = parts["chance_tables"]  # (R, P, k, k)
-    out = {}
     kappa = _cohen_kappa(tables)
-    for p in range(tables.shape[1]):
-        out["chance", "pairs", p, "cohen_kappa"] = kappa[:, p]
-    out["chance", "all_raters", "krippendorff_alpha"] = _nominal_alpha(parts["coincidence"])
+    out = [
+        ([("chance", "pairs", p, "cohen_kappa") for p in range(tables.shape[1])], kappa),
+        ([("chance", "all_raters", "krippendorff_alpha")], _nominal_alpha(parts["coincidence"])[:, None]),
+    ]
     if not has_none:  # single-label documents: no marked/NONE table
         return out
     marked = np.stack(
@@ -308,8 +410,10 @@ def _chance_statistics(parts: dict[str, np.ndarray], has_none: bool = True) -> d
          tables[:, :, 0, 1:].sum(axis=(1, 2)), tables[:, :, 0, 0].sum(axis=1)], axis=1,
     )
     two_by_two = np.stack([marked[:, :2], marked[:, 2:]], axis=1)
-    out["chance", "pooled", "cohen_kappa"] = _cohen_kappa(two_by_two)
-    out["chance", "pooled", "positive_agreement"] = psa_array(marked[:, 0], marked[:, 1], marked[:, 2])
+    out.append((
+        [("chance", "pooled", "cohen_kappa"), ("chance", "pooled", "positive_agreement")],
+        np.stack([_cohen_kappa(two_by_two), psa_array(marked[:, 0], marked[:, 1], marked[:, 2])], axis=1),
+    ))
     return out
 
 
@@ -350,6 +454,23 @@ def _attach_chance(chance: dict | None, parts: list[str], entry: dict) -> None:
 
 
 # --- helpers ------------------------------------------------------------------------------------
+
+
+def pair_weights(drawn: np.ndarray, seen: np.ndarray) -> np.ndarray:
+    """Each rater pair's weight in a replicate's pairwise means: the weighted count of its
+    documents over their count in the data (1 in the data, 0 when none is drawn)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(seen > 0, drawn / np.where(seen > 0, seen, 1), 0.0)
+
+
+def _weighted_nanmean(values: np.ndarray, weights: np.ndarray, axis: int) -> np.ndarray:
+    """Mean of the defined values weighted by ``weights``; NaN where no weight is on a defined value."""
+    weights = np.where(np.isnan(values), 0.0, weights)
+    total = np.where(weights > 0, values, 0.0) * weights
+    count = weights.sum(axis=axis)
+    total = total.sum(axis=axis)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(count > 0, total / np.where(count > 0, count, 1), np.nan)
 
 
 def _nanmean(values: np.ndarray, axis: int) -> np.ndarray:

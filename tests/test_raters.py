@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import random
 
+import numpy as np
 import pytest
 from typer.testing import CliRunner
 
@@ -115,3 +116,16 @@ def test_counts_in_parts_give_the_same_view_without_the_span_parts(write_jsonl):
         assert theirs["mean_psa"] == mine["mean_psa"] and theirs["against_others"] == mine["against_others"]
         assert theirs["only_theirs"] is None and theirs["against_consensus"] is None
         assert "without the spans" in theirs["against_consensus_not_computed"]
+
+
+def test_rows_added_by_segment_sums_equal_add_at():
+    from spanagree.raters import _add_rows
+
+    rng = np.random.default_rng(0)
+    index, values = rng.integers(0, 7, 50), rng.normal(size=(50, 3, 2))
+    expected, got = np.ones((7, 3, 2)), np.ones((7, 3, 2))
+    np.add.at(expected, index, values)
+    _add_rows(got, index, values)
+    np.testing.assert_allclose(got, expected, atol=1e-12)
+    _add_rows(got, index[:0], values[:0])
+    np.testing.assert_allclose(got, expected, atol=1e-12)

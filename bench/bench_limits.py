@@ -1,0 +1,104 @@
+"""Whole processes side by side with the limit or the peer: wall time and peak memory.
+
+    python bench/bench_limits.py --real-dir DIR [--runs 3] [--write-results]
+
+Each row runs spanagree as a user would (``python -m spanagree ...``, from this checkout) and,
+beside it, the process it is measured against: a process that only parses the same file with
+orjson (the floor for reading it at all), the same file parsed with the standard library, or a
+plain ``score`` when the row adds work to it (intervals, the HTML report). The commands of one
+row run interleaved, ``--runs`` times each, and the medians are kept (the machine is shared).
+Peak memory is the child's maximum resident set size.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+
+from bench_core import machine, publish  # noqa: E402
+
+SECTION = "## Limits: whole processes"
+PY = sys.executable
+
+
+def parse_only(path: Path, parser: str) -> list[str]:
+    """A process that parses every line of ``path`` and does nothing else."""
+    loads = "orjson.loads" if parser == "orjson" else "json.loads"
+    code = f"import {parser}\nfor line in open({str(path)!r}, 'rb'):\n    {loads}(line)\n"
+    return [PY, "-c", code]
+
+
+def spanagree(*args: str) -> list[str]:
+    return [PY, "-m", "spanagree", *args]
+
+
+def run(command: list[str]) -> tuple[float, float]:
+    """Wall seconds and peak resident MB of one child process."""
+    start = time.perf_counter()
+    child = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(child.pid, 0)
+    wall = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) not in (0, 1):
+        raise SystemExit(f"failed: {shlex.join(command)}")
+    return wall, usage.ru_maxrss / 1024
+
+
+def rows(real: Path, out_dir: Path) -> list[tuple[str, list[str], list[tuple[str, list[str]]]]]:
+    """(work, spanagree command, [(peer name, peer command), ...]) for each row."""
+    toxic = real / "toxic_spans.jsonl"
+    plain = spanagree("score", str(toxic))
+    return [
+        ("`score toxic_spans.jsonl`, table", plain,
+         [("orjson parse", parse_only(toxic, "orjson")), ("json parse", parse_only(toxic, "json"))]),
+        ("the same, `--output json`", spanagree("score", str(toxic), "--output", "json"),
+         [("orjson parse", parse_only(toxic, "orjson"))]),
+        ("`score toxic_spans.jsonl --bootstrap 1000`", spanagree("score", str(toxic), "--bootstrap", "1000"),
+         [("plain score", plain)]),
+        ("`report toxic_spans.jsonl`", spanagree("report", str(toxic), "-o", str(out_dir / "report.html")),
+         [("plain score", plain)]),
+    ]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--real-dir", type=Path, required=True, help="directory with toxic_spans.jsonl")
+    parser.add_argument("--runs", type=int, default=3, help="interleaved runs per command; medians kept")
+    parser.add_argument("--write-results", action="store_true", help=f"write the section '{SECTION}' of bench/RESULTS.md")
+    args = parser.parse_args(argv)
+    command = "python " + shlex.join(sys.argv if argv is None else [sys.argv[0], *argv])
+    lines = [
+        f"`{command}` ({machine()['cpu']}; load average {os.getloadavg()[0]:.1f} at the start).",
+        "Medians of interleaved runs; memory is the peak resident set of the process.",
+        "",
+        "| work | spanagree | peer or limit | ratio |",
+        "|---|---|---|---|",
+    ]
+    with tempfile.TemporaryDirectory() as tmp:
+        for work, ours, peers in rows(args.real_dir, Path(tmp)):
+            commands = [ours] + [c for _, c in peers]
+            samples: list[list[tuple[float, float]]] = [[] for _ in commands]
+            for _ in range(args.runs):
+                for k, c in enumerate(commands):
+                    samples[k].append(run(c))
+            wall = [statistics.median(s[0] for s in runs) for runs in samples]
+            peak = [max(s[1] for s in runs) for runs in samples]
+            peer_text = "; ".join(f"{name}: {wall[k + 1]:.2f} s, {peak[k + 1]:.0f} MB" for k, (name, _) in enumerate(peers))
+            ratio = "; ".join(f"{wall[0] / wall[k + 1]:.1f}× {name}" for k, (name, _) in enumerate(peers))
+            row = f"| {work} | {wall[0]:.2f} s, {peak[0]:.0f} MB | {peer_text} | {ratio} |"
+            print(row, flush=True)
+            lines.append(row)
+    publish("\n".join(lines) + "\n", SECTION, args.write_results)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
