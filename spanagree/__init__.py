@@ -10,12 +10,21 @@ True
 """
 from __future__ import annotations
 
-from .agreement import AgreementReport, f_beta, psa, score
-from .align import AlignmentRule, align_spans
+import sys
+
+from .app.api import alt_test, score
+from .report import AgreementReport
+from .measures.psa import f_beta, psa
+from .core.align import AlignmentRule, align_spans
 from .errors import InputError, SpanagreeError, UsageError
 from .io import read
-from .measures.alt_test import AltTestResult, alt_test
-from .model import Corpus
+from .measures.alt_test import AltTestResult
+from .core.model import Corpus
+from .core.version import __version__
+from .measures import stats
+
+# ``spanagree.stats`` stays importable as a module path (``from spanagree.stats import cohen_kappa``)
+sys.modules[f"{__name__}.stats"] = stats
 
 __all__ = [
     "AgreementReport",
@@ -32,4 +41,3 @@ __all__ = [
     "read",
     "score",
 ]
-__version__ = "0.1.0"

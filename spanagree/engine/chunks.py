@@ -8,7 +8,7 @@ yields the lines of the ranges with their real line numbers. A :class:`_KeyedBui
 document key of every line, so the worker also returns where each document's lines are (the
 *groups*: runs of consecutive lines of one document) for the driver's checks and fallback.
 
-The worker then builds the (small) Corpus of its documents, runs :func:`spanagree.counts.count`
+The worker then builds the (small) Corpus of its documents, runs :func:`spanagree.core.counts.count`
 on it, and returns a :class:`~spanagree.engine.merge.Partial`: per-unit count arrays, document
 ids and counters, without spans or texts. Input and usage errors come back as
 :class:`ErrorInfo` (an exception with keyword arguments does not survive pickling), with the
@@ -27,12 +27,12 @@ from typing import Any, Callable, Hashable, Iterator
 
 import numpy as np
 
-from ..align import AlignmentRule
-from ..counts import count
+from ..core.align import AlignmentRule
+from ..core.counts import count
 from ..errors import InputError, Location, UsageError
 from ..io import formats
 from ..io.common import _json_type, _loads, _parse_slowly, open_binary
-from ..model import CorpusBuilder
+from ..core.model import CorpusBuilder
 from .merge import Partial
 
 #: Formats the engines read in ranges: their readers go through ``json_lines``.

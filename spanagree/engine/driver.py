@@ -26,12 +26,17 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..align import AlignmentRule
-from ..counts import Counts
+from ..core.align import AlignmentRule
+from ..core.counts import Counts
+from .dask import DaskExecutor
 from ..errors import UsageError
 from .chunks import UNKNOWN_LINE_BASE, ErrorInfo, Groups, Job, Piece, Task, TaskResult, run_task
 from .merge import CorpusSummary, merge, release_memory
 from .plan import Plan, chunk_size, make_plan
+from .local import local_executor, resolve_jobs
+from ..core.counts import count
+from ..io import read
+from .plan import expand_inputs
 
 
 class NotGroupedWarning(UserWarning):
@@ -59,10 +64,9 @@ def count_paths(
     """Read ``paths`` and count them with an engine; ``(corpus, counts)`` for the report.
 
     The corpus is a :class:`~spanagree.engine.merge.CorpusSummary` (no spans or texts), or a
-    full :class:`~spanagree.model.Corpus` when the input is in a format the engines do not read
+    full :class:`~spanagree.core.model.Corpus` when the input is in a format the engines do not read
     in ranges (then the serial reader is used, with an :class:`EngineFallbackWarning`).
     """
-    from .local import local_executor, resolve_jobs
 
     if engine not in ("local", "dask"):
         raise UsageError(f"engine must be 'local' or 'dask'; got {engine!r}")
@@ -73,8 +77,6 @@ def count_paths(
     if plan.unsupported is not None:
         return _serial(paths, plan, rule, unit, search, format, read_options, progress)
     if engine == "dask":
-        from .dask import DaskExecutor
-
         executor = DaskExecutor(client, workers)
     else:
         executor = local_executor(min(workers, max(1, len(plan.tasks))))
@@ -88,10 +90,6 @@ def count_paths(
 
 
 def _serial(paths, plan: Plan, rule, unit, search, format, read_options, progress):
-    from ..counts import count
-    from ..io import read
-    from .plan import expand_inputs
-
     warnings.warn(
         f"read serially: {plan.unsupported}; the engines read spanagree and Prodigy JSONL",
         EngineFallbackWarning, stacklevel=4,

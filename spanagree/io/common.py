@@ -9,7 +9,7 @@ from typing import Any, Callable, Iterator
 import numpy as np
 
 from ..errors import InputError, Location, UsageError, describe
-from ..model import SpanTuple
+from ..core.model import SpanTuple
 
 try:  # orjson parses JSON lines several times faster than the standard library
     from orjson import loads as _loads

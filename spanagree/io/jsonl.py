@@ -12,10 +12,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import InputError
-from ..model import CorpusBuilder
+from ..core.model import CorpusBuilder
 from . import Format
 from .common import doc_id_of, json_lines, parse_labels, parse_spans, parse_tokens, require
-from ..files import atomic_write
+from ..core.files import atomic_write
 
 
 

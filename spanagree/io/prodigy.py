@@ -37,11 +37,12 @@ from pathlib import Path
 from typing import Iterable
 
 from ..errors import InputError, describe
-from ..model import CorpusBuilder, SpanTuple
+from ..core.model import CorpusBuilder, SpanTuple
 from . import Format
 from .common import choice, json_lines, parse_labels, parse_spans, parse_tokens, require
 from .offsets import check_unit, convert_spans, length
-from ..files import atomic_write
+from ..core.files import atomic_write
+from ..errors import UsageError
 
 ANSWERS = ("accept", "reject", "ignore")
 
@@ -213,7 +214,6 @@ def write_prodigy(corpus, path: Path) -> dict:
     import numpy as np
     import orjson
 
-    from ..errors import UsageError
 
     hashes: dict[int, str] = {}
     doc_hash = []

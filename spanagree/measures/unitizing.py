@@ -3,7 +3,7 @@
 Both measures look at the raters' spans directly, without candidate items: α_U
 (:mod:`spanagree.measures.alpha_u`) compares how the raters cut the continuum into units and
 gaps; γ (:mod:`spanagree.measures.gamma`) aligns the units and weighs positional and label
-differences. This module turns a :class:`~spanagree.model.Corpus` into their columns and the
+differences. This module turns a :class:`~spanagree.core.model.Corpus` into their columns and the
 results into the ``"unitizing"`` section of the report.
 
 Every rater must have annotated a document for it to count (a missing annotation is not an
@@ -18,7 +18,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from ..errors import UsageError
-from ..model import Corpus
+from ..core.model import Corpus
 from .alpha_u import alpha_u
 from .gamma import Dissimilarity, gamma
 
@@ -46,7 +46,7 @@ def unitizing_section(
     ``options``: ``samples`` (random continua for γ, default 30), ``alpha`` and ``beta`` (weights
     of the positional and categorical dissimilarity, default 1), ``categorical`` (a
     ``{label: {label: distance}}`` table; default 0/1). ``intervals``: an
-    :class:`~spanagree.intervals.IntervalOptions` to add bootstrap intervals of α_U over
+    :class:`~spanagree.measures.intervals.IntervalOptions` to add bootstrap intervals of α_U over
     documents (γ gets none: each replicate would need its own random continua).
     """
     options = dict(options or {})
