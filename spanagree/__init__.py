@@ -10,8 +10,6 @@ True
 """
 from __future__ import annotations
 
-import sys
-
 from .app.api import alt_test, score
 from .report import AgreementReport
 from .measures.psa import f_beta, psa
@@ -21,10 +19,6 @@ from .io import read
 from .measures.alt_test import AltTestResult
 from .core.model import Corpus
 from .core.version import __version__
-from .measures import stats
-
-# ``spanagree.stats`` stays importable as a module path (``from spanagree.stats import cohen_kappa``)
-sys.modules[f"{__name__}.stats"] = stats
 
 __all__ = [
     "AgreementReport",

@@ -24,15 +24,8 @@ from .core.align import AlignmentRule
 from .core.counts import EXCLUSIONS, OUTCOMES, Counts, count
 from .errors import UsageError
 from .core.model import Corpus
-from .diagnostics.raters import rater_view
 from .core import validate
 from .measures.psa import f_beta, psa, psa_array
-from .measures.candidates import build_items
-from .measures.chance import chance_corrected
-from .measures.intervals import IntervalOptions
-from .measures.unitizing import unitizing_section
-from .measures.intervals import attach
-from .measures.intervals import interval_section
 
 UNITS = ("char", "token")
 
@@ -160,6 +153,8 @@ class AgreementReport:
             "per_document": self._per_document(max_documents),
         }
         if self.per_rater:
+            from .diagnostics.raters import rater_view  # optional section: imported when asked for
+
             result["per_rater"] = rater_view(self)
         if self.reference is not None:
             result["reference"] = self._against_reference(pair_abc)
@@ -168,6 +163,8 @@ class AgreementReport:
         if self.unitizing is not None:
             result["unitizing"] = copy.deepcopy(self.unitizing)
         if self.interval_options is not None:
+            from .measures.intervals import attach  # optional section: imported when asked for
+
             attach(result, self.intervals(), self)
         return result
 
@@ -177,6 +174,8 @@ class AgreementReport:
         if self.interval_options is None:
             raise UsageError("no intervals were asked for: pass bootstrap=N to score()")
         if self._intervals is None:
+            from .measures.intervals import interval_section  # optional section: imported when asked for
+
             self._intervals = interval_section(self, self.interval_options)
         return self._intervals
 
@@ -356,17 +355,25 @@ def score_corpus(
     chance = None
     items = None
     if candidates is not None:
+        # optional sections (here and below): imported when asked for (see tests/test_layers.py LAZY)
+        from .measures.candidates import build_items
+        from .measures.chance import chance_corrected
+
         items = build_items(
             corpus, candidates, rule, unit=unit, language=language, strict_candidates=strict_candidates
         )
         chance = chance_corrected(items, corpus.raters, reference=reference, confidence=ci)
     interval_options = None
     if bootstrap is not None:
+        from .measures.intervals import IntervalOptions
+
         interval_options = IntervalOptions(level=ci, replicates=bootstrap, seed=seed)
     if counts is None:
         counts = count(corpus, rule, unit=unit, search=search)
     section = None
     if unitizing:
+        from .measures.unitizing import unitizing_section
+
         section = unitizing_section(
             corpus, unit=unit, seed=seed, options=unitizing if isinstance(unitizing, dict) else None,
             intervals=interval_options,

@@ -12,7 +12,6 @@ from typing import Any, Sequence, overload
 from ..core import validate
 from ..core.align import AlignmentRule
 from ..core.model import Corpus
-from ..engine import EngineFallbackWarning, count_paths
 from ..errors import UsageError
 from ..io import read
 from ..measures.alt_test import MIN_DOCUMENTS, AltTestResult, _check_parameters, from_report
@@ -169,6 +168,9 @@ def _count_with_engine(
 ):
     """``(corpus, counts)`` from :func:`spanagree.engine.count_paths`, or None when the serial
     path must read the input (candidates need every span and text)."""
+    # the engines load multiprocessing and concurrent.futures: imported only when one is asked for
+    from ..engine import EngineFallbackWarning, count_paths
+
     if candidates is not None:
         warnings.warn(
             "read serially: candidates need every span and text in memory", EngineFallbackWarning, stacklevel=3

@@ -16,21 +16,10 @@ from ..errors import SpanagreeError
 from ..core.files import check_outputs, write_bytes
 from ..io import formats
 from ..core.version import __version__
-from .info import as_text, collect
 from . import config as settings_module
+from .config import FLAGS, score_with_settings
 from ..outputs import text as render
 from ..errors import UsageError
-from ..outputs.convert import convert
-from ..diagnostics.consensus import run
-from .config import FLAGS
-from ..outputs import gate
-from .config import score_with_settings
-from ..outputs import html as html_report
-from ..diagnostics import disagreements
-from ..measures import alt_test as alt
-from ..outputs import alt_test as alt_output
-from . import runs
-from ..outputs import compare, text as render
 from ..core.sanitize import cut, visible
 
 app = typer.Typer(
@@ -95,6 +84,7 @@ def info_command(
 ) -> None:
     """What a bug report needs: versions, the formats spanagree reads and writes, the spaCy entry
     points it installs."""
+    from .info import as_text, collect  # imported when the command runs (import time)
 
     facts = collect()
     if json_output:
@@ -160,10 +150,10 @@ def score_command(
         check_outputs([out_file], files)
         given = {
             name: value for name, value in ctx.params.items()
-            if name in settings_module.FLAGS and getattr(ctx.get_parameter_source(name), "name", "DEFAULT") != "DEFAULT"
+            if name in FLAGS and getattr(ctx.get_parameter_source(name), "name", "DEFAULT") != "DEFAULT"
         }
         settings = settings_module.load_settings(config, flags=given, overrides=settings_module.parse_overrides(extra))
-        result = settings_module.score_with_settings(files, settings, progress=_progress())
+        result = score_with_settings(files, settings, progress=_progress())
         _warn_few_raters(result.raters)
         output = Output(settings["report"]["output"])
         report = result.to_dict() if output is Output.json else result.summary(render.MAX_PAIRS, render.MAX_DOCUMENTS)
@@ -196,6 +186,7 @@ def convert_command(
     assessor: Optional[str] = typer.Option(None, "--assessor", help="qrels: the assessor from auto (default), file or column"),
 ) -> None:
     """Convert annotations to spanagree JSONL, Prodigy JSONL or another format with a writer."""
+    from ..outputs.convert import convert  # imported when the command runs (import time)
 
     given = {"scheme": scheme, "repair": repair, "columns": columns, "relevant_at": relevant_at, "offsets": offsets,
              "check_text": check_text, "duplicates": duplicates, "text_field": text_field, "empty": empty,
@@ -240,6 +231,7 @@ def consensus_command(
     spans_key: Optional[str] = typer.Option(None, "--spans-key", help=".spacy output: also copy the consensus to this span group (e.g. sc for spancat)"),
 ) -> None:
     """Build a consensus gold set by vote; ties are left out and listed, never broken."""
+    from ..diagnostics.consensus import run  # imported when the command runs (import time)
 
     read_options = {"answers": tuple(a.strip() for a in answers.split(","))} if answers else {}
     try:
@@ -275,7 +267,6 @@ def _with_score_options(command):
     import functools
     import inspect
 
-
     own = inspect.signature(command, eval_str=True).parameters
     shared = [
         p for name, p in inspect.signature(score_command, eval_str=True).parameters.items()
@@ -302,7 +293,7 @@ def _command_settings(ctx: typer.Context, paths: List[Path], config: Optional[Pa
         raise UsageError("no input files given")
     given = {
         name: value for name, value in ctx.params.items()
-        if name in settings_module.FLAGS and name != "output"
+        if name in FLAGS and name != "output"
         and getattr(ctx.get_parameter_source(name), "name", "DEFAULT") != "DEFAULT"
     }
     settings = settings_module.load_settings(config, flags=given, overrides=settings_module.parse_overrides(extra))
@@ -324,6 +315,8 @@ def gate_command(
 
     Prints each check; appends a Markdown summary to $GITHUB_STEP_SUMMARY when it is set.
     """
+    from ..outputs import gate  # imported when the command runs (import time)
+    from . import runs
 
     try:
         check_outputs([junit], [p for p in paths if p.exists()])
@@ -354,6 +347,7 @@ def report_command(
 ) -> None:
     """Write one self-contained HTML page: headline numbers with intervals and bands, charts, label
     confusion, and the documents raters disagree on most. Intervals: 1000 replicates unless --bootstrap N."""
+    from ..outputs import html as html_report  # imported when the command runs (import time)
 
     try:
         files, settings = _command_settings(ctx, paths, config)
@@ -386,6 +380,7 @@ def disagreements_command(
 ) -> None:
     """List every missed, spurious, partial and wrong-label case (JSONL or CSV), or write each
     rater's version of every document with a disagreement for Prodigy's review recipe."""
+    from ..diagnostics import disagreements  # imported when the command runs (import time)
 
     try:
         files, settings = _command_settings(ctx, paths, config)
@@ -431,6 +426,8 @@ def alt_test_command(
     Exit 0 every candidate trusted, 1 a candidate untrusted or inconclusive (fewer than three
     humans could be tested), 2 bad input. JSON: one object, or a list ranked by ρ for several.
     """
+    from ..measures import alt_test as alt  # imported when the command runs (import time)
+    from ..outputs import alt_test as alt_output
 
     try:
         files, settings = _command_settings(ctx, paths, config)
@@ -466,6 +463,8 @@ def compare_command(
     """Did agreement change between two rounds? NEW - OLD for every headline statistic, with a
     bootstrap interval over documents, paired on shared documents (1000 replicates unless
     --bootstrap N); see docs/deciding.md. Exit 0, 1 when a --max-drop check found a significant drop, 2 bad input."""
+    from ..outputs import compare  # imported when the command runs (import time)
+    from . import runs
 
     try:
         files, settings = _command_settings(ctx, [old], config)

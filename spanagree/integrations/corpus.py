@@ -125,7 +125,6 @@ class RaterCorpus:
     def __call__(self, nlp) -> Iterator:
         from spacy.training import Example
 
-
         augment = self.augmenter or (lambda nlp, eg: [eg])
         corpus = self.corpus()
         self.notes = Counter()

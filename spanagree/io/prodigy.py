@@ -214,7 +214,6 @@ def write_prodigy(corpus, path: Path) -> dict:
     import numpy as np
     import orjson
 
-
     hashes: dict[int, str] = {}
     doc_hash = []
     for doc_id in corpus.doc_ids:

@@ -44,7 +44,6 @@ import numpy as np
 from ..errors import UsageError
 from .psa import psa
 from .student_t import t_cdf
-from . import stats
 
 #: Fewest documents for a human to be tested (the paper's floor for the t-test's normality).
 MIN_DOCUMENTS = 30
@@ -512,6 +511,7 @@ def _shah_s(report, candidate: int, humans: list[int]) -> dict[str, Any]:
     human or the candidate is missing are skipped and counted), or why it is undefined."""
     import warnings
 
+    from . import stats  # only with candidate items; keeps stats off `import spanagree` (import time)
 
     items = getattr(report, "items", None)
     if items is None:

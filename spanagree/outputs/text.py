@@ -5,9 +5,9 @@ from typing import Any
 
 from .tables import MAX_DOCUMENTS, MAX_PAIRS, Table, num, tables_as_markdown, tables_as_text
 from .chance_text import document_tables
-from ..measures.unitizing import headline_rows
+from .unitizing_text import headline_rows
 from .chance_text import chance_tables
-from ..measures.unitizing import tables as unitizing_tables
+from .unitizing_text import tables as unitizing_tables
 
 
 def tables(report: dict) -> list[Table]:

@@ -40,7 +40,7 @@ from ...diagnostics.raters import rater_view
 from .family import section
 from . import views
 from .views import band_note
-from ...measures.unitizing import DESCRIPTIONS
+from ..unitizing_text import DESCRIPTIONS
 
 #: Bootstrap replicates when none were configured.
 DEFAULT_REPLICATES = 1000
