@@ -1,4 +1,4 @@
-"""Positive specific agreement and its aggregations: ``score()`` and the report (SPEC §3).
+"""Positive specific agreement and its aggregations: ``score()`` and the report (docs/agreement.md).
 
 With ``a`` the matched credit and ``b``, ``c`` each rater's unmatched spans:
 

@@ -51,7 +51,7 @@ def score(
     Parameters
     ----------
     corpus : a :class:`~spanagree.core.model.Corpus`, or path(s) to read with :func:`spanagree.read`.
-    rule : ``"exact"``, ``"overlap"``, ``"partial"`` or ``"proportional"`` (SPEC §2), or an
+    rule : ``"exact"``, ``"overlap"``, ``"partial"`` or ``"proportional"`` (docs/alignment.md), or an
         :class:`~spanagree.core.align.AlignmentRule`.
     labels : ``"strict"`` (labels must match) or ``"ignore"``.
     unit : ``"char"`` (default) or ``"token"`` (needs tokens in the input).
@@ -60,13 +60,13 @@ def score(
     reference : a rater to score every other rater against (precision, recall, F-beta).
     candidates : ``"tokens"``, ``"documents"`` or a path to a JSONL of candidate spans: makes
         ``d`` defined and adds the chance-corrected coefficients (κ, π, S, α, ...) under
-        ``"chance_corrected"`` (SPEC §4-5; see :mod:`spanagree.measures.candidates`).
+        ``"chance_corrected"`` (docs/chance-corrected.md; see :mod:`spanagree.measures.candidates`).
     language : the blank spaCy tokenizer's language for ``candidates="tokens"`` when the input
         has no tokens.
     strict_candidates : make spans that match no candidate an error instead of extra items.
     bootstrap, ci, seed : with ``bootstrap=N``, every headline statistic gets a percentile
         interval at level ``ci`` from N bootstrap replicates over documents (seeded) and a
-        jackknife standard error (SPEC §6; see :mod:`spanagree.measures.intervals`). ``ci`` is also the
+        jackknife standard error (docs/intervals.md; see :mod:`spanagree.measures.intervals`). ``ci`` is also the
         level of the chance-corrected family's analytic intervals (docs/chance-corrected.md).
     format, read_options, progress : how to read ``corpus`` when it is paths (as
         :func:`spanagree.read`).

@@ -1,4 +1,4 @@
-"""Aligning two raters' spans: rules, candidate pairs and optimal one-to-one matching (SPEC §2).
+"""Aligning two raters' spans: rules, candidate pairs and optimal one-to-one matching (docs/alignment.md).
 
 Both sides are given column-wise for many alignment *groups* at once (a group is one document as
 seen by one rater pair), so a whole corpus is aligned in a handful of NumPy passes:
@@ -49,7 +49,7 @@ DP_MAX_SIDE = 8
 
 @dataclass(frozen=True)
 class AlignmentRule:
-    """Which spans may match and what a match is worth (SPEC §2).
+    """Which spans may match and what a match is worth (docs/alignment.md).
 
     ===============  ================================  =========================================
     rule             may match when                    credit

@@ -1,4 +1,4 @@
-"""Per-document, per-pair counts a, b, c (SPEC §3), as arrays.
+"""Per-document, per-pair counts a, b, c (docs/agreement.md), as arrays.
 
 A *unit* is one document as submitted by both raters of one pair. For every unit, and every unit
 and label, :func:`count` returns ``a`` (matched credit), ``b`` (rater A's unmatched spans) and

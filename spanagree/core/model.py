@@ -1,4 +1,4 @@
-"""Documents, raters and spans, held column-wise (SPEC §1).
+"""Documents, raters and spans, held column-wise (docs/formats.md).
 
 A :class:`Corpus` keeps every span of every rater in a few flat NumPy arrays, grouped by
 annotation (one document as submitted by one rater), so that alignment and counting run over the
@@ -28,7 +28,7 @@ SpanTuple = tuple[int, int, str]
 
 @dataclass
 class Exclusions:
-    """What was read but not scored, by kind and reason (SPEC §1: nothing is dropped silently),
+    """What was read but not scored, by kind and reason (docs/formats.md: nothing is dropped silently),
     and in ``notes`` what was kept but changed on the way (a discontinuous span split into its
     fragments, an ill-formed tag sequence repaired, ...)."""
 

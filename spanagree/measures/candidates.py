@@ -1,4 +1,4 @@
-"""Candidate sets: when d becomes defined (SPEC §4).
+"""Candidate sets: when d becomes defined (docs/chance-corrected.md).
 
 Given an explicit set of candidate units — every token, a list of candidate spans per document,
 or the documents themselves — each candidate is an *item*, and each rater puts each item in a

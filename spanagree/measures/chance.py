@@ -1,4 +1,4 @@
-"""The chance-corrected family on candidate items, and how κ approaches PSA (SPEC §4–5).
+"""The chance-corrected family on candidate items, and how κ approaches PSA (docs/chance-corrected.md).
 
 From an :class:`~spanagree.measures.candidates.ItemMatrix` this builds, for every rater pair, the k×k
 table of categories (``NONE`` and the labels) over the items of the documents both submitted,

@@ -1,4 +1,4 @@
-"""Uncertainty of the headline statistics: bootstrap and jackknife over documents (SPEC §6).
+"""Uncertainty of the headline statistics: bootstrap and jackknife over documents (docs/intervals.md).
 
 Spans inside one document are not independent, so documents are the unit of resampling. Every
 statistic spanagree reports is a function of sums of per-document counts (a, b, c per rater pair
@@ -23,7 +23,7 @@ is re-aligned.
   ``Σ_d w_d·Σ_{p∈d} PSA_p / Σ_d w_d·m_d``); see ``docs/intervals.md``.
 - **Jackknife** standard error: leave one document out, ``se = sqrt((n−1)/n · Σ (θ₋ᵢ − θ̄)²)``
   (Efron & Tibshirani 1993, ch. 11).
-- **Analytic** standard error of PSA (delta method, multinomial counts; SPEC §3):
+- **Analytic** standard error of PSA (delta method, multinomial counts; docs/agreement.md):
   ``se = 2·sqrt(a·(b + c)·(a + b + c)) / (2a + b + c)²``.
 
 Replicates where a statistic is undefined (e.g. no spans at all in the resample) are left out

@@ -1,6 +1,6 @@
 """Chance-corrected agreement coefficients on contingency tables and rating matrices.
 
-This module implements SPEC section 5. Two input shapes are used:
+Its definitions are in docs/chance-corrected.md. Two input shapes are used:
 
 ``table``
     A k×k contingency table of counts for **two** raters: ``table[i, j]`` is the number of items
@@ -171,7 +171,7 @@ class AgreementParts:
         return self.undefined is None
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict: ``nan`` becomes ``None`` (null), as SPEC section 3 asks."""
+        """A JSON-ready dict: ``nan`` becomes ``None`` (null), as docs/agreement.md asks."""
 
         def clean(x: float) -> float | None:
             return None if isinstance(x, float) and math.isnan(x) else x
@@ -892,7 +892,7 @@ def cohen_kappa(table: ArrayLike) -> float:
 
     Examples
     --------
-    Artstein & Poesio's example (rows rater 2, columns rater 1), and SPEC section 5:
+    Artstein & Poesio's example (rows rater 2, columns rater 1), and docs/chance-corrected.md:
 
     >>> round(cohen_kappa([[2, 2], [1, 5]]), 3)
     0.348
@@ -1056,7 +1056,7 @@ def positive_agreement(table: ArrayLike, *, positive: int = 0) -> float:
 
     .. math:: PSA = \\frac{2a}{2a + b + c}
 
-    It does not use d, so it is defined for span markup where d is not (SPEC section 3).
+    It does not use d, so it is defined for span markup where d is not (docs/agreement.md).
 
     Parameters
     ----------
@@ -1084,7 +1084,7 @@ def positive_agreement(table: ArrayLike, *, positive: int = 0) -> float:
 
     Examples
     --------
-    SPEC section 5 (a = 227, b = 31, c = 50):
+    docs/chance-corrected.md (a = 227, b = 31, c = 50):
 
     >>> round(positive_agreement([[227, 31], [50, 192]]), 3)
     0.849
@@ -1303,7 +1303,7 @@ def kappa_s_parts(ratings: ArrayLike, *, categories: ArrayLike | None = None) ->
 
 
 def kappa_s(ratings: ArrayLike, *, categories: ArrayLike | None = None) -> float:
-    """Shah's fixed-expert κ_S for a fixed group of m raters, as written in SPEC section 5.
+    """Shah's fixed-expert κ_S for a fixed group of m raters, as defined in docs/chance-corrected.md.
 
     With n_pc the number of items rater p put in category c:
 

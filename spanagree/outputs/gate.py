@@ -2,7 +2,7 @@
 
 Each check compares one statistic of the report with a lower bound: it passes when the value is
 at least the bound. ``on = "point"`` (default) compares the point estimate; ``on = "lower"``
-compares the lower end of the statistic's bootstrap interval (SPEC §6), so a check passes only
+compares the lower end of the statistic's bootstrap interval (docs/intervals.md), so a check passes only
 when the data make the bound credible, not just reached by luck; ``lower`` needs intervals and
 uses 1,000 bootstrap replicates unless told otherwise. ``min_documents`` adds a check that at
 least that many documents were scored.

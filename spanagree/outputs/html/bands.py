@@ -1,4 +1,4 @@
-"""Interpretation bands: words next to a coefficient, never instead of it (SPEC §6).
+"""Interpretation bands: words next to a coefficient, never instead of it (docs/intervals.md).
 
 - κ-type coefficients (Cohen's, Fleiss', Davies–Fleiss, κ_S): Landis & Koch (1977), "The
   measurement of observer agreement for categorical data", Biometrics 33(1):159-174 — below 0
