@@ -205,6 +205,6 @@ def note_silent_raters(corpus: Corpus) -> None:
 
 def _call(reader: Callable[..., None], source, builder: CorpusBuilder, options: dict) -> set[str]:
     """Call a reader with the options it accepts; return the names it accepts."""
-    accepted = set(inspect.signature(reader).parameters) - {"path", "paths", "builder"}
+    accepted = set(inspect.signature(reader).parameters) - {"path", "paths", "builder", "lines"}
     reader(source, builder, **{k: v for k, v in options.items() if k in accepted})
     return accepted
