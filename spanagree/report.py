@@ -16,7 +16,7 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -24,8 +24,10 @@ from .core.align import AlignmentRule
 from .core.counts import EXCLUSIONS, OUTCOMES, Counts, count
 from .errors import UsageError
 from .core.model import Corpus
-from .core import validate
 from .measures.psa import f_beta, psa, psa_array
+
+if TYPE_CHECKING:  # the engines are imported only when one runs
+    from .engine.merge import CorpusSummary
 
 UNITS = ("char", "token")
 
@@ -54,7 +56,7 @@ class AgreementReport:
     ``counts`` holds the per-unit arrays; :meth:`to_dict` gives the JSON-ready summary.
     """
 
-    corpus: Corpus
+    corpus: Corpus | CorpusSummary  # a summary (ids and counters, no spans) when an engine counted
     counts: Counts
     reference: str | None = None
     beta: float = 1.0

@@ -98,12 +98,12 @@ def score(
     counts = None
     if not isinstance(corpus, Corpus):
         if engine_asked:
-            counts_corpus = _count_with_engine(
+            counted = _count_with_engine(
                 corpus, rule, labels, unit, min_overlap, partial_credit, proportional, candidates, search,
                 format, read_options, jobs, engine, client, progress,
             )
-            if counts_corpus is not None:
-                corpus, counts = counts_corpus
+            if counted is not None:
+                corpus, counts = counted
         if counts is None:
             corpus = read(corpus, format=format, progress=progress, **(read_options or {}))
     return score_corpus(
@@ -166,7 +166,7 @@ def _count_with_engine(
     paths, rule, labels, unit, min_overlap, partial_credit, proportional, candidates, search,
     format, read_options, jobs, engine, client, progress,
 ):
-    """``(corpus, counts)`` from :func:`spanagree.engine.count_paths`, or None when the serial
+    """The :class:`~spanagree.engine.Counted` of :func:`spanagree.engine.count_paths`, or None when the serial
     path must read the input (candidates need every span and text)."""
     # the engines load multiprocessing and concurrent.futures: imported only when one is asked for
     from ..engine import EngineFallbackWarning, count_paths

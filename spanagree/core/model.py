@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Callable, Hashable, Sequence
+from typing import Callable, ClassVar, Hashable, Sequence
 
 import numpy as np
 
@@ -67,6 +67,10 @@ class Corpus:
         value 1 when the rater gave the label, 0 when the rater judged it absent.
     n_documents_read, n_annotations_read, n_spans_read : what the readers saw.
     """
+
+    #: The spans, texts and each annotation's rater are here (a corpus counted by an engine,
+    #: :class:`~spanagree.engine.merge.CorpusSummary`, has ids and counters only).
+    has_spans: ClassVar[bool] = True
 
     doc_ids: list[str]
     texts: list[str]

@@ -75,7 +75,7 @@ def rater_view(report) -> list[dict[str, Any]]:
     lengths = np.diff(corpus.ann_ptr)
     documents = np.bincount(rater_of[in_units], minlength=n_raters)
     spans = np.bincount(rater_of[in_units], weights=lengths[in_units], minlength=n_raters).astype(np.int64)
-    has_spans = hasattr(corpus, "span_start")
+    has_spans = corpus.has_spans
     only = _only_theirs(report) if has_spans else None
     consensus, why_not = _against_consensus(report)
 
@@ -140,7 +140,7 @@ def _against_consensus(report) -> tuple[dict[str, dict] | None, str | None]:
     names = corpus.raters
     if len(names) > MAX_CONSENSUS_RATERS:
         return None, f"more than {MAX_CONSENSUS_RATERS} raters (one consensus per rater would be needed)"
-    if not hasattr(corpus, "span_start"):
+    if not corpus.has_spans:
         return None, "the counts were computed in parts, without the spans"
     rule, unit = counts.rule, counts.unit_name
     out: dict[str, dict] = {}

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -96,6 +96,9 @@ class CorpusSummary:
     returned them, not sorted. ``engine`` says how the input was read (engine, jobs, tasks,
     whether it was grouped by document, what was read again).
     """
+
+    #: No spans, texts or annotations' raters (see :attr:`spanagree.core.model.Corpus.has_spans`).
+    has_spans: ClassVar[bool] = False
 
     doc_ids: "DocIds"
     raters: list[str]

@@ -455,7 +455,7 @@ def _excluded(corpus, table: _Scores, candidate: int, humans: list[int]) -> dict
     the parallel engines keep no rater per annotation, and then the pairs counted tell, which
     cannot see a document the candidate submitted alone)."""
     n_docs = corpus.n_documents
-    if hasattr(corpus, "ann_rater"):
+    if corpus.has_spans:
         is_human = np.isin(corpus.ann_rater, humans)
         n_humans = np.bincount(corpus.ann_doc[is_human], minlength=n_docs)
         has_candidate = np.bincount(corpus.ann_doc[corpus.ann_rater == candidate], minlength=n_docs) > 0
