@@ -76,13 +76,13 @@ def json_parse(path: Path) -> list[dict[str, Any]]:
 
 def cli_command() -> tuple[list[str], dict[str, str]]:
     """How to run ``spanagree`` as a subprocess: the console script if installed next to this
-    interpreter, else ``python -m spanagree.cli`` with the checkout on PYTHONPATH."""
+    interpreter, else ``python -m spanagree.app.cli`` with the checkout on PYTHONPATH."""
     env = dict(os.environ)
     script = Path(sys.executable).parent / "spanagree"
     if script.exists():
         return [str(script)], env
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
-    return [sys.executable, "-m", "spanagree.cli"], env
+    return [sys.executable, "-m", "spanagree.app.cli"], env
 
 
 def run_cli(path: Path, *options: str) -> dict[str, Any] | None:

@@ -2,7 +2,7 @@
 
     python bench/bench_scale.py [--sizes 10k,100k,1m] [--repeats 3] [--write-results] [--delete-data]
 
-Corpora: ``spanagree.synthetic.generate_corpus(n, n_raters=3, seed=0)``, one line per (document,
+Corpora: ``spanagree.io.synthetic.generate_corpus(n, n_raters=3, seed=0)``, one line per (document,
 rater), grouped by document, written to ``bench/data/synth_<size>.jsonl`` when missing (the same
 files ``bench/generate.py`` writes; the 1M one is about 1.6 GB; ``--delete-data`` removes the
 files this run generated).
@@ -208,7 +208,7 @@ def ensure_layouts(path: Path) -> dict[str, Path]:
 
 def ensure_corpus(size: str) -> tuple[Path, bool]:
     """The corpus file, generated if missing; True when this run generated it."""
-    from spanagree.synthetic import generate_corpus, write_jsonl
+    from spanagree.io.synthetic import generate_corpus, write_jsonl
 
     path = ROOT / "bench" / "data" / f"synth_{size}.jsonl"
     if path.exists():
@@ -382,7 +382,7 @@ def results(rows: list[dict[str, Any]], command: str, load: float, layout_rows: 
         f"Date: {date}  \n"
         f"Machine: {info['platform']}; {info['cpu']}; Python {info['python']}; numpy {info['numpy']}; "
         f"load average {load:.2f} when the run started (other work on the machine makes times noisy)  \n"
-        "Corpora: `spanagree.synthetic.generate_corpus(n, n_raters=3, seed=0)`, grouped by document "
+        "Corpora: `spanagree.io.synthetic.generate_corpus(n, n_raters=3, seed=0)`, grouped by document "
         "(`bench/data/synth_<size>.jsonl`). Each run: a fresh process, `spanagree.score(FILE, rule=\"overlap\", ...)` "
         "then `report.summary()`; seconds are the best of "
         "the repeats (one run at 1M); memory is the highest of the repeats: the main process's peak resident set (`VmHWM`), "

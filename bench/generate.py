@@ -14,7 +14,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
 
-from spanagree.synthetic import generate_corpus, write_jsonl  # noqa: E402
+from spanagree.io.synthetic import generate_corpus, write_jsonl  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -10,12 +10,15 @@ True
 """
 from __future__ import annotations
 
-from .agreement import AgreementReport, f_beta, psa, score
-from .align import AlignmentRule, align_spans
+from .app.api import alt_test, score
+from .report import AgreementReport
+from .measures.psa import f_beta, psa
+from .core.align import AlignmentRule, align_spans
 from .errors import InputError, SpanagreeError, UsageError
 from .io import read
-from .measures.alt_test import AltTestResult, alt_test
-from .model import Corpus
+from .measures.alt_test import AltTestResult
+from .core.model import Corpus
+from .core.version import __version__
 
 __all__ = [
     "AgreementReport",
@@ -32,4 +35,3 @@ __all__ = [
     "read",
     "score",
 ]
-__version__ = "0.1.0"

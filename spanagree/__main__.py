@@ -1,5 +1,5 @@
 """``python -m spanagree``: the same command line as ``spanagree``."""
-from .cli import main
+from .app.cli import main
 
 if __name__ == "__main__":
     main()

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from spanagree.align import AlignmentRule, SpanColumns, align, align_spans, candidate_pairs
+from spanagree.core.align import AlignmentRule, SpanColumns, align, align_spans, candidate_pairs
 from spanagree.errors import UsageError
 
 RULES = [

@@ -338,7 +338,7 @@ def test_documents_without_the_candidate_are_counted(write_jsonl):
 def _cli(*args):
     from typer.testing import CliRunner
 
-    from spanagree.cli import app
+    from spanagree.app.cli import app
 
     return CliRunner().invoke(app, [str(a) for a in args])
 

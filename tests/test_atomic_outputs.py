@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from spanagree.cli import app
-from spanagree.synthetic import generate_corpus, write_jsonl
+from spanagree.app.cli import app
+from spanagree.io.synthetic import generate_corpus, write_jsonl
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -27,7 +27,7 @@ def corpus(tmp_path_factory) -> Path:
 
 def _kill_while_writing(args: list[str], folder: Path, signum: int) -> subprocess.CompletedProcess:
     """Run ``spanagree ARGS`` and send ``signum`` as soon as its temporary output appears."""
-    proc = subprocess.Popen([sys.executable, "-m", "spanagree.cli", *args], cwd=ROOT,
+    proc = subprocess.Popen([sys.executable, "-m", "spanagree.app.cli", *args], cwd=ROOT,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 120
     caught = False

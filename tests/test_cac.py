@@ -13,8 +13,8 @@ import pytest
 from typer.testing import CliRunner
 
 import spanagree
-from spanagree import stats
-from spanagree.cli import app
+from spanagree.measures import stats
+from spanagree.app.cli import app
 from spanagree.measures import cac
 from spanagree.measures.benchmark import SCALES, benchmark
 from spanagree.measures.kappa_variance import cohen_kappa_uncertainty
@@ -421,7 +421,7 @@ def test_report_lists_items_categories_and_skips(example_path):
 
 
 def _dense(chance, example_path):
-    from spanagree.candidates import build_items
+    from spanagree.measures.candidates import build_items
 
     corpus = spanagree.read(example_path)
     items = build_items(corpus, "tokens", spanagree.AlignmentRule())

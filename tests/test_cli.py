@@ -8,7 +8,7 @@ import sys
 import pytest
 from typer.testing import CliRunner
 
-from spanagree.cli import app
+from spanagree.app.cli import app
 from records import line
 
 runner = CliRunner()
@@ -63,7 +63,7 @@ def test_usage_errors_exit_2(args):
 
 def test_console_script_runs_in_a_fresh_process(example_path):
     proc = subprocess.run(
-        [sys.executable, "-m", "spanagree.cli", "score", str(example_path), "--output", "json"],
+        [sys.executable, "-m", "spanagree.app.cli", "score", str(example_path), "--output", "json"],
         capture_output=True, text=True, check=False,
     )
     assert proc.returncode == 0, proc.stderr

@@ -13,7 +13,7 @@ from importlib import metadata
 from typer.testing import CliRunner
 
 import spanagree
-from spanagree.cli import app
+from spanagree.app.cli import app
 from spanagree.io import formats
 from conftest import ROOT
 
@@ -34,8 +34,8 @@ def test_info_names_versions_formats_and_entry_points():
     assert facts["spanagree"] == spanagree.__version__ and facts["packages"]["spacy"]
     assert {f["name"] for f in facts["formats"]} == set(formats())
     assert {f["name"] for f in facts["formats"] if f["write"]} >= {"spanagree", "prodigy", "docbin"}
-    assert "span_agreement = spanagree.component:make_span_agreement" in facts["entry_points"]["spacy_factories"]
-    assert facts["entry_points"]["spacy_readers"] == ["spanagree.RaterCorpus.v1 = spanagree.readers:make_rater_corpus"]
+    assert "span_agreement = spanagree.integrations.component:make_span_agreement" in facts["entry_points"]["spacy_factories"]
+    assert facts["entry_points"]["spacy_readers"] == ["spanagree.RaterCorpus.v1 = spanagree.integrations.corpus:make_rater_corpus"]
     text = runner.invoke(app, ["info"]).stdout
     assert f"spanagree   {spanagree.__version__}" in text and "spacy_scorers: spanagree.agreement_scorer.v1" in text
 

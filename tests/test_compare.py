@@ -8,10 +8,10 @@ import pytest
 from typer.testing import CliRunner
 
 import spanagree
-from spanagree import compare
-from spanagree.cli import app
+from spanagree.outputs import compare
+from spanagree.app.cli import app
 from spanagree.errors import UsageError
-from spanagree.synthetic import generate_corpus
+from spanagree.io.synthetic import generate_corpus
 
 
 def run(*args):

@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 import spanagree
-from spanagree.cli import app
+from spanagree.app.cli import app
 from spanagree.errors import UsageError
 from spanagree.io.docbin import write_docbin
 from conftest import EXAMPLE
@@ -295,7 +295,7 @@ def test_rater_corpus_examples_score_like_the_reference_report(example_path):
 
 
 def test_rater_corpus_without_predicted_rater_feeds_nlp_evaluate(example_path, tmp_path):
-    from spanagree.readers import make_rater_corpus
+    from spanagree.integrations.corpus import make_rater_corpus
 
     nlp = spacy.blank("en")
     nlp.add_pipe("span_agreement")

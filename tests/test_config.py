@@ -9,8 +9,8 @@ import pytest
 from typer.testing import CliRunner
 
 import spanagree
-from spanagree import config
-from spanagree.cli import app
+from spanagree.app import config
+from spanagree.app.cli import app
 from spanagree.errors import UsageError
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"

@@ -10,10 +10,10 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 import spanagree
-from spanagree.cli import app
-from spanagree.consensus import consensus, write
+from spanagree.app.cli import app
+from spanagree.diagnostics.consensus import consensus, write
 from spanagree.errors import UsageError
-from spanagree.model import CorpusBuilder
+from spanagree.core.model import CorpusBuilder
 from records import line
 
 TEXT = "President Maria Lopez met growers in Kellsbridge on Monday."

@@ -11,9 +11,9 @@ import pytest
 from typer.testing import CliRunner
 
 import spanagree
-from spanagree.sanitize import csv_cell
-from spanagree import disagreements
-from spanagree.cli import app
+from spanagree.core.sanitize import csv_cell
+from spanagree.diagnostics import disagreements
+from spanagree.app.cli import app
 from records import line
 
 runner = CliRunner()

@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 import spanagree
-from spanagree.cli import app
+from spanagree.app.cli import app
 from spanagree.errors import InputError
 from spanagree.io import detect_format, formats
 from spanagree.io.docbin import write_docbin

@@ -15,7 +15,7 @@ import pytest
 import spanagree
 from spanagree.engine import EngineFallbackWarning, NotGroupedWarning, plan
 from spanagree.errors import InputError, UsageError
-from spanagree.synthetic import generate_corpus
+from spanagree.io.synthetic import generate_corpus
 from records import line
 
 BOOT = dict(bootstrap=60, seed=7)

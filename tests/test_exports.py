@@ -373,7 +373,7 @@ def test_trec_eval_multi_assessor_qrels_with_comments():
 def test_cli_reader_options_and_messages():
     from typer.testing import CliRunner
 
-    from spanagree.cli import app
+    from spanagree.app.cli import app
 
     runner = CliRunner()
     result = runner.invoke(app, ["score", str(LS / "ner.json"), "--duplicates", "error"])
@@ -388,7 +388,7 @@ def test_cli_reader_options_and_messages():
 def test_convert_writes_document_labels_prints_notes_and_refuses_nothing(tmp_path):
     from typer.testing import CliRunner
 
-    from spanagree.cli import app
+    from spanagree.app.cli import app
 
     runner = CliRunner()
     out = tmp_path / "labels.jsonl"
@@ -515,7 +515,7 @@ def test_labelstudio_min_with_several_texts_asks_for_text_field(tmp_path):
 
 
 def test_reader_options_from_a_config_file(tmp_path):
-    from spanagree.config import load_settings, read_options
+    from spanagree.app.config import load_settings, read_options
 
     cfg = tmp_path / "read.cfg"
     cfg.write_text('[input]\noffsets = "grapheme"\ncheck_text = false\nduplicates = "error"\n')

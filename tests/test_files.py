@@ -10,7 +10,7 @@ import time
 import pytest
 
 from spanagree.errors import UsageError
-from spanagree.files import atomic_write, check_output, write_bytes
+from spanagree.core.files import atomic_write, check_output, write_bytes
 
 
 def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path):
@@ -38,7 +38,7 @@ def test_a_killed_writer_leaves_no_partial_file(tmp_path):
     ready = tmp_path / "ready"
     script = (
         "import sys, time, pathlib\n"
-        "from spanagree.files import atomic_write\n"
+        "from spanagree.core.files import atomic_write\n"
         "with atomic_write(sys.argv[1]) as f:\n"
         "    f.write(b'{\"partial\": true}\\n' * 1000)\n"
         "    f.flush()\n"

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import spanagree
-from spanagree.convert import convert
+from spanagree.outputs.convert import convert
 from spanagree.errors import InputError, UsageError
 from spanagree.io import detect_format
 from records import line
@@ -742,7 +742,7 @@ def test_labelstudio_export_per_rater_takes_the_file_stem(tmp_path):
 def test_convert_command(tmp_path):
     from typer.testing import CliRunner
 
-    from spanagree.cli import app
+    from spanagree.app.cli import app
 
     paths = write_conll(tmp_path, "IOBES")
     out = tmp_path / "out.jsonl"

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 from typer.testing import CliRunner
 
-from spanagree.cli import app
+from spanagree.app.cli import app
 
 LONG = os.environ.get("SPANAGREE_FUZZ") == "long"
 EXAMPLES = 400 if LONG else 12

@@ -10,8 +10,9 @@ import pytest
 from typer.testing import CliRunner
 
 import spanagree
-from spanagree import config, gate
-from spanagree.cli import app
+from spanagree.app import config, runs
+from spanagree.outputs import gate
+from spanagree.app.cli import app
 from spanagree.errors import UsageError
 from records import line
 
@@ -129,14 +130,14 @@ def test_on_lower_bounds_the_interval(example_path, example_report):
 
 def test_on_lower_uses_1000_replicates_unless_told(example_path):
     settings = config.load_settings(flags={"on": "lower"})
-    result = gate.run([example_path], settings, ["pooled_psa=0.5"])
+    result = runs.gate([example_path], settings, ["pooled_psa=0.5"])
     assert result["replicates"] == 1000 and result["level"] == 0.95
     check = result["checks"][0]
     assert check["compared"] == check["interval"]["low"] < check["value"]
     settings = config.load_settings(flags={"on": "lower", "bootstrap": 200, "ci": 0.9})
-    result = gate.run([example_path], settings, ["pooled_psa=0.5"])
+    result = runs.gate([example_path], settings, ["pooled_psa=0.5"])
     assert (result["replicates"], result["level"]) == (200, 0.9)
-    point = gate.run([example_path], config.load_settings(), ["pooled_psa=0.5"])
+    point = runs.gate([example_path], config.load_settings(), ["pooled_psa=0.5"])
     assert point["replicates"] is None and point["checks"][0]["interval"] is None
 
 

@@ -6,9 +6,9 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from spanagree import gate
-from spanagree.cli import app
-from spanagree.synthetic import generate_corpus
+from spanagree.outputs import gate
+from spanagree.app.cli import app
+from spanagree.io.synthetic import generate_corpus
 
 
 def run(*args):

@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 import spanagree
-from spanagree.cli import app
+from spanagree.app.cli import app
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -46,7 +46,7 @@ def test_a_named_pipe_is_read_to_the_end(tmp_path):
 
 
 def test_stdin_is_read_to_the_end_and_errors_name_the_right_line():
-    run = [sys.executable, "-m", "spanagree.cli", "score", "/dev/stdin", "--output", "json"]
+    run = [sys.executable, "-m", "spanagree.app.cli", "score", "/dev/stdin", "--output", "json"]
     done = subprocess.run(run, input=_records(4), cwd=ROOT, capture_output=True)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["documents"]["read"] == 4

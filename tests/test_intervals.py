@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 import spanagree
-from spanagree import intervals
-from spanagree.intervals import DocumentCounts, IntervalOptions, analytic_psa_se
+from spanagree.measures import intervals
+from spanagree.measures.intervals import DocumentCounts, IntervalOptions, analytic_psa_se
 
 
 @pytest.fixture(scope="module")

@@ -35,7 +35,7 @@ import pytest
 pytest.importorskip("nervaluate")
 spanagree = pytest.importorskip("spanagree")
 
-from spanagree.synthetic import generate_corpus, write_jsonl  # noqa: E402
+from spanagree.io.synthetic import generate_corpus, write_jsonl  # noqa: E402
 
 _PEERS_PATH = Path(__file__).resolve().parents[1] / "bench" / "peers.py"
 _spec = importlib.util.spec_from_file_location("spanagree_bench_peers", _PEERS_PATH)

@@ -9,9 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import spanagree
-from spanagree import disagreements
-from spanagree.align import SpanColumns
-from spanagree.outcomes import best_explanation
+from spanagree.diagnostics import disagreements
+from spanagree.core.align import SpanColumns
+from spanagree.core.outcomes import best_explanation
 from records import line
 from test_align import matchings
 

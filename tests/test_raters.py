@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 import spanagree
-from spanagree.cli import app
+from spanagree.app.cli import app
 from records import line
 
 TEXT = "x" * 40
@@ -119,13 +119,13 @@ def test_counts_in_parts_give_the_same_view_without_the_span_parts(write_jsonl):
 
 
 def test_rows_added_by_segment_sums_equal_add_at():
-    from spanagree.raters import _add_rows
+    from spanagree.measures.psa import add_rows
 
     rng = np.random.default_rng(0)
     index, values = rng.integers(0, 7, 50), rng.normal(size=(50, 3, 2))
     expected, got = np.ones((7, 3, 2)), np.ones((7, 3, 2))
     np.add.at(expected, index, values)
-    _add_rows(got, index, values)
+    add_rows(got, index, values)
     np.testing.assert_allclose(got, expected, atol=1e-12)
-    _add_rows(got, index[:0], values[:0])
+    add_rows(got, index[:0], values[:0])
     np.testing.assert_allclose(got, expected, atol=1e-12)

@@ -6,7 +6,7 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from spanagree.sanitize import BIDI_CONTROLS, csv_cell, cut, markdown, visible
+from spanagree.core.sanitize import BIDI_CONTROLS, csv_cell, cut, markdown, visible
 
 HOSTILE = [
     "\x1b[2J\x1b[31mred",            # clear screen, colour

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from spanagree.synthetic import generate_corpus, write_jsonl
+from spanagree.io.synthetic import generate_corpus, write_jsonl
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -52,7 +52,7 @@ def _alive(pid: int) -> bool:
 def _interrupt(args: list[str], signum: int, workers: int) -> tuple[subprocess.CompletedProcess, set[int]]:
     """Start ``spanagree ARGS``, wait until its workers run, send ``signum``, collect the outcome."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "spanagree.cli", *args], cwd=ROOT,
+        [sys.executable, "-m", "spanagree.app.cli", *args], cwd=ROOT,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
     seen: set[int] = set()

@@ -137,7 +137,7 @@ def _expected(model_dir):
     rule in this process, and by spaCy's own exact scorer."""
     from spacy.training import Example
 
-    from spanagree.readers import make_rater_corpus
+    from spanagree.integrations.corpus import make_rater_corpus
 
     nlp = spacy.load(model_dir)
     examples = list(make_rater_corpus(EXAMPLE, reference=ALICE, limit=N_DOCS)(nlp))
@@ -182,7 +182,7 @@ def test_training_table_meta_and_evaluate_show_the_spanagree_figures(trained):
 
 
 def test_consensus_docbin_labels_found_by_spacy_corpus_and_debug_data(tmp_path):
-    from spanagree.consensus import run
+    from spanagree.diagnostics.consensus import run
 
     gold = tmp_path / "gold.spacy"
     report = run(EXAMPLE, gold, min_raters=2, spans_key="sc")
@@ -201,7 +201,7 @@ def test_consensus_docbin_labels_found_by_spacy_corpus_and_debug_data(tmp_path):
 
 
 def test_convert_writes_a_chosen_rater_as_ents_and_reports_overlaps(write_jsonl, tmp_path):
-    from spanagree.convert import convert
+    from spanagree.outputs.convert import convert
     from spanagree.errors import UsageError
 
     text = "Maria Lopez met growers in Kellsbridge."

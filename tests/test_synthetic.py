@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from spanagree.synthetic import DEFAULT_LABELS, generate_corpus, write_jsonl
+from spanagree.io.synthetic import DEFAULT_LABELS, generate_corpus, write_jsonl
 
 BOUNDARY_AFTER = " ,."  # what may follow the last character of a word
 

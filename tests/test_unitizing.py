@@ -8,7 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 import spanagree
-from spanagree.cli import app
+from spanagree.app.cli import app
 from spanagree.errors import UsageError
 from spanagree.measures.alpha_u import alpha_u
 from spanagree.measures.unitizing import corpus_columns

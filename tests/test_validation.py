@@ -10,8 +10,8 @@ from typer.testing import CliRunner
 
 import spanagree
 from spanagree import InputError, UsageError
-from spanagree.cli import app
-from spanagree.validate import MAX_REPLICATES
+from spanagree.app.cli import app
+from spanagree.core.validate import MAX_REPLICATES
 
 runner = CliRunner()
 

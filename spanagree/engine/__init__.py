@@ -15,9 +15,9 @@ chunks: memory holds one chunk's documents at a time (a chunk holds whole docume
 """
 from __future__ import annotations
 
-from .driver import EngineFallbackWarning, NotGroupedWarning, count_paths
+from .driver import Counted, EngineFallbackWarning, NotGroupedWarning, count_paths
 from .merge import CorpusSummary
 
 ENGINES = ("local", "dask")
 
-__all__ = ["ENGINES", "CorpusSummary", "EngineFallbackWarning", "NotGroupedWarning", "count_paths"]
+__all__ = ["ENGINES", "Counted", "CorpusSummary", "EngineFallbackWarning", "NotGroupedWarning", "count_paths"]

@@ -3,12 +3,12 @@
 A :class:`Task` names byte ranges of one or more files. The worker reads them with the package's
 own readers (:mod:`spanagree.io.jsonl`, :mod:`spanagree.io.prodigy`), so every line gets exactly
 the validation and the error message it gets from :func:`spanagree.read`; only the source of the
-lines changes: the reader is called with its ``json_lines`` bound to :func:`_range_lines`, which
-yields the lines of the ranges with their real line numbers. A :class:`_KeyedBuilder` notes the
+lines changes: the reader gets them through its ``lines`` argument from :meth:`_Source.lines`,
+which yields the lines of the ranges with their real line numbers. A :class:`_KeyedBuilder` notes the
 document key of every line, so the worker also returns where each document's lines are (the
 *groups*: runs of consecutive lines of one document) for the driver's checks and fallback.
 
-The worker then builds the (small) Corpus of its documents, runs :func:`spanagree.counts.count`
+The worker then builds the (small) Corpus of its documents, runs :func:`spanagree.core.counts.count`
 on it, and returns a :class:`~spanagree.engine.merge.Partial`: per-unit count arrays, document
 ids and counters, without spans or texts. Input and usage errors come back as
 :class:`ErrorInfo` (an exception with keyword arguments does not survive pickling), with the
@@ -20,19 +20,18 @@ import gc
 import hashlib
 import inspect
 import io
-import types
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Hashable, Iterator
 
 import numpy as np
 
-from ..align import AlignmentRule
-from ..counts import count
+from ..core.align import AlignmentRule
+from ..core.counts import count
 from ..errors import InputError, Location, UsageError
 from ..io import formats
 from ..io.common import _json_type, _loads, _parse_slowly, open_binary
-from ..model import CorpusBuilder
+from ..core.model import CorpusBuilder
 from .merge import Partial
 
 #: Formats the engines read in ranges: their readers go through ``json_lines``.
@@ -148,7 +147,7 @@ def _run(task: Task) -> TaskResult:
         for piece, seen, recorder in zip(task.pieces, result.pieces, recorders):
             source = _Source(piece, builder, recorder, seen, result)
             reader = reader_for(piece.format, source)
-            accepted = set(inspect.signature(formats()[piece.format].read).parameters) - {"path", "paths", "builder"}
+            accepted = set(inspect.signature(formats()[piece.format].read).parameters) - {"path", "paths", "builder", "lines"}
             reader(Path(piece.name), builder, **{k: v for k, v in options.items() if k in accepted})
         piece = None
         corpus = builder.build()
@@ -171,26 +170,21 @@ def _run(task: Task) -> TaskResult:
 
 
 def reader_for(format_name: str, source: "_Source") -> Callable[..., None]:
-    """The format's reader with its ``json_lines`` bound to the source's lines.
-
-    The reader function is copied with a globals dict in which ``json_lines`` is the source;
-    nothing shared is changed, so it is safe in threads (Dask workers) and leaves the module
-    as it is.
-    """
+    """The format's reader, fed the lines of the source's byte ranges through its ``lines``."""
     read = formats()[format_name].read
-    names = dict(read.__globals__)
-    names["json_lines"] = source.lines
-    copy = types.FunctionType(read.__code__, names, read.__name__, read.__defaults__, read.__closure__)
-    copy.__kwdefaults__ = read.__kwdefaults__
-    return copy
+
+    def read_ranges(path: Path, builder: CorpusBuilder, **options: Any) -> None:
+        read(path, builder, lines=source.lines(path, builder.tick), **options)
+
+    return read_ranges
 
 
 def can_read_ranges(format_name: str) -> bool:
-    """True when the format's reader gets its lines from ``json_lines`` (so ranges can be fed)."""
+    """True when the format's reader takes its lines through ``lines`` (so ranges can be fed)."""
     fmt = formats().get(format_name)
     return (
         fmt is not None and fmt.name in RANGE_FORMATS and fmt.read_many is None
-        and "json_lines" in fmt.read.__code__.co_names
+        and "lines" in inspect.signature(fmt.read).parameters
     )
 
 

@@ -22,16 +22,31 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import replace
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
-from ..align import AlignmentRule
-from ..counts import Counts
+from ..core.align import AlignmentRule
+from ..core.counts import Counts
+from ..core.model import Corpus
+from .dask import DaskExecutor
 from ..errors import UsageError
 from .chunks import UNKNOWN_LINE_BASE, ErrorInfo, Groups, Job, Piece, Task, TaskResult, run_task
 from .merge import CorpusSummary, merge, release_memory
 from .plan import Plan, chunk_size, make_plan
+from .local import local_executor, resolve_jobs
+from ..core.counts import count
+from ..io import read
+from .plan import expand_inputs
+
+
+class Counted(NamedTuple):
+    """What an engine returns: the corpus read (a :class:`~spanagree.core.model.Corpus`, or a
+    :class:`~spanagree.engine.merge.CorpusSummary` when the workers kept the spans; see
+    ``has_spans``) and its counts."""
+
+    corpus: Corpus | CorpusSummary
+    counts: Counts
 
 
 class NotGroupedWarning(UserWarning):
@@ -55,14 +70,13 @@ def count_paths(
     read_options: dict | None = None,
     progress: Callable[[int, int], None] | None = None,
     chunk_bytes: int | None = None,
-) -> tuple[Any, Counts]:
-    """Read ``paths`` and count them with an engine; ``(corpus, counts)`` for the report.
+) -> Counted:
+    """Read ``paths`` and count them with an engine: the corpus and its counts, for the report.
 
     The corpus is a :class:`~spanagree.engine.merge.CorpusSummary` (no spans or texts), or a
-    full :class:`~spanagree.model.Corpus` when the input is in a format the engines do not read
+    full :class:`~spanagree.core.model.Corpus` when the input is in a format the engines do not read
     in ranges (then the serial reader is used, with an :class:`EngineFallbackWarning`).
     """
-    from .local import local_executor, resolve_jobs
 
     if engine not in ("local", "dask"):
         raise UsageError(f"engine must be 'local' or 'dask'; got {engine!r}")
@@ -73,34 +87,28 @@ def count_paths(
     if plan.unsupported is not None:
         return _serial(paths, plan, rule, unit, search, format, read_options, progress)
     if engine == "dask":
-        from .dask import DaskExecutor
-
         executor = DaskExecutor(client, workers)
     else:
         executor = local_executor(min(workers, max(1, len(plan.tasks))))
     try:
-        corpus, counts = _drive(plan, executor, rule, unit, search, progress, chunk_bytes)
+        counted = _drive(plan, executor, rule, unit, search, progress, chunk_bytes)
     except BaseException:
         executor.abort()
         raise
     executor.close()
-    return corpus, counts
+    return counted
 
 
 def _serial(paths, plan: Plan, rule, unit, search, format, read_options, progress):
-    from ..counts import count
-    from ..io import read
-    from .plan import expand_inputs
-
     warnings.warn(
         f"read serially: {plan.unsupported}; the engines read spanagree and Prodigy JSONL",
         EngineFallbackWarning, stacklevel=4,
     )
     corpus = read(expand_inputs(paths), format=format, progress=progress, **(read_options or {}))
-    return corpus, count(corpus, rule, unit=unit, search=search)
+    return Counted(corpus, count(corpus, rule, unit=unit, search=search))
 
 
-def _drive(plan: Plan, executor, rule, unit, search, progress, chunk_bytes) -> tuple[CorpusSummary, Counts]:
+def _drive(plan: Plan, executor, rule, unit, search, progress, chunk_bytes) -> Counted:
     job = Job(rule, unit, search, tuple(sorted(plan.options.items())))
     tasks = [Task(i, tuple(plan.chunks[c] for c in chunks), job) for i, chunks in enumerate(plan.tasks)]
     results: list[TaskResult | None] = [None] * len(tasks)
@@ -168,7 +176,7 @@ def _drive(plan: Plan, executor, rule, unit, search, progress, chunk_bytes) -> t
     del partials
     release_memory()
     corpus.engine = info
-    return corpus, counts
+    return Counted(corpus, counts)
 
 
 def _first_lines(chunks: list[Piece], seen: list) -> list[int]:

@@ -2,9 +2,9 @@
 
 Counts are additive (see ARCHITECTURE): a task that read whole documents returns, per unit
 (a document and a rater pair), the same a, b, c, per-label and outcome rows that
-:func:`spanagree.counts.count` gives for those documents in the whole corpus. The merge maps
+:func:`spanagree.core.counts.count` gives for those documents in the whole corpus. The merge maps
 every task's rater, label and document codes to the corpus-wide ones (sorted by name, as
-:class:`~spanagree.model.CorpusBuilder` sorts them) and puts the units in the order the serial
+:class:`~spanagree.core.model.CorpusBuilder` sorts them) and puts the units in the order the serial
 path has them (document, then rater pair), so every sum in the report, and every bootstrap
 replicate, is computed from the same numbers in the same order: the report is the same.
 
@@ -19,13 +19,13 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
-from ..align import AlignmentRule
-from ..counts import Counts, Units
-from ..model import Exclusions
+from ..core.align import AlignmentRule
+from ..core.counts import Counts, Units
+from ..core.model import Exclusions
 
 
 @dataclass
@@ -91,11 +91,14 @@ class CorpusSummary:
     annotations' documents and lengths, and the counters of what was read and left out, without
     the spans and texts (which stayed in the workers).
 
-    It has the attributes of :class:`~spanagree.model.Corpus` that
-    :class:`~spanagree.agreement.AgreementReport` reads; annotations are in the order the tasks
+    It has the attributes of :class:`~spanagree.core.model.Corpus` that
+    :class:`~spanagree.report.AgreementReport` reads; annotations are in the order the tasks
     returned them, not sorted. ``engine`` says how the input was read (engine, jobs, tasks,
     whether it was grouped by document, what was read again).
     """
+
+    #: No spans, texts or annotations' raters (see :attr:`spanagree.core.model.Corpus.has_spans`).
+    has_spans: ClassVar[bool] = False
 
     doc_ids: "DocIds"
     raters: list[str]

@@ -1,6 +1,6 @@
 """Readers (and writers): one module per format, discovered by name, with auto-detection.
 
-``read(paths, format="auto")`` streams every file into one :class:`~spanagree.model.Corpus`.
+``read(paths, format="auto")`` streams every file into one :class:`~spanagree.core.model.Corpus`.
 
 Every module in this package that defines ``FORMAT = Format(...)`` is a format; nothing else
 needs registering. Detection asks, in ``order``, first the formats that recognise a file without
@@ -21,11 +21,13 @@ from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
 from ..errors import InputError, Location, UsageError
-from ..model import Corpus, CorpusBuilder
+from ..core.model import Corpus, CorpusBuilder
 import numpy as np
 
 from .common import empty_file, json_lines
 from .streams import spool
+from ._text import peek
+from ..core.validate import path as check_path
 
 
 @dataclass(frozen=True)
@@ -33,7 +35,7 @@ class Format:
     """A file format: its reader, how to recognise it, and optionally a writer.
 
     ``read(path, builder, **options)`` adds a file's (or directory's) annotations to a
-    :class:`~spanagree.model.CorpusBuilder`; reader options are its keyword arguments.
+    :class:`~spanagree.core.model.CorpusBuilder`; reader options are its keyword arguments.
     ``sniff(path, first)`` says whether a path is in this format: JSON-lines formats
     (``jsonl=True``) get the file's first record as ``first``; the others get ``None`` and must
     decide from the path (suffix, directory layout, a peek at the content).
@@ -95,8 +97,6 @@ def detect_format(path: Path) -> str:
 
 
 def _undetected(path: Path, seen: str) -> InputError:
-    from ._text import peek
-
     head = (peek(path, 200) or "").strip().splitlines()
     start = head[0][:60] + ("..." if len(head[0]) > 60 else "") if head else ""
     return InputError(
@@ -136,7 +136,6 @@ def read(
     progress : optional ``callback(bytes_done, bytes_total)`` for a progress display.
     **options : reader options, e.g. ``answers=("accept",)`` for Prodigy.
     """
-    from ..validate import path as check_path
 
     check_path("paths", paths)
     if format != "auto" and format not in formats():
@@ -206,6 +205,6 @@ def note_silent_raters(corpus: Corpus) -> None:
 
 def _call(reader: Callable[..., None], source, builder: CorpusBuilder, options: dict) -> set[str]:
     """Call a reader with the options it accepts; return the names it accepts."""
-    accepted = set(inspect.signature(reader).parameters) - {"path", "paths", "builder"}
+    accepted = set(inspect.signature(reader).parameters) - {"path", "paths", "builder", "lines"}
     reader(source, builder, **{k: v for k, v in options.items() if k in accepted})
     return accepted

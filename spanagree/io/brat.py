@@ -35,7 +35,7 @@ import re
 from pathlib import Path
 
 from ..errors import InputError, Location, describe
-from ..model import CorpusBuilder, SpanTuple
+from ..core.model import CorpusBuilder, SpanTuple
 from . import Format
 from ._text import read_text, text_lines
 from .common import choice, text_check

@@ -4,12 +4,12 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 import numpy as np
 
 from ..errors import InputError, Location, UsageError, describe
-from ..model import SpanTuple
+from ..core.model import SpanTuple
 
 try:  # orjson parses JSON lines several times faster than the standard library
     from orjson import loads as _loads
@@ -29,6 +29,10 @@ def open_binary(path: Path, name: str | None = None):
         raise InputError("is a directory; name the files in it", where=where) from None
     except OSError as err:
         raise InputError(f"cannot be read ({err.strerror})", where=where) from None
+
+
+#: An iterable of ``(location, object)``, one per JSONL line, as :func:`json_lines` yields them.
+LineSource = Iterable[tuple[Location, dict]]
 
 
 def json_lines(path: Path, tick: Callable[[int], None] | None = None) -> Iterator[tuple[Location, dict]]:

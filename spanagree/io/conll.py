@@ -48,7 +48,7 @@ from typing import Iterator, Sequence
 import numpy as np
 
 from ..errors import InputError, Location, UsageError, describe
-from ..model import CorpusBuilder, SpanTuple
+from ..core.model import CorpusBuilder, SpanTuple
 from . import Format
 from ._text import numbered_lines, peek
 

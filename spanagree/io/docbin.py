@@ -38,9 +38,9 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from ..errors import InputError, Location, UsageError, describe
-from ..model import Corpus, CorpusBuilder, SpanTuple
+from ..core.model import Corpus, CorpusBuilder, SpanTuple
 from . import Format
-from ..files import write_bytes
+from ..core.files import write_bytes
 
 SUFFIX = ".spacy"
 WIDENED = "spans widened to token boundaries"

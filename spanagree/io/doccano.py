@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError, Location, describe
-from ..model import CorpusBuilder
+from ..core.model import CorpusBuilder
 from . import Format
 from .common import choice, json_lines, parse_labels, require
 from .offsets import check_unit, convert_spans, risky, unverified_note

@@ -12,17 +12,18 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import InputError
-from ..model import CorpusBuilder
+from ..core.model import CorpusBuilder
 from . import Format
-from .common import doc_id_of, json_lines, parse_labels, parse_spans, parse_tokens, require
-from ..files import atomic_write
+from .common import LineSource, doc_id_of, json_lines, parse_labels, parse_spans, parse_tokens, require
+from ..core.files import atomic_write
 
 
 
-def read_spanagree(path: Path, builder: CorpusBuilder) -> None:
-    """Read one spanagree JSONL file into ``builder``."""
+def read_spanagree(path: Path, builder: CorpusBuilder, lines: LineSource | None = None) -> None:
+    """Read one spanagree JSONL file into ``builder``; ``lines``: where its ``(location, object)``
+    lines come from instead of the whole file (the engines pass byte ranges of it)."""
     stem = path.stem
-    for where, obj in json_lines(path, builder.tick):
+    for where, obj in json_lines(path, builder.tick) if lines is None else lines:
         doc_id, text, rater, raw_spans = obj.get("doc_id"), obj.get("text"), obj.get("annotator", stem), obj.get("spans")
         if not (type(doc_id) is str and doc_id and type(text) is str and type(rater) is str and rater):
             # slow path: the precise error for whichever field is wrong

@@ -52,7 +52,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError, Location, describe
-from ..model import CorpusBuilder, SpanTuple
+from ..core.model import CorpusBuilder, SpanTuple
 from . import Format
 from ._text import peek
 from .common import check_decoded, choice, line_of_bad_escape, open_binary, parse_int, parse_labels, text_check

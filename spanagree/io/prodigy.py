@@ -37,11 +37,12 @@ from pathlib import Path
 from typing import Iterable
 
 from ..errors import InputError, describe
-from ..model import CorpusBuilder, SpanTuple
+from ..core.model import CorpusBuilder, SpanTuple
 from . import Format
-from .common import choice, json_lines, parse_labels, parse_spans, parse_tokens, require
+from .common import LineSource, choice, json_lines, parse_labels, parse_spans, parse_tokens, require
 from .offsets import check_unit, convert_spans, length
-from ..files import atomic_write
+from ..core.files import atomic_write
+from ..errors import UsageError
 
 ANSWERS = ("accept", "reject", "ignore")
 
@@ -66,8 +67,10 @@ def read_prodigy(
     rater: str = "annotator",
     duplicates: str = "latest",
     offsets: str | None = None,
+    lines: LineSource | None = None,
 ) -> None:
-    """Read one Prodigy JSONL export into ``builder``."""
+    """Read one Prodigy JSONL export into ``builder``; ``lines``: where its ``(location, object)``
+    lines come from instead of the whole file (the engines pass byte ranges of it)."""
     counted = set(answers)
     choice("rater", rater, RATERS)
     choice("duplicates", duplicates, DUPLICATES)
@@ -75,7 +78,7 @@ def read_prodigy(
     stem = path.stem
     # (document, rater) -> [(order, binary, answer, spans, tokens, where, doc_id, text)]
     held: dict[tuple[str, str], list] = {}
-    for where, obj in json_lines(path, builder.tick):
+    for where, obj in json_lines(path, builder.tick) if lines is None else lines:
         text = require(obj, "text", str, where)
         input_hash = obj.get("_input_hash")
         if input_hash is not None and (type(input_hash) is not int):
@@ -212,8 +215,6 @@ def write_prodigy(corpus, path: Path) -> dict:
 
     import numpy as np
     import orjson
-
-    from ..errors import UsageError
 
     hashes: dict[int, str] = {}
     doc_hash = []

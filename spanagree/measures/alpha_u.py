@@ -44,8 +44,8 @@ from typing import Any
 
 import numpy as np
 
-from .._arrays import ranges
-from ..align import SpanColumns, candidate_pairs
+from ..core.arrays import ranges
+from ..core.align import SpanColumns, candidate_pairs
 from ..errors import UsageError
 
 

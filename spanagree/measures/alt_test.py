@@ -3,7 +3,7 @@
 Calderon, Reichart & Dror (2025), "The Alternative Annotator Test for LLM-as-a-Judge: How to
 Statistically Justify Replacing Human Annotators with LLMs", ACL 2025, pp. 16051-16081.
 On spans, the alignment of two raters on a document is their PSA on that document (the a, b, c
-counts of :mod:`spanagree.counts`, never re-aligned), with **both raters marking nothing = 1**
+counts of :mod:`spanagree.core.counts`, never re-aligned), with **both raters marking nothing = 1**
 for this test (the convention of the SemEval-2021 Toxic Spans F1: without it an empty answer
 could never win a document).
 
@@ -42,6 +42,7 @@ from typing import Any, Hashable, Mapping, Sequence, overload
 import numpy as np
 
 from ..errors import UsageError
+from .psa import psa
 from .student_t import t_cdf
 
 #: Fewest documents for a human to be tested (the paper's floor for the t-test's normality).
@@ -454,7 +455,7 @@ def _excluded(corpus, table: _Scores, candidate: int, humans: list[int]) -> dict
     the parallel engines keep no rater per annotation, and then the pairs counted tell, which
     cannot see a document the candidate submitted alone)."""
     n_docs = corpus.n_documents
-    if hasattr(corpus, "ann_rater"):
+    if corpus.has_spans:
         is_human = np.isin(corpus.ann_rater, humans)
         n_humans = np.bincount(corpus.ann_doc[is_human], minlength=n_docs)
         has_candidate = np.bincount(corpus.ann_doc[corpus.ann_rater == candidate], minlength=n_docs) > 0
@@ -478,7 +479,6 @@ def _excluded(corpus, table: _Scores, candidate: int, humans: list[int]) -> dict
 def _psa_with_humans(report, candidate: int, humans: list[int]) -> list[dict[str, Any]]:
     """The candidate's PSA with each human over their shared documents (the usual PSA: undefined
     when neither marked a span), with the spans only one of them marked, and per label."""
-    from ..agreement import psa
 
     pairs = report.counts.units.pairs.tolist()
     pair_abc, pair_label = report.pair_abc(), report.pair_label_abc()
@@ -511,7 +511,7 @@ def _shah_s(report, candidate: int, humans: list[int]) -> dict[str, Any]:
     human or the candidate is missing are skipped and counted), or why it is undefined."""
     import warnings
 
-    from .. import stats
+    from . import stats  # only with candidate items; keeps stats off `import spanagree` (import time)
 
     items = getattr(report, "items", None)
     if items is None:
@@ -524,123 +524,3 @@ def _shah_s(report, candidate: int, humans: list[int]) -> dict[str, Any]:
             dense[:, candidate], dense[:, humans], categories=np.arange(len(items.categories), dtype=float)
         )
     return parts.to_dict()
-
-
-@overload
-def alt_test(corpus: Any, candidate: str, **kwargs) -> AltTestResult: ...
-@overload
-def alt_test(corpus: Any, candidate: Sequence[str], **kwargs) -> list[AltTestResult]: ...
-
-
-def alt_test(
-    corpus: Any,
-    candidate: str | Sequence[str],
-    *,
-    epsilon: float = 0.2,
-    alpha: float = 0.05,
-    min_documents: int = MIN_DOCUMENTS,
-    **score_options: Any,
-):
-    """Can the candidate rater (a model) replace one of the humans? The alternative annotator
-    test of Calderon, Reichart & Dror (2025) on span annotations.
-
-    Parameters
-    ----------
-    corpus : a :class:`~spanagree.Corpus`, path(s) to read, or an
-        :class:`~spanagree.AgreementReport` already scored.
-    candidate : the candidate rater's name, or several names (each is tested against the
-        humans, i.e. every rater that is not a candidate; several come back as a list ranked by
-        advantage probability, highest first).
-    epsilon : the cost-benefit margin ε (the paper's rule of thumb: 0.2 against experts, 0.15
-        skilled annotators, 0.1 crowd workers).
-    alpha : the false discovery rate of the Benjamini–Yekutieli correction.
-    min_documents : fewest documents a human must share with the candidate and another human to
-        be tested (30).
-    **score_options : any option of :func:`spanagree.score` (rule, labels, unit, candidates, ...).
-
-    Returns
-    -------
-    AltTestResult, or a list of them for several candidates. ``verdict`` is ``"trusted"``,
-    ``"untrusted"`` or ``"inconclusive"`` (fewer than three humans could be tested).
-
-    See ``docs/alt-test.md`` for every definition.
-    """
-    from ..agreement import AgreementReport, score
-
-    _check_parameters(epsilon, alpha, min_documents)
-    if isinstance(corpus, AgreementReport):
-        if score_options:
-            raise UsageError(f"score options ({', '.join(sorted(score_options))}) do not apply to a report already scored")
-        report = corpus
-    else:
-        report = score(corpus, **score_options)
-    return from_report(report, candidate, epsilon=epsilon, alpha=alpha, min_documents=min_documents)
-
-
-# --- output -------------------------------------------------------------------------------------
-
-
-def tables(results: Sequence[dict[str, Any]]) -> list[tuple[str, list[str], list[list[Any]]]]:
-    """The results (dicts of :meth:`AltTestResult.to_dict`, ranked) as titled tables."""
-    from ..render import _num
-
-    out = []
-    if len(results) > 1:
-        rows = [[k, r["candidate"], _num(r["advantage_probability"]), _num(r["winning_rate"]), r["verdict"]]
-                for k, r in enumerate(results, start=1)]
-        out.append(("Candidates ranked by advantage probability ρ", ["rank", "candidate", "ρ", "winning rate", "verdict"], rows))
-    for r in results:
-        shah = r.get("shah_s") or {}
-        shah_text = _num(shah["value"]) if shah.get("value") is not None else f"undefined: {shah.get('undefined')}"
-        docs = r["documents"]
-        summary = [
-            ["verdict", f"{r['verdict'].upper()}: {r['reason']}"],
-            ["humans", ", ".join(r["humans"])],
-            ["ε / α", f"{r['epsilon']:g} / {r['alpha']:g} (Benjamini–Yekutieli)"],
-            ["winning rate (humans beaten / tested)", _num(r["winning_rate"])],
-            ["advantage probability ρ", _num(r["advantage_probability"])],
-            ["Shah's S, candidate against the humans", shah_text],
-            ["documents in the test", docs["tested"]],
-            ["pairs where both marked nothing (counted as 1)", r["both_empty_pairs"]],
-            ["exact ties S_c = S_h (a win for both)", r["ties"]],
-        ]
-        summary += [[f"documents left out: {reason}", n] for reason, n in docs["excluded"].items()]
-        out.append((f"Alternative annotator test: {r['candidate']}", ["", ""], summary))
-        psa_rows = {row["rater"]: row for row in r.get("psa_with_humans") or []}
-        rows = [
-            [h["rater"], h["documents"], _num(h["mean_w_candidate"]), _num(h["mean_w_human"]),
-             "-" if h["t"] is None else f"{h['t']:.3f}", _p(h["p_value"]), _p(h["p_adjusted"]),
-             {True: "yes", False: "no", None: "not tested"}[h["rejected"]],
-             _num(psa_rows[h["rater"]]["psa"]) if h["rater"] in psa_rows else "-", h["reason"] or ""]
-            for h in r["per_human"]
-        ]
-        out.append((f"Per human ({r['candidate']} against each)",
-                    ["human", "docs", "mean W_c", "mean W_h", "t", "p", "p (BY)", "candidate wins", "PSA with candidate", "note"], rows))
-        if psa_rows:
-            labels = sorted({label for row in psa_rows.values() for label in row["labels"]})
-            rows = [
-                [label, *(_num(row["labels"][label]["psa"]) if label in row["labels"] else "-" for row in psa_rows.values())]
-                for label in labels
-            ]
-            rows += [["spans only the human / only the candidate marked",
-                      *(f"{_num(row['human_only'], 2)} / {_num(row['candidate_only'], 2)}" for row in psa_rows.values())]]
-            out.append((f"PSA of {r['candidate']} with each human, per label", ["label", *psa_rows], rows))
-    return out
-
-
-def _p(value: float | None) -> str:
-    if value is None:
-        return "-"
-    return f"{value:.2e}" if 0 < value < 1e-3 else f"{value:.4f}"
-
-
-def as_text(results: Sequence[dict[str, Any]]) -> str:
-    from ..render import tables_as_text
-
-    return tables_as_text(tables(results))
-
-
-def as_markdown(results: Sequence[dict[str, Any]]) -> str:
-    from ..render import tables_as_markdown
-
-    return tables_as_markdown(tables(results))

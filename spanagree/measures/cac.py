@@ -5,7 +5,6 @@ observed agreement and generalises it to items that not every rater rated. With 
 ratings of item i, ``r_ik`` those in category k, agreement weights ``w`` (identity when
 unweighted; see :mod:`spanagree.measures.weights`), ``r*_ik = Σ_l w_kl r_il``, ``n`` the items
 with at least one rating and ``n'`` those with at least two:
-
     p_a = (1/n') Σ_{i: r_i ≥ 2} Σ_k r_ik (r*_ik - 1) / (r_i (r_i - 1))
     π_k = (1/n) Σ_i r_ik / r_i
 
@@ -54,7 +53,7 @@ from typing import Any, Iterable, Literal, Mapping
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .. import stats
+from . import stats
 from .student_t import t_cdf, t_quantile
 from .weights import Weights, agreement_weights
 
@@ -179,7 +178,7 @@ def raw_ratings(ratings: ArrayLike | RawRatings, categories: ArrayLike | None = 
     """Code an items × raters matrix (labels, ``None``/``nan`` missing) into :class:`RawRatings`.
 
     A k×k contingency table or an items × categories count matrix is refused (see
-    :func:`spanagree.stats.check_ratings`).
+    :func:`spanagree.measures.stats.check_ratings`).
     """
     if isinstance(ratings, RawRatings):
         return ratings
@@ -489,7 +488,7 @@ Two raters, two documents, labels POS and NEG (x: POS, NEG; y: POS, POS): AC1 = 
 """
 krippendorff_alpha = _one("krippendorff_alpha")
 krippendorff_alpha.__doc__ = """Krippendorff's α in Gwet's formulation (any weights), with its standard error
-(irrCAC ``krippen.alpha.raw``); with identity weights it equals :func:`spanagree.stats.krippendorff_alpha`.
+(irrCAC ``krippen.alpha.raw``); with identity weights it equals :func:`spanagree.measures.stats.krippendorff_alpha`.
 
 >>> nan = float("nan")
 >>> data = [[1, 1, nan, 1], [2, 2, 3, 2], [3, 3, 3, 3], [3, 3, 3, 3], [2, 2, 2, 2], [1, 2, 3, 4],

@@ -21,7 +21,7 @@ units with ``d > C(n,2) + n - 1`` never share a tuple of a best alignment (for t
 aligning: adjacent units of one label have ``d = 1 < 2``. So candidate pairs are looked for in a
 window around each unit wide enough for that bound, not among overlapping units only. For two
 raters the best alignment is then a maximum-weight bipartite matching (weight ``2 - d``), solved
-exactly per connected component by :func:`spanagree.align.match`; for more raters each connected
+exactly per connected component by :func:`spanagree.core.align.match`; for more raters each connected
 component of the candidate graph is solved exactly by a search over its set partitions.
 Documents are aligned separately: no tuple spans two documents.
 
@@ -48,8 +48,8 @@ from typing import Any
 
 import numpy as np
 
-from .._arrays import pairs_within_blocks
-from ..align import SpanColumns, _components, candidate_pairs, match
+from ..core.arrays import pairs_within_blocks
+from ..core.align import SpanColumns, _components, candidate_pairs, match
 from ..errors import UsageError
 
 #: Components of the candidate graph (3+ raters) are searched exactly up to this many states.
@@ -221,7 +221,7 @@ def _matching_small(ia: np.ndarray, ib: np.ndarray, w: np.ndarray) -> tuple[np.n
     Components whose smaller side has at most :data:`SMALL_SIDE` units are solved exactly by
     dynamic programming over the rows with the set of used columns as state, all components of
     one shape in the same NumPy pass (ties: more pairs, then the first option). The edges of
-    larger components are returned for :func:`spanagree.align.match`.
+    larger components are returned for :func:`spanagree.core.align.match`.
     """
     none = np.zeros(0, np.int64)
     if not len(ia):

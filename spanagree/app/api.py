@@ -1,0 +1,188 @@
+"""The public entry points that read: :func:`score` and :func:`alt_test` on paths or a corpus.
+
+They read the input (in this process, or in chunks through :mod:`spanagree.engine`), then hand
+the corpus and its counts to :func:`spanagree.report.score_corpus`, which builds the report.
+"""
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+from typing import Any, Sequence, overload
+
+from ..core import validate
+from ..core.align import AlignmentRule
+from ..core.model import Corpus
+from ..errors import UsageError
+from ..io import read
+from ..measures.alt_test import MIN_DOCUMENTS, AltTestResult, _check_parameters, from_report
+from ..report import UNITS, AgreementReport, score_corpus
+
+
+def score(
+    corpus: Corpus | str | Path | Sequence[str | Path],
+    rule: str | AlignmentRule = "exact",
+    labels: str = "strict",
+    unit: str = "char",
+    *,
+    min_overlap: int = 1,
+    partial_credit: float = 0.5,
+    proportional: str = "jaccard",
+    reference: str | None = None,
+    beta: float = 1.0,
+    candidates: str | Path | None = None,
+    language: str = "en",
+    strict_candidates: bool = False,
+    bootstrap: int | None = None,
+    ci: float = 0.95,
+    seed: int = 0,
+    search: str = "sweep",
+    format: str = "auto",
+    read_options: dict[str, Any] | None = None,
+    jobs: int = 1,
+    engine: str = "local",
+    client: Any = None,
+    stream: bool = False,
+    progress: Any = None,
+    per_rater: bool = False,
+    unitizing: bool | dict[str, Any] = False,
+) -> AgreementReport:
+    """Align every pair of raters on every document they share and count agreement.
+
+    Parameters
+    ----------
+    corpus : a :class:`~spanagree.core.model.Corpus`, or path(s) to read with :func:`spanagree.read`.
+    rule : ``"exact"``, ``"overlap"``, ``"partial"`` or ``"proportional"`` (docs/alignment.md), or an
+        :class:`~spanagree.core.align.AlignmentRule`.
+    labels : ``"strict"`` (labels must match) or ``"ignore"``.
+    unit : ``"char"`` (default) or ``"token"`` (needs tokens in the input).
+    min_overlap, partial_credit, proportional : options of the overlap, partial and
+        proportional rules.
+    reference : a rater to score every other rater against (precision, recall, F-beta).
+    candidates : ``"tokens"``, ``"documents"`` or a path to a JSONL of candidate spans: makes
+        ``d`` defined and adds the chance-corrected coefficients (κ, π, S, α, ...) under
+        ``"chance_corrected"`` (docs/chance-corrected.md; see :mod:`spanagree.measures.candidates`).
+    language : the blank spaCy tokenizer's language for ``candidates="tokens"`` when the input
+        has no tokens.
+    strict_candidates : make spans that match no candidate an error instead of extra items.
+    bootstrap, ci, seed : with ``bootstrap=N``, every headline statistic gets a percentile
+        interval at level ``ci`` from N bootstrap replicates over documents (seeded) and a
+        jackknife standard error (docs/intervals.md; see :mod:`spanagree.measures.intervals`). ``ci`` is also the
+        level of the chance-corrected family's analytic intervals (docs/chance-corrected.md).
+    format, read_options, progress : how to read ``corpus`` when it is paths (as
+        :func:`spanagree.read`).
+    jobs, engine, client, stream : how to read and count paths (see :mod:`spanagree.engine`).
+        ``jobs=N`` reads, aligns and counts in chunks in N processes (0: every core);
+        ``stream=True`` does it in this process, one chunk at a time (bounded memory);
+        ``engine="dask"`` on a Dask cluster: ``client`` is a ``distributed.Client``, a scheduler
+        address, or None for a local cluster of ``jobs`` workers. The report is the same; its
+        ``corpus`` then holds ids and counts but no spans or texts (so the per-rater view's
+        span-level parts are then None, with the reason). With ``candidates``, or a
+        format other than spanagree or Prodigy JSONL, the input is read serially (and said so).
+    unitizing : also compute Krippendorff's α_U and Mathet et al.'s γ on the spans themselves
+        (no candidates needed) under ``"unitizing"``; a dict sets γ's options (``samples``,
+        ``alpha``, ``beta``, ``categorical``), and ``seed`` seeds γ's random continua (see
+        :mod:`spanagree.measures.unitizing`). Needs the spans in memory (not ``jobs``,
+        ``stream`` or ``engine``).
+    """
+    if not isinstance(corpus, Corpus):
+        validate.path("corpus", corpus)
+    validate.positive("beta", beta)
+    validate.replicates(bootstrap)
+    validate.seed(seed)
+    engine_asked = jobs != 1 or engine != "local" or stream or client is not None
+    if unitizing and engine_asked:
+        raise UsageError(
+            "unitizing agreement needs every span in memory, which --jobs, --stream and --engine do not "
+            "keep (they hold counts only); run it without them"
+        )
+    counts = None
+    if not isinstance(corpus, Corpus):
+        if engine_asked:
+            counted = _count_with_engine(
+                corpus, rule, labels, unit, min_overlap, partial_credit, proportional, candidates, search,
+                format, read_options, jobs, engine, client, progress,
+            )
+            if counted is not None:
+                corpus, counts = counted
+        if counts is None:
+            corpus = read(corpus, format=format, progress=progress, **(read_options or {}))
+    return score_corpus(
+        corpus, rule, labels, unit, min_overlap=min_overlap, partial_credit=partial_credit, proportional=proportional,
+        reference=reference, beta=beta, candidates=candidates, language=language, strict_candidates=strict_candidates,
+        bootstrap=bootstrap, ci=ci, seed=seed, search=search, per_rater=per_rater, unitizing=unitizing, counts=counts,
+    )
+
+
+@overload
+def alt_test(corpus: Any, candidate: str, **kwargs) -> AltTestResult: ...
+@overload
+def alt_test(corpus: Any, candidate: Sequence[str], **kwargs) -> list[AltTestResult]: ...
+
+
+def alt_test(
+    corpus: Any,
+    candidate: str | Sequence[str],
+    *,
+    epsilon: float = 0.2,
+    alpha: float = 0.05,
+    min_documents: int = MIN_DOCUMENTS,
+    **score_options: Any,
+):
+    """Can the candidate rater (a model) replace one of the humans? The alternative annotator
+    test of Calderon, Reichart & Dror (2025) on span annotations.
+
+    Parameters
+    ----------
+    corpus : a :class:`~spanagree.Corpus`, path(s) to read, or an
+        :class:`~spanagree.AgreementReport` already scored.
+    candidate : the candidate rater's name, or several names (each is tested against the
+        humans, i.e. every rater that is not a candidate; several come back as a list ranked by
+        advantage probability, highest first).
+    epsilon : the cost-benefit margin ε (the paper's rule of thumb: 0.2 against experts, 0.15
+        skilled annotators, 0.1 crowd workers).
+    alpha : the false discovery rate of the Benjamini–Yekutieli correction.
+    min_documents : fewest documents a human must share with the candidate and another human to
+        be tested (30).
+    **score_options : any option of :func:`spanagree.score` (rule, labels, unit, candidates, ...).
+
+    Returns
+    -------
+    AltTestResult, or a list of them for several candidates. ``verdict`` is ``"trusted"``,
+    ``"untrusted"`` or ``"inconclusive"`` (fewer than three humans could be tested).
+
+    See ``docs/alt-test.md`` for every definition.
+    """
+    _check_parameters(epsilon, alpha, min_documents)
+    if isinstance(corpus, AgreementReport):
+        if score_options:
+            raise UsageError(f"score options ({', '.join(sorted(score_options))}) do not apply to a report already scored")
+        report = corpus
+    else:
+        report = score(corpus, **score_options)
+    return from_report(report, candidate, epsilon=epsilon, alpha=alpha, min_documents=min_documents)
+
+
+def _count_with_engine(
+    paths, rule, labels, unit, min_overlap, partial_credit, proportional, candidates, search,
+    format, read_options, jobs, engine, client, progress,
+):
+    """The :class:`~spanagree.engine.Counted` of :func:`spanagree.engine.count_paths`, or None when the serial
+    path must read the input (candidates need every span and text)."""
+    # the engines load multiprocessing and concurrent.futures: imported only when one is asked for
+    from ..engine import EngineFallbackWarning, count_paths
+
+    if candidates is not None:
+        warnings.warn(
+            "read serially: candidates need every span and text in memory", EngineFallbackWarning, stacklevel=3
+        )
+        return None
+    if unit not in UNITS:
+        raise UsageError(f"unit must be one of {', '.join(UNITS)}; got {unit!r}")
+    if not isinstance(rule, AlignmentRule):
+        rule = AlignmentRule(
+            rule=rule, labels=labels, min_overlap=min_overlap, partial_credit=partial_credit, proportional=proportional
+        )
+    return count_paths(
+        paths, rule, unit=unit, search=search, jobs=jobs, engine=engine, client=client, format=format,
+        read_options=read_options, progress=progress,
+    )

@@ -1,0 +1,584 @@
+"""The ``spanagree`` command line: thin typer wrappers over functions that return dicts.
+
+Exit codes: 0 ok, 1 a gate failed, 2 bad input or usage (the message names file:line).
+"""
+from __future__ import annotations
+
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import List, Optional
+
+import orjson
+import typer
+
+from ..errors import SpanagreeError
+from ..core.files import check_outputs, write_bytes
+from ..io import formats
+from ..core.version import __version__
+from . import config as settings_module
+from .config import FLAGS, score_with_settings
+from ..outputs import text as render
+from ..errors import UsageError
+from ..core.sanitize import cut, visible
+
+app = typer.Typer(
+    name="spanagree",
+    help="How far raters agree on span markup: positive specific agreement and friends.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+class Output(str, Enum):
+    table = "table"
+    json = "json"
+    markdown = "markdown"
+
+
+class Rule(str, Enum):
+    exact = "exact"
+    overlap = "overlap"
+    partial = "partial"
+    proportional = "proportional"
+
+
+class Labels(str, Enum):
+    strict = "strict"
+    ignore = "ignore"
+
+
+class Unit(str, Enum):
+    char = "char"
+    token = "token"
+
+
+class Proportional(str, Enum):
+    jaccard = "jaccard"
+    dice = "dice"
+
+
+def _format_help(lead: str) -> str:
+    """``lead`` and the names of the formats spanagree reads (``spanagree info`` describes them)."""
+
+    return f"{lead}: auto, or one of {', '.join(formats())}"
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        typer.echo(f"spanagree {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: bool = typer.Option(False, "--version", callback=_show_version, is_eager=True, help="Print the version and exit"),
+) -> None:
+    """spanagree: inter-annotator agreement for span markup. Definitions: docs/ in the repository."""
+
+
+@app.command("info")
+def info_command(
+    json_output: bool = typer.Option(False, "--json", help="As JSON"),
+) -> None:
+    """What a bug report needs: versions, the formats spanagree reads and writes, the spaCy entry
+    points it installs."""
+    from .info import as_text, collect  # imported when the command runs (import time)
+
+    facts = collect()
+    if json_output:
+        sys.stdout.write(orjson.dumps(facts, option=orjson.OPT_INDENT_2).decode("utf-8") + "\n")
+    else:
+        sys.stdout.write(as_text(facts) + "\n")
+
+
+@app.command("score", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def score_command(
+    ctx: typer.Context,
+    paths: List[Path] = typer.Argument(..., help="Annotation files (JSONL, .spacy, ...), or directories of them; then any --section.key VALUE config overrides", show_default=False),
+    config: Optional[Path] = typer.Option(None, "--config", "-c", help="A .cfg file of settings; flags override it, --section.key VALUE overrides both"),
+    format: str = typer.Option("auto", "--format", "-f", help=_format_help("Input format") + " (config: input.format)"),
+    rule: Rule = typer.Option(Rule.exact, "--rule", "-r", help="Which spans match, see docs/alignment.md (config: alignment.rule)"),
+    labels: Labels = typer.Option(Labels.strict, "--labels", help="strict: labels must match; ignore: positions only (config: alignment.labels)"),
+    unit: Unit = typer.Option(Unit.char, "--unit", help="Measure offsets in characters or tokens (config: alignment.unit)"),
+    min_overlap: int = typer.Option(1, "--min-overlap", help="Overlap rule: units two spans must share (config: alignment.min_overlap)"),
+    partial_credit: float = typer.Option(0.5, "--partial-credit", help="Partial rule: credit of an inexact match (config: alignment.partial_credit)"),
+    proportional: Proportional = typer.Option(Proportional.jaccard, "--proportional", help="Proportional rule: jaccard or dice (config: alignment.proportional)"),
+    reference: Optional[str] = typer.Option(None, "--reference", help="Score every rater against this rater (P, R, F) (config: report.reference)"),
+    beta: float = typer.Option(1.0, "--beta", help="Beta of F-beta against the reference (config: report.beta)"),
+    answers: Optional[str] = typer.Option(None, "--answers", help="Prodigy answers that count, comma-separated (default accept) (config: input.answers)"),
+    span_keys: Optional[str] = typer.Option(None, "--span-keys", help="DocBin span groups that are raters, comma-separated (config: input.span_keys)"),
+    spans_key: Optional[str] = typer.Option(None, "--spans-key", help="Span group of per-rater DocBins (default doc.ents) (config: input.spans_key)"),
+    candidates: Optional[str] = typer.Option(None, "--candidates", help="Candidate items: tokens, documents or a file of candidate spans (config: candidates.source)"),
+    language: str = typer.Option("en", "--language", help="Language of the blank spaCy tokenizer for candidate tokens (config: candidates.language)"),
+    strict_candidates: bool = typer.Option(False, "--strict-candidates", help="A span matching no candidate is an error (config: candidates.strict_candidates)"),
+    scheme: Optional[str] = typer.Option(None, "--scheme", help="CoNLL tag scheme: IOB1, IOB2, IOE1, IOE2, IOBES, BILOU (default auto) (config: input.scheme)"),
+    repair: Optional[str] = typer.Option(None, "--repair", help="CoNLL ill-formed tag sequences: begin, drop or error (config: input.repair)"),
+    columns: Optional[str] = typer.Option(None, "--columns", help="CoNLL: one file whose last N columns are these raters' tags, e.g. ann1,ann2 (config: input.columns)"),
+    relevant_at: Optional[int] = typer.Option(None, "--relevant-at", help="TREC qrels: lowest grade that counts as relevant (config: input.relevant_at)"),
+    offsets: Optional[str] = typer.Option(None, "--offsets", help="Offset unit of the export: codepoint, utf16 or grapheme (default per tool; docs/formats.md) (config: input.offsets)"),
+    check_text: Optional[str] = typer.Option(None, "--check-text", help="Label Studio, brat: check region texts: whitespace (default), exact or off (config: input.check_text)"),
+    duplicates: Optional[str] = typer.Option(None, "--duplicates", help="Label Studio, Prodigy: a rater's repeated annotation: latest (default) or error (config: input.duplicates)"),
+    text_field: Optional[str] = typer.Option(None, "--text-field", help="Label Studio: the data field holding the text (config: input.text_field)"),
+    empty: Optional[str] = typer.Option(None, "--empty", help="doccano: an example with no span is missing (default) or nothing (config: input.empty)"),
+    rater_field: Optional[str] = typer.Option(None, "--rater-field", help="doccano: a field naming the rater (default: the file's name) (config: input.rater_field)"),
+    rater: Optional[str] = typer.Option(None, "--rater", help="Prodigy: rater from annotator (default), session, prefix (session without its timestamp) or file (config: input.rater)"),
+    discontinuous: Optional[str] = typer.Option(None, "--discontinuous", help="brat: a discontinuous entity as its covering span (default) or its fragments (config: input.discontinuous)"),
+    assessor: Optional[str] = typer.Option(None, "--assessor", help="TREC qrels: the assessor from the file (file), column 2 (column) or auto (config: input.assessor)"),
+    bootstrap: Optional[int] = typer.Option(None, "--bootstrap", help="Intervals: bootstrap replicates over documents, e.g. 1000 (config: intervals.bootstrap)"),
+    ci: float = typer.Option(0.95, "--ci", help="Intervals: level (config: intervals.ci)"),
+    seed: int = typer.Option(0, "--seed", help="Intervals and γ's random continua: random seed (config: intervals.seed)"),
+    unitizing: bool = typer.Option(False, "--unitizing", help="Also Krippendorff's α_U and Mathet et al.'s γ on the spans themselves, no candidates needed (docs/unitizing.md) (config: unitizing.on)"),
+    jobs: int = typer.Option(1, "--jobs", "-j", help="Read, align and count in N worker processes; 0: every core (config: engine.jobs)"),
+    stream: bool = typer.Option(False, "--stream", help="One chunk at a time: memory bounded by the chunk, not the corpus (config: engine.stream)"),
+    engine: str = typer.Option("local", "--engine", help="local or dask (config: engine.engine)"),
+    scheduler: Optional[str] = typer.Option(None, "--scheduler", help="Dask scheduler address; default a local cluster of --jobs workers (config: engine.scheduler)"),
+    output: Output = typer.Option(Output.table, "--output", help="table, json or markdown (config: report.output)"),
+    per_rater: bool = typer.Option(False, "--per-rater", help="Add the per-rater view: each rater against the others and their consensus (docs/diagnostics.md) (config: report.per_rater)"),
+    out_file: Optional[Path] = typer.Option(None, "-o", "--out", help="Write the output to this file"),
+) -> None:
+    """Align every pair of raters and report positive specific agreement.
+
+    Settings, lowest precedence first: defaults, --config FILE, flags, --section.key VALUE.
+    """
+
+    try:
+        files, extra = settings_module.split_arguments([str(p) for p in paths] + list(ctx.args))
+        if not files:
+            raise UsageError("no input files given")
+        check_outputs([out_file], files)
+        given = {
+            name: value for name, value in ctx.params.items()
+            if name in FLAGS and getattr(ctx.get_parameter_source(name), "name", "DEFAULT") != "DEFAULT"
+        }
+        settings = settings_module.load_settings(config, flags=given, overrides=settings_module.parse_overrides(extra))
+        result = score_with_settings(files, settings, progress=_progress())
+        _warn_few_raters(result.raters)
+        output = Output(settings["report"]["output"])
+        report = result.to_dict() if output is Output.json else result.summary(render.MAX_PAIRS, render.MAX_DOCUMENTS)
+    except SpanagreeError as err:
+        _fail(err)
+    _emit(report, output, out_file)
+
+
+@app.command("convert")
+def convert_command(
+    paths: List[Path] = typer.Argument(..., help="Annotation files or directories, in any format spanagree reads", show_default=False),
+    out: Path = typer.Option(..., "-o", "--out", help="The file to write", show_default=False),
+    to: Optional[str] = typer.Option(None, "--to", help="Output format, one with a writer (spanagree info lists them); default from OUT's suffix (.jsonl: spanagree, .spacy: docbin)"),
+    format: str = typer.Option("auto", "--format", "-f", help=_format_help("Input format (auto: detected per file)")),
+    answers: Optional[str] = typer.Option(None, "--answers", help="prodigy: answers that count, comma-separated (default accept)"),
+    scheme: Optional[str] = typer.Option(None, "--scheme", help="conll: IOB1, IOB2, IOE1, IOE2, IOBES, BILOU (default auto)"),
+    repair: Optional[str] = typer.Option(None, "--repair", help="conll: ill-formed tag sequences: begin, drop or error (default begin)"),
+    columns: Optional[str] = typer.Option(None, "--columns", help="conll: one file, the last N columns are these raters' tags, e.g. ann1,ann2"),
+    relevant_at: Optional[int] = typer.Option(None, "--relevant-at", help="qrels: lowest relevance grade that counts as relevant (default 1)"),
+    ents: Optional[str] = typer.Option(None, "--ents", help=".spacy output: this rater's spans also go to doc.ents, for spacy train/evaluate/debug data (docs/spacy.md)"),
+    spans_key: Optional[str] = typer.Option(None, "--spans-key", help=".spacy output, with --ents: also copy that rater's spans to this span group (e.g. sc for spancat)"),
+    offsets: Optional[str] = typer.Option(None, "--offsets", help="Offset unit of the export: codepoint, utf16 or grapheme (default per tool)"),
+    check_text: Optional[str] = typer.Option(None, "--check-text", help="labelstudio, brat: check region texts: whitespace (default), exact or off"),
+    duplicates: Optional[str] = typer.Option(None, "--duplicates", help="labelstudio, prodigy: a rater's repeated annotation: latest (default) or error"),
+    text_field: Optional[str] = typer.Option(None, "--text-field", help="labelstudio: the data field holding the text"),
+    empty: Optional[str] = typer.Option(None, "--empty", help="doccano: an example with no span is missing (default) or nothing"),
+    rater_field: Optional[str] = typer.Option(None, "--rater-field", help="doccano: a field naming the rater (default: the file's name)"),
+    rater: Optional[str] = typer.Option(None, "--rater", help="prodigy: rater from annotator (default), session, prefix or file"),
+    discontinuous: Optional[str] = typer.Option(None, "--discontinuous", help="brat: covering (default) or fragments"),
+    assessor: Optional[str] = typer.Option(None, "--assessor", help="qrels: the assessor from auto (default), file or column"),
+) -> None:
+    """Convert annotations to spanagree JSONL, Prodigy JSONL or another format with a writer."""
+    from ..outputs.convert import convert  # imported when the command runs (import time)
+
+    given = {"scheme": scheme, "repair": repair, "columns": columns, "relevant_at": relevant_at, "offsets": offsets,
+             "check_text": check_text, "duplicates": duplicates, "text_field": text_field, "empty": empty,
+             "rater_field": rater_field, "rater": rater, "discontinuous": discontinuous, "assessor": assessor}
+    options = {k: v for k, v in given.items() if v is not None}
+    if answers:
+        options["answers"] = tuple(a.strip() for a in answers.split(","))
+    try:
+        result = convert(paths, out, to=to, format=format, ents=ents, spans_key=spans_key, **options)
+    except SpanagreeError as err:
+        _fail(err)
+    written = result["written"]
+    typer.echo(
+        f"wrote {written['annotations']} annotations ({written['spans']} spans, {written['documents']} documents, "
+        f"{len(result['raters'])} raters) to {result['out']} as {result['format']}"
+    )
+    for kind, reasons in result["excluded"].items():
+        for reason, n in reasons.items():
+            typer.echo(f"  on reading, {kind}: {reason}: {n}")
+    for note, n in result.get("notes", {}).items():
+        typer.echo(f"  note: {note}: {n}")
+    _echo_write_notes(written)
+
+
+@app.command("consensus")
+def consensus_command(
+    paths: List[Path] = typer.Argument(..., help="The raters' annotation files, or directories of them", show_default=False),
+    min_raters: int = typer.Option(..., "--min-raters", "-k", help="Keep a span when at least this many raters have a span aligned to it", show_default=False),
+    out: Path = typer.Option(..., "-o", "--out", help="Where to write the consensus: a .jsonl (spanagree JSONL) or .spacy (DocBin) file", show_default=False),
+    rule: Rule = typer.Option(Rule.exact, "--rule", "-r", help="Which spans align, see docs/alignment.md"),
+    labels: Labels = typer.Option(Labels.strict, "--labels", help="strict: labels must match; ignore: positions only (label by plurality)"),
+    unit: Unit = typer.Option(Unit.char, "--unit", help="Align and vote in characters or tokens"),
+    min_overlap: int = typer.Option(1, "--min-overlap", help="Overlap rule: units two spans must share"),
+    partial_credit: float = typer.Option(0.5, "--partial-credit", help="Partial rule: credit of an inexact match"),
+    proportional: Proportional = typer.Option(Proportional.jaccard, "--proportional", help="Proportional rule: jaccard or dice"),
+    name: str = typer.Option("consensus", "--name", help="The consensus rater's name in the output"),
+    format: str = typer.Option("auto", "--format", "-f", help=_format_help("Input format")),
+    answers: Optional[str] = typer.Option(None, "--answers", help="Prodigy answers that count, comma-separated (default accept)"),
+    language: str = typer.Option("en", "--language", help=".spacy output: blank spaCy tokenizer for documents without tokens"),
+    report_file: Optional[Path] = typer.Option(None, "--report", help="Also write the full report (ties listed) as JSON to this file"),
+    ents: bool = typer.Option(True, "--ents/--no-ents", help=".spacy output: also write the consensus as doc.ents (overlapping spans counted, left out of doc.ents)"),
+    spans_key: Optional[str] = typer.Option(None, "--spans-key", help=".spacy output: also copy the consensus to this span group (e.g. sc for spancat)"),
+) -> None:
+    """Build a consensus gold set by vote; ties are left out and listed, never broken."""
+    from ..diagnostics.consensus import run  # imported when the command runs (import time)
+
+    read_options = {"answers": tuple(a.strip() for a in answers.split(","))} if answers else {}
+    try:
+        check_outputs([out, report_file], paths)
+        report = run(
+            paths, out, min_raters=min_raters, format=format, language=language, read_options=read_options,
+            rule=rule.value, labels=labels.value, unit=unit.value, min_overlap=min_overlap,
+            partial_credit=partial_credit, proportional=proportional.value, name=name, ents=ents, spans_key=spans_key,
+        )
+    except SpanagreeError as err:
+        _fail(err)
+    clusters, documents = report["clusters"], report["documents"]
+    typer.echo(
+        f"wrote {report['spans']['in_consensus']} consensus spans in {documents['in_consensus']} documents to {out} "
+        f"(clusters: {clusters['kept']} kept, {clusters['below_min_raters']} below {min_raters} raters, "
+        f"{clusters['tied']} tied and left out)",
+        err=True,
+    )
+    for reason, n in documents["excluded"].items():
+        typer.echo(f"  documents left out, {reason}: {n}", err=True)
+    for what, n in report.get("notes", {}).items():
+        typer.echo(f"  {what}: {n}", err=True)
+    _echo_write_notes(report["written"], err=True)
+    if report_file is not None:
+        write_bytes(report_file, orjson.dumps(report, option=orjson.OPT_INDENT_2) + b"\n")
+        typer.echo(f"wrote {report_file}", err=True)
+
+
+def _with_score_options(command):
+    """Give ``command`` every reading and scoring option of ``score`` (the same flags, help and
+    config keys, but not its ``--output``), after its own; it reads them with
+    :func:`_command_settings`."""
+    import functools
+    import inspect
+
+    own = inspect.signature(command, eval_str=True).parameters
+    shared = [
+        p for name, p in inspect.signature(score_command, eval_str=True).parameters.items()
+        if name in FLAGS and name != "output" and name not in own
+    ]
+    names = {p.name for p in shared}
+
+    @functools.wraps(command)
+    def wrapper(**kwargs):
+        return command(**{k: v for k, v in kwargs.items() if k not in names})
+
+    parameters = [*own.values(), *shared]
+    wrapper.__signature__ = inspect.Signature(parameters)
+    wrapper.__annotations__ = {p.name: p.annotation for p in parameters}
+    return wrapper
+
+
+def _command_settings(ctx: typer.Context, paths: List[Path], config: Optional[Path]):
+    """``(input files, settings)`` as ``score`` builds them: defaults, ``--config``, the flags
+    given, then ``--section.key VALUE`` overrides."""
+
+    files, extra = settings_module.split_arguments([str(p) for p in paths] + list(ctx.args))
+    if not files:
+        raise UsageError("no input files given")
+    given = {
+        name: value for name, value in ctx.params.items()
+        if name in FLAGS and name != "output"
+        and getattr(ctx.get_parameter_source(name), "name", "DEFAULT") != "DEFAULT"
+    }
+    settings = settings_module.load_settings(config, flags=given, overrides=settings_module.parse_overrides(extra))
+    return files, settings
+
+
+@app.command("gate", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+@_with_score_options
+def gate_command(
+    ctx: typer.Context,
+    paths: List[Path] = typer.Argument(..., help="Annotation files or directories; then any --section.key VALUE config overrides", show_default=False),
+    config: Optional[Path] = typer.Option(None, "--config", "-c", help="A .cfg file: the gate section (on, min_documents, and a gate.min table of bounds) and any score settings"),
+    minimum: Optional[List[str]] = typer.Option(None, "--min", help="A check NAME=BOUND, repeatable: pairwise_mean_psa, pooled_psa, macro_psa, macro_pooled_psa, label:<LABEL>, label_pooled:<LABEL>, pair:<A>~<B>; with candidates kappa, alpha, pair_kappa:<A>~<B>, fleiss_kappa, fleiss_kappa_complete, conger_kappa, conger_kappa_complete, davies_fleiss_kappa, brennan_prediger, percent_agreement, gwet_ac1, light_kappa, kappa_s, category_kappa:<CAT>; unitizing alpha_u, alpha_u_label:<LABEL>, gamma, gamma_k:<LABEL> (config: the gate.min table; docs/chance-corrected.md, docs/unitizing.md)", show_default=False),
+    on: str = typer.Option("point", "--on", help="point: bound the point estimate; lower: bound the interval's lower end (bootstraps 1000 replicates unless --bootstrap N) (config: gate.on)"),
+    min_documents: Optional[int] = typer.Option(None, "--min-documents", help="Also fail when fewer documents were scored (config: gate.min_documents)"),
+    junit: Optional[Path] = typer.Option(None, "--junit", help="Write JUnit XML to this file: one test case per check"),
+) -> None:
+    """Pass or fail agreement against bounds, for CI: exit 0 all checks pass, 1 a check failed or (--on lower) is inconclusive, 2 bad input.
+
+    Prints each check; appends a Markdown summary to $GITHUB_STEP_SUMMARY when it is set.
+    """
+    from ..outputs import gate  # imported when the command runs (import time)
+    from . import runs
+
+    try:
+        check_outputs([junit], [p for p in paths if p.exists()])
+    except SpanagreeError as err:
+        gate.write_error_outputs(str(err), junit=None)  # the JUnit path itself is what is wrong
+        _fail(err)
+    try:
+        files, settings = _command_settings(ctx, paths, config)
+        result = runs.gate(files, settings, minimum or (), progress=_progress())
+        gate.write_outputs(result, junit=junit)
+    except (SpanagreeError, OSError) as err:
+        gate.write_error_outputs(str(err), junit=junit)
+        _fail(err)
+    sys.stdout.write(gate.as_text(result, color=sys.stdout.isatty()) + "\n")
+    if not result["passed"]:
+        raise typer.Exit(code=1)
+
+
+@app.command("report", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+@_with_score_options
+def report_command(
+    ctx: typer.Context,
+    paths: List[Path] = typer.Argument(..., help="Annotation files or directories; then any --section.key VALUE config overrides", show_default=False),
+    config: Optional[Path] = typer.Option(None, "--config", "-c", help="A .cfg file of settings; flags override it, --section.key VALUE overrides both"),
+    out: Path = typer.Option(..., "-o", "--out", help="The HTML file to write", show_default=False),
+    title: Optional[str] = typer.Option(None, "--title", help="The page's title"),
+    documents: int = typer.Option(10, "--documents", min=0, help="How many lowest-agreement documents to show with each rater's spans"),
+) -> None:
+    """Write one self-contained HTML page: headline numbers with intervals and bands, charts, label
+    confusion, and the documents raters disagree on most. Intervals: 1000 replicates unless --bootstrap N."""
+    from ..outputs import html as html_report  # imported when the command runs (import time)
+
+    try:
+        files, settings = _command_settings(ctx, paths, config)
+
+        check_outputs([out, html_report.documents_csv_path(out)], files)
+        html_report.check_dependencies()
+        if settings["intervals"]["bootstrap"] is None:
+            settings["intervals"]["bootstrap"] = html_report.DEFAULT_REPLICATES
+        settings["report"]["per_rater"] = True  # the page always has the per-rater view
+        result = score_with_settings(files, settings, progress=_progress(), needs_texts=True)
+        _warn_few_raters(result.raters)
+        written = html_report.write(result, out, title=title, max_documents=documents, sources=files)
+    except SpanagreeError as err:
+        _fail(err)
+    except OSError as err:
+        _fail(err)
+    typer.echo(f"wrote {written['out']} ({written['bytes']} bytes)", err=True)
+
+
+@app.command("disagreements", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+@_with_score_options
+def disagreements_command(
+    ctx: typer.Context,
+    paths: List[Path] = typer.Argument(..., help="Annotation files or directories; then any --section.key VALUE config overrides", show_default=False),
+    config: Optional[Path] = typer.Option(None, "--config", "-c", help="A .cfg file of settings; flags override it, --section.key VALUE overrides both"),
+    out: Path = typer.Option(..., "-o", "--out", help="The file to write (.jsonl or .csv, or any name with --output)", show_default=False),
+    output: Optional[str] = typer.Option(None, "--output", help="jsonl, csv or prodigy-review (default: from OUT's suffix)"),
+    context: int = typer.Option(40, "--context", min=0, help="Characters of context on each side of a case"),
+    include_agreed: bool = typer.Option(False, "--include-agreed", help="prodigy-review: also write the documents everyone agreed on (default: left out and counted), so the reviewed dataset is complete"),
+) -> None:
+    """List every missed, spurious, partial and wrong-label case (JSONL or CSV), or write each
+    rater's version of every document with a disagreement for Prodigy's review recipe."""
+    from ..diagnostics import disagreements  # imported when the command runs (import time)
+
+    try:
+        files, settings = _command_settings(ctx, paths, config)
+        kind = disagreements.resolve_format(out, output)
+        check_outputs([out], files)
+        settings["candidates"]["source"] = None  # cases need no candidate items
+        result = score_with_settings(files, settings, progress=_progress(), needs_texts=True)
+        _warn_few_raters(result.raters)
+        written = disagreements.write(result, out, output=kind, context=context,
+                                      language=settings["candidates"]["language"], sources=files,
+                                      include_agreed=include_agreed)
+    except SpanagreeError as err:
+        _fail(err)
+    except OSError as err:
+        _fail(err)
+    cases = ", ".join(f"{n} {kind}" for kind, n in written["cases"].items())
+    what = f"{written['tasks']} tasks" if kind == "prodigy-review" else f"{sum(written['cases'].values())} cases ({cases})"
+    typer.echo(
+        f"wrote {what} from {written['documents_with_disagreements']} documents with a disagreement to "
+        f"{written['out']} as {kind}",
+        err=True,
+    )
+    for note, n in written.get("notes", {}).items():
+        typer.echo(f"  {note}: {n}", err=True)
+
+
+@app.command("alt-test", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+@_with_score_options
+def alt_test_command(
+    ctx: typer.Context,
+    paths: List[Path] = typer.Argument(..., help="Annotation files or directories with the humans and the candidate(s); then any --section.key VALUE config overrides", show_default=False),
+    candidate: List[str] = typer.Option(..., "--candidate", help="The rater to test (a model); repeatable: several are ranked by advantage probability. Every other rater is a human", show_default=False),
+    epsilon: float = typer.Option(0.2, "--epsilon", help="Cost-benefit margin ε: 0.2 against experts, 0.15 skilled annotators, 0.1 crowd workers"),
+    alpha: float = typer.Option(0.05, "--alpha", help="False discovery rate of the Benjamini-Yekutieli correction"),
+    human_documents: int = typer.Option(30, "--min-documents-per-human", help="Fewest documents a human must share with the candidate and another human to be tested"),
+    config: Optional[Path] = typer.Option(None, "--config", "-c", help="A .cfg file of settings; flags override it, --section.key VALUE overrides both"),
+    output: Output = typer.Option(Output.table, "--output", help="table, json or markdown"),
+    out_file: Optional[Path] = typer.Option(None, "-o", "--out", help="Write the output to this file"),
+) -> None:
+    """Can a model replace a human annotator? The alternative annotator test (Calderon, Reichart &
+    Dror 2025) on per-document PSA; see docs/alt-test.md.
+
+    Exit 0 every candidate trusted, 1 a candidate untrusted or inconclusive (fewer than three
+    humans could be tested), 2 bad input. JSON: one object, or a list ranked by ρ for several.
+    """
+    from ..measures import alt_test as alt  # imported when the command runs (import time)
+    from ..outputs import alt_test as alt_output
+
+    try:
+        files, settings = _command_settings(ctx, paths, config)
+        check_outputs([out_file], files)
+        report = score_with_settings(files, settings, progress=_progress())
+        found = alt.from_report(report, candidate, epsilon=epsilon, alpha=alpha, min_documents=human_documents)
+    except SpanagreeError as err:
+        _fail(err)
+    results = [r.to_dict() for r in found]
+    if output is Output.json:
+        text = orjson.dumps(results[0] if len(results) == 1 else results, option=orjson.OPT_INDENT_2).decode("utf-8")
+    else:
+        text = alt_output.as_markdown(results) if output is Output.markdown else alt_output.as_text(results)
+    if out_file is None:
+        sys.stdout.write(text + "\n")
+    else:
+        write_bytes(out_file, (text + "\n").encode("utf-8"))
+        typer.echo(f"wrote {out_file}", err=True)
+    if not all(r.trusted for r in found):
+        raise typer.Exit(code=1)
+
+
+@app.command("compare", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+@_with_score_options
+def compare_command(
+    ctx: typer.Context,
+    old: Path = typer.Argument(..., help="The earlier round: a file or a directory of annotation files", show_default=False),
+    new: Path = typer.Argument(..., help="The later round (documents matched to OLD by id)", show_default=False),
+    max_drop: Optional[List[str]] = typer.Option(None, "--max-drop", help="NAME=DELTA, repeatable: fail when the statistic dropped significantly by more than DELTA (names as in gate: pairwise_mean_psa, pooled_psa, macro_psa, macro_pooled_psa, label:<LABEL>, label_pooled:<LABEL>)", show_default=False),
+    config: Optional[Path] = typer.Option(None, "--config", "-c", help="A .cfg file of settings; flags override it, --section.key VALUE overrides both"),
+    output: Output = typer.Option(Output.table, "--output", help="table, json or markdown"),
+) -> None:
+    """Did agreement change between two rounds? NEW - OLD for every headline statistic, with a
+    bootstrap interval over documents, paired on shared documents (1000 replicates unless
+    --bootstrap N); see docs/deciding.md. Exit 0, 1 when a --max-drop check found a significant drop, 2 bad input."""
+    from ..outputs import compare  # imported when the command runs (import time)
+    from . import runs
+
+    try:
+        files, settings = _command_settings(ctx, [old], config)
+        if len(files) != 1:
+            raise SpanagreeError("compare takes exactly two paths, OLD and NEW, before any --section.key overrides")
+        result = runs.compare([str(old)], [str(new)], settings, max_drop or (), progress=_progress())
+    except SpanagreeError as err:
+        _fail(err)
+    if output is Output.json:
+        text = orjson.dumps(result, option=orjson.OPT_INDENT_2).decode("utf-8")
+    else:
+        sections = compare.tables(result)
+        text = render.tables_as_markdown(sections) if output is Output.markdown else render.tables_as_text(sections)
+    sys.stdout.write(text + "\n")
+    if not result["passed"]:
+        raise typer.Exit(code=1)
+def _warn_few_raters(raters) -> None:
+    """Say on stderr, before any table, that agreement needs two raters when the input has fewer."""
+    if len(raters) < 2:
+        found = f"1 rater ({raters[0]})" if raters else "no rater"
+        typer.echo(
+            f"spanagree: warning: the input has {found}; agreement needs at least two, so every table below is empty "
+            "(how each format names its raters: spanagree info, docs/README.md)",
+            err=True,
+        )
+
+
+def _echo_write_notes(written: dict, err: bool = False) -> None:
+    """What a writer counted besides documents, annotations and spans (widened spans, spans
+    left out of doc.ents, ...)."""
+    for what, n in written.items():
+        if isinstance(n, int) and what not in ("documents", "annotations", "spans"):
+            typer.echo(f"  written, {what}: {n}", err=err)
+
+
+def _emit(report: dict, output: Output, out_file: Path | None) -> None:
+    if output is Output.json:
+        text = orjson.dumps(report, option=orjson.OPT_INDENT_2).decode("utf-8")
+    elif output is Output.markdown:
+        text = render.as_markdown(report)
+    else:
+        text = render.as_text(report)
+    if out_file is None:
+        sys.stdout.write(text + "\n")
+    else:
+        write_bytes(out_file, (text + "\n").encode("utf-8"))
+        typer.echo(f"wrote {out_file}", err=True)
+
+
+def _fail(err: Exception) -> None:
+    typer.echo(f"spanagree: error: {visible(cut(str(err), 2000), keep_newlines=True)}", err=True)
+    raise typer.Exit(code=2)
+
+
+def _progress():
+    """A progress callback that draws on stderr, or None when stderr is not a terminal."""
+    if not sys.stderr.isatty():
+        return None
+
+    def show(done: int, total: int) -> None:
+        share = done / total if total else 1.0
+        bar = "#" * int(30 * share)
+        sys.stderr.write(f"\rreading [{bar:<30}] {share:6.1%}")
+        if done >= total:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+
+    return show
+
+
+class Interrupted(BaseException):
+    """SIGINT or SIGTERM arrived: unwind (closing files and workers), then exit 128 + signal.
+
+    A ``BaseException`` so that no ``except Exception`` on the way catches it, and not a
+    ``KeyboardInterrupt`` so that click does not turn it into "Aborted!" with exit code 1.
+    """
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+_MAIN_PID: list[int] = []
+
+
+def _interrupt(signum, frame) -> None:
+    import os
+    import signal
+
+    if _MAIN_PID and os.getpid() != _MAIN_PID[0]:
+        # a worker forked from this process inherits this handler: it dies the default way
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+        return
+    raise Interrupted(signum)
+
+
+def main() -> None:
+    """Console entry point. SIGINT exits 130 and SIGTERM 143 (128 + the signal), without a
+    traceback, after the engines have stopped their workers and no output is half written."""
+    import os
+    import signal
+
+    _MAIN_PID[:] = [os.getpid()]
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, _interrupt)
+    try:
+        app()
+    except Interrupted as stop:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        sys.stderr.write(f"\nspanagree: interrupted by {signal.Signals(stop.signum).name}\n")
+        sys.exit(128 + stop.signum)
+
+
+if __name__ == "__main__":
+    main()

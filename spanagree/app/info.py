@@ -1,0 +1,76 @@
+"""``spanagree info``: what a bug report needs, in one place.
+
+The installed versions of spanagree, Python and the libraries it uses (required and optional),
+the formats it reads and writes, and the entry points through which spaCy finds its components,
+scorer and reader (a component that spaCy cannot find by name usually means a stale or a second
+installation, which the entry points and the package location show).
+"""
+from __future__ import annotations
+
+import platform
+import sys
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+from ..core.version import __version__
+from ..io import formats
+
+#: Libraries spanagree imports: required first, then the optional extras.
+REQUIRED = ("numpy", "intervaltree", "orjson", "spacy", "typer", "confection", "wasabi")
+OPTIONAL = ("matplotlib", "dask", "distributed")
+#: The entry point groups spanagree installs: spaCy's registries and the console script.
+GROUPS = ("spacy_factories", "spacy_scorers", "spacy_readers", "console_scripts")
+
+
+def collect() -> dict[str, Any]:
+    """The facts, as plain data."""
+
+    return {
+        "spanagree": __version__,
+        "location": str(Path(__file__).resolve().parent),
+        "python": sys.version.split()[0],
+        "platform": platform.platform(),
+        "packages": {name: _version(name) for name in REQUIRED},
+        "optional": {name: _version(name) for name in OPTIONAL},
+        "formats": [
+            {"name": fmt.name, "write": fmt.write is not None, "description": fmt.description}
+            for fmt in formats().values()
+        ],
+        "entry_points": _entry_points(),
+    }
+
+
+def as_text(facts: dict[str, Any]) -> str:
+    """The facts as a few aligned lines, ready to paste into an issue."""
+    lines = [
+        f"spanagree   {facts['spanagree']}  ({facts['location']})",
+        f"python      {facts['python']}  ({facts['platform']})",
+        "packages    " + ", ".join(f"{k} {v or 'MISSING'}" for k, v in facts["packages"].items()),
+        "optional    " + ", ".join(f"{k} {v or '-'}" for k, v in facts["optional"].items()),
+        "formats (read; * also written):",
+    ]
+    width = max(len(f["name"]) for f in facts["formats"]) + 2
+    for fmt in facts["formats"]:
+        mark = "*" if fmt["write"] else " "
+        lines.append(f"  {mark} {fmt['name']:<{width}}{fmt['description']}")
+    lines.append("entry points:")
+    for group, names in facts["entry_points"].items():
+        lines.append(f"  {group}: {', '.join(names) if names else 'NONE (is spanagree installed?)'}")
+    return "\n".join(lines)
+
+
+def _version(name: str) -> str | None:
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def _entry_points() -> dict[str, list[str]]:
+    """Every entry point of the spanagree distribution, by group (``name = module:object``)."""
+    out: dict[str, list[str]] = {group: [] for group in GROUPS}
+    for group in GROUPS:
+        for ep in metadata.entry_points(group=group):
+            if ep.value.startswith("spanagree."):
+                out[group].append(f"{ep.name} = {ep.value}")
+    return out

@@ -1,0 +1,29 @@
+"""The commands that read and score as the settings say, then act on the report: the gate's
+checks and the comparison of two rounds."""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from ..outputs import compare as comparison, gate as gate_checks
+from .config import score_with_settings
+
+
+def gate(paths, settings: dict[str, dict[str, Any]], extra: Sequence[str] = (), *, progress=None) -> dict[str, Any]:
+    """Read and score ``paths`` as ``settings`` say and run the gate's checks (the ``[gate]``
+    section and ``extra`` ``--min`` values)."""
+    checks = gate_checks.checks_from_settings(settings["gate"], extra)
+    gate_checks.prepare(settings, checks)
+    report = score_with_settings(paths, settings, progress=progress).to_dict()
+    gate = settings["gate"]
+    return gate_checks.evaluate(report, checks, on=gate["on"], min_documents=gate["min_documents"])
+
+
+def compare(old_paths, new_paths, settings, max_drop: Sequence[str] = (), *, progress=None) -> dict[str, Any]:
+    """Score both rounds as ``settings`` say and compare them."""
+    drops = comparison.parse_max_drop(max_drop)
+    intervals = settings["intervals"]
+    options = {"replicates": intervals["bootstrap"] or comparison.DEFAULT_REPLICATES, "level": intervals["ci"], "seed": intervals["seed"]}
+    intervals["bootstrap"] = None  # the rounds' own intervals are not needed
+    old = score_with_settings(old_paths, settings, progress=progress)
+    new = score_with_settings(new_paths, settings, progress=progress)
+    return comparison.compare(old, new, max_drop=drops, **options)

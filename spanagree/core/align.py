@@ -1,0 +1,533 @@
+"""Aligning two raters' spans: rules, candidate pairs and optimal one-to-one matching (docs/alignment.md).
+
+Both sides are given column-wise for many alignment *groups* at once (a group is one document as
+seen by one rater pair), so a whole corpus is aligned in a handful of NumPy passes:
+
+1. **Candidate pairs.** Two half-open spans overlap iff one starts inside the other:
+   ``a.start <= b.start < a.end`` or ``b.start < a.start < b.end`` (the cases are disjoint).
+   With each side sorted by ``(group, start)`` both cases are contiguous ranges found by binary
+   search, so every overlapping pair is listed exactly once, without a loop over spans. An
+   interval-tree search (``search="tree"``, one :class:`intervaltree.IntervalTree` per group) gives
+   the same pairs; it is kept as an independent path and for comparison (``bench/``).
+2. **Credit** per pair from the rule (exact, overlap, partial, proportional).
+3. **Matching.** Pairs whose two spans have no other candidate are matched directly. The rest form
+   small connected components, each solved exactly by dynamic programming over the smaller side,
+   or by the Hungarian algorithm when both sides are large, for the lexicographic best of
+
+   1. the largest total credit (credits within ``CREDIT_TOLERANCE`` are equal);
+   2. then the most *identical* pairs (same start, end and label);
+   3. then the most pairs with the same label (this only matters with ``labels="ignore"``);
+   4. then the most pairs;
+   5. then the earliest spans (the first optimum found, spans in canonical order).
+
+   Levels 2 and 3 make the matching the best explanation of the two raters' spans: a span marked
+   identically by both is never paired off elsewhere when an equally good matching keeps the
+   identical pair (see ``docs/diagnostics.md``). Every level is a property of the pair of spans,
+   not of which rater is A, so the totals are the same with the raters swapped or reordered.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Sequence
+
+import numpy as np
+
+from .arrays import expand
+from ..errors import UsageError
+from . import validate
+
+RULES = ("exact", "overlap", "partial", "proportional")
+LABEL_MODES = ("strict", "ignore")
+PROPORTIONAL = ("jaccard", "dice")
+SEARCHES = ("sweep", "tree")
+
+#: Credits closer than this are treated as equal when breaking ties.
+CREDIT_TOLERANCE = 1e-12
+#: Components whose smaller side has at most this many spans are solved by dynamic programming.
+DP_MAX_SIDE = 8
+
+
+@dataclass(frozen=True)
+class AlignmentRule:
+    """Which spans may match and what a match is worth (docs/alignment.md).
+
+    ===============  ================================  =========================================
+    rule             may match when                    credit
+    ===============  ================================  =========================================
+    ``exact``        same start and same end           1
+    ``overlap``      share >= ``min_overlap`` units    1
+                     (or all of the shorter span)
+    ``partial``      overlap                           1 if exact, else ``partial_credit``
+    ``proportional`` overlap                           overlap / union (Jaccard) or Dice
+    ===============  ================================  =========================================
+
+    ``labels="strict"`` also requires equal labels; ``"ignore"`` compares positions only.
+    """
+
+    rule: str = "exact"
+    labels: str = "strict"
+    min_overlap: int = 1
+    partial_credit: float = 0.5
+    proportional: str = "jaccard"
+
+    def __post_init__(self) -> None:
+        _choice("rule", self.rule, RULES)
+        _choice("labels", self.labels, LABEL_MODES)
+        _choice("proportional", self.proportional, PROPORTIONAL)
+        if type(self.min_overlap) is not int or self.min_overlap < 1:
+            raise UsageError(f"min_overlap must be a whole number >= 1, got {self.min_overlap!r}")
+        if not isinstance(self.partial_credit, (int, float)) or not 0 < self.partial_credit <= 1:
+            raise UsageError(f"partial_credit must be in (0, 1], got {self.partial_credit!r}")
+
+    @property
+    def by_label(self) -> bool:
+        return self.labels == "strict"
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    def credit(self, a_start, a_end, b_start, b_end) -> np.ndarray:
+        """Credit of each candidate pair (0 where the rule does not allow a match)."""
+        a_start, a_end, b_start, b_end = map(np.asarray, (a_start, a_end, b_start, b_end))
+        same = (a_start == b_start) & (a_end == b_end)
+        overlap = np.minimum(a_end, b_end) - np.maximum(a_start, b_start)
+        if self.rule == "exact":
+            return same.astype(np.float64)
+        if self.rule == "overlap":
+            # a span shorter than min_overlap still matches when wholly shared (else identical
+            # short spans would count as a disagreement)
+            shorter = np.minimum(a_end - a_start, b_end - b_start)
+            needed = np.minimum(self.min_overlap, shorter)
+            return ((overlap >= needed) & (overlap > 0)).astype(np.float64)
+        positive = overlap > 0
+        if self.rule == "partial":
+            return np.where(same, 1.0, np.where(positive, float(self.partial_credit), 0.0))
+        if self.proportional == "jaccard":
+            denominator = np.maximum(a_end, b_end) - np.minimum(a_start, b_start)
+        else:
+            denominator = ((a_end - a_start) + (b_end - b_start)) / 2.0
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(positive, overlap / np.maximum(denominator, 1), 0.0)
+
+
+@dataclass(frozen=True)
+class SpanColumns:
+    """One side of an alignment: spans column-wise, each in an alignment group.
+
+    All arrays have shape (n_spans,). Within a group, spans should be in canonical order
+    (start, end, label) so that ties are broken the same whatever the input order.
+    """
+
+    group: np.ndarray
+    start: np.ndarray
+    end: np.ndarray
+    label: np.ndarray
+
+    @classmethod
+    def from_spans(cls, spans: Sequence[tuple[int, int, object]], group: int = 0) -> "SpanColumns":
+        """Build one group from ``(start, end, label)`` tuples (labels of any hashable type)."""
+        spans = sorted(spans, key=lambda s: (s[0], s[1], str(s[2])))
+        names = {label: i for i, label in enumerate(sorted({str(s[2]) for s in spans}))}
+        n = len(spans)
+        return cls(
+            group=np.full(n, group, dtype=np.int64),
+            start=np.array([s[0] for s in spans], dtype=np.int64),
+            end=np.array([s[1] for s in spans], dtype=np.int64),
+            label=np.array([names[str(s[2])] for s in spans], dtype=np.int64),
+        )
+
+    def __len__(self) -> int:
+        return len(self.start)
+
+
+@dataclass(frozen=True)
+class Matching:
+    """Matched pairs: indices into side A and side B, and each pair's credit."""
+
+    a_index: np.ndarray
+    b_index: np.ndarray
+    credit: np.ndarray
+
+    @property
+    def total(self) -> float:
+        return float(self.credit.sum())
+
+
+def align(a: SpanColumns, b: SpanColumns, rule: AlignmentRule, *, search: str = "sweep") -> Matching:
+    """Optimal one-to-one matching of ``a`` and ``b`` within each group under ``rule``."""
+    _choice("search", search, SEARCHES)
+    ia, ib = candidate_pairs(a, b, by_label=rule.by_label, exact=rule.rule == "exact", search=search)
+    credit = rule.credit(a.start[ia], a.end[ia], b.start[ib], b.end[ib])
+    keep = credit > 0
+    ia, ib, credit = ia[keep], ib[keep], credit[keep]
+    return match(ia, ib, credit, len(a), len(b), levels=tie_levels(a, b, ia, ib))
+
+
+def tie_levels(a: SpanColumns, b: SpanColumns, ia: np.ndarray, ib: np.ndarray) -> np.ndarray:
+    """Per candidate pair, the tie-break levels after credit: (identical, same label), as 0/1."""
+    same_label = a.label[ia] == b.label[ib]
+    identical = same_label & (a.start[ia] == b.start[ib]) & (a.end[ia] == b.end[ib])
+    return np.stack([identical, same_label], axis=1).astype(np.int64)
+
+
+def candidate_pairs(
+    a: SpanColumns, b: SpanColumns, *, by_label: bool, exact: bool = False, search: str = "sweep"
+) -> tuple[np.ndarray, np.ndarray]:
+    """Every pair ``(i, j)`` of overlapping spans in the same group (and label, if ``by_label``).
+
+    With ``exact=True`` only pairs with identical boundaries. Pairs are sorted by ``(i, j)``.
+    """
+    if not len(a) or not len(b):
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    if search == "tree":
+        ia, ib = _tree_pairs(a, b, by_label)
+        if exact:
+            same = (a.start[ia] == b.start[ib]) & (a.end[ia] == b.end[ib])
+            ia, ib = ia[same], ib[same]
+        return ia, ib
+    key_a, key_b, width = _sort_keys(a, b, by_label)
+    order_a = np.argsort(key_a, kind="stable")
+    order_b = np.argsort(key_b, kind="stable")
+    sorted_a, sorted_b = key_a[order_a], key_b[order_b]
+    base_a = key_a - a.start  # group part of the key
+    if exact:
+        lo = np.searchsorted(sorted_b, key_a, side="left")
+        hi = np.searchsorted(sorted_b, key_a, side="right")
+        ia, pos = expand(lo, hi)
+        ib = order_b[pos]
+        same_end = a.end[ia] == b.end[ib]
+        ia, ib = ia[same_end], ib[same_end]
+    else:
+        # case 1: b starts inside a (a.start <= b.start < a.end)
+        lo = np.searchsorted(sorted_b, key_a, side="left")
+        hi = np.searchsorted(sorted_b, base_a + a.end, side="left")
+        ia1, pos1 = expand(lo, hi)
+        # case 2: a starts strictly inside b (b.start < a.start < b.end)
+        base_b = key_b - b.start
+        lo = np.searchsorted(sorted_a, key_b, side="right")
+        hi = np.searchsorted(sorted_a, base_b + b.end, side="left")
+        ib2, pos2 = expand(lo, hi)
+        ia = np.concatenate([ia1, order_a[pos2]])
+        ib = np.concatenate([order_b[pos1], ib2])
+    order = np.lexsort((ib, ia))
+    return ia[order], ib[order]
+
+
+def match(
+    ia: np.ndarray, ib: np.ndarray, credit: np.ndarray, n_a: int, n_b: int, levels: np.ndarray | None = None
+) -> Matching:
+    """Largest-credit one-to-one matching of a bipartite graph given as an edge list.
+
+    Edges must be sorted by ``(ia, ib)``. ``levels`` (n_edges, k) holds whole-number tie-break
+    scores per edge: among matchings of equal credit the one with the larger sums wins, level by
+    level, then the one with more pairs. Isolated edges (both ends of degree one) are matched
+    directly; every other connected component is solved exactly.
+    """
+    if levels is None:
+        levels = np.zeros((len(ia), 0), dtype=np.int64)
+    if not len(ia):
+        return Matching(ia, ib, credit)
+    deg_a = np.bincount(ia, minlength=n_a)
+    deg_b = np.bincount(ib, minlength=n_b)
+    simple = (deg_a[ia] == 1) & (deg_b[ib] == 1)
+    keep = [np.flatnonzero(simple)]
+    rest = np.flatnonzero(~simple)
+    if len(rest):
+        comp = _components(ia[rest], ib[rest], n_a)
+        order = np.argsort(comp, kind="stable")
+        rest, comp = rest[order], comp[order]
+        bounds = [0, *(np.flatnonzero(np.diff(comp)) + 1).tolist(), len(rest)]
+        unit_credit = bool(np.all(credit[rest] == 1.0))
+        rows, cols, weights = ia[rest].tolist(), ib[rest].tolist(), credit[rest].tolist()
+        keys = [tuple(k) for k in levels[rest].tolist()]
+        chosen = []
+        for lo, hi in zip(bounds[:-1], bounds[1:]):
+            picked = _solve_component(rows[lo:hi], cols[lo:hi], weights[lo:hi], keys[lo:hi], unit_credit)
+            chosen.extend(lo + k for k in picked)
+        keep.append(rest[np.array(chosen, dtype=np.int64)])
+    take = np.sort(np.concatenate(keep))
+    return Matching(ia[take], ib[take], credit[take])
+
+
+def align_spans(
+    spans_a: Sequence[tuple[int, int, object]],
+    spans_b: Sequence[tuple[int, int, object]],
+    rule: AlignmentRule | None = None,
+    **options,
+) -> list[tuple[tuple[int, int, object], tuple[int, int, object], float]]:
+    """Align two lists of ``(start, end, label)`` spans of one document.
+
+    Returns the matched pairs as ``(span_a, span_b, credit)``, in the order of ``span_a``.
+
+    >>> align_spans([(0, 5, "PER"), (10, 14, "ORG")], [(0, 4, "PER")], rule="overlap")
+    [((0, 5, 'PER'), (0, 4, 'PER'), 1.0)]
+    """
+
+    spans_a = validate.spans("spans_a", spans_a)
+    spans_b = validate.spans("spans_b", spans_b)
+    if rule is None or isinstance(rule, str):
+        rule = AlignmentRule(**({"rule": rule} if rule else {}), **options)
+    spans_a = sorted(spans_a, key=lambda s: (s[0], s[1], str(s[2])))
+    spans_b = sorted(spans_b, key=lambda s: (s[0], s[1], str(s[2])))
+    names = {lab: i for i, lab in enumerate(sorted({str(s[2]) for s in [*spans_a, *spans_b]}))}
+
+    def columns(spans):
+        return SpanColumns(
+            group=np.zeros(len(spans), np.int64),
+            start=np.array([s[0] for s in spans], np.int64),
+            end=np.array([s[1] for s in spans], np.int64),
+            label=np.array([names[str(s[2])] for s in spans], np.int64),
+        )
+
+    found = align(columns(spans_a), columns(spans_b), rule)
+    return [
+        (spans_a[i], spans_b[j], float(w))
+        for i, j, w in zip(found.a_index.tolist(), found.b_index.tolist(), found.credit.tolist())
+    ]
+
+
+# --- candidate search -------------------------------------------------------------------------
+
+
+def _sort_keys(a: SpanColumns, b: SpanColumns, by_label: bool) -> tuple[np.ndarray, np.ndarray, int]:
+    """One int64 key per span: ``group_key * width + start``, group_key including the label."""
+    width = int(max(a.end.max(), b.end.max())) + 1
+    if by_label:
+        n_labels = int(max(a.label.max(), b.label.max())) + 1
+        gk_a = a.group * n_labels + a.label
+        gk_b = b.group * n_labels + b.label
+    else:
+        gk_a, gk_b = a.group, b.group
+    top = int(max(gk_a.max(), gk_b.max())) + 1
+    if top * width >= 2**62:
+        raise UsageError("too many alignment groups at once for 64-bit keys; align in smaller batches")
+    return gk_a * width + a.start, gk_b * width + b.start, width
+
+
+def _tree_pairs(a: SpanColumns, b: SpanColumns, by_label: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Overlapping pairs by interval trees, one tree per group of side B."""
+    from intervaltree import IntervalTree
+
+    key_a = a.group * (int(max(a.label.max(), b.label.max())) + 1) + a.label if by_label else a.group
+    key_b = b.group * (int(max(a.label.max(), b.label.max())) + 1) + b.label if by_label else b.group
+    trees: dict[int, IntervalTree] = {}
+    for j, (k, s, e) in enumerate(zip(key_b.tolist(), b.start.tolist(), b.end.tolist())):
+        trees.setdefault(k, IntervalTree()).addi(s, e, j)
+    pairs = [
+        (i, iv.data)
+        for i, (k, s, e) in enumerate(zip(key_a.tolist(), a.start.tolist(), a.end.tolist()))
+        if k in trees
+        for iv in trees[k].overlap(s, e)
+    ]
+    if not pairs:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    ia, ib = np.array(pairs, dtype=np.int64).T
+    order = np.lexsort((ib, ia))
+    return ia[order], ib[order]
+
+
+# --- matching ---------------------------------------------------------------------------------
+
+
+def _components(ia: np.ndarray, ib: np.ndarray, n_a: int) -> np.ndarray:
+    """Connected-component label of each edge (min-label propagation with pointer jumping)."""
+    nodes_a, ua = np.unique(ia, return_inverse=True)
+    nodes_b, ub = np.unique(ib, return_inverse=True)
+    ub = ub + len(nodes_a)
+    label = np.arange(len(nodes_a) + len(nodes_b))
+    while True:
+        low = np.minimum(label[ua], label[ub])
+        new = label.copy()
+        np.minimum.at(new, ua, low)
+        np.minimum.at(new, ub, low)
+        new = new[new]
+        if np.array_equal(new, label):
+            return label[ua]
+        label = new
+
+
+def _solve_component(
+    ia: list[int], ib: list[int], credit: list[float], keys: list[tuple[int, ...]], unit_credit: bool
+) -> list[int]:
+    """Positions (into the given edges) of an optimal matching of one component.
+
+    Maximises total credit; ties go to the larger sums of ``keys`` (level by level), then to more
+    matched pairs, then to matching earlier spans first. When every credit is 1 and every key the
+    same this is a maximum-cardinality matching (augmenting paths); otherwise dynamic programming
+    over the smaller side, or the Hungarian algorithm when both are large.
+    """
+    rows = {a: k for k, a in enumerate(sorted(set(ia)))}
+    cols = {b: k for k, b in enumerate(sorted(set(ib)))}
+    r = [rows[a] for a in ia]
+    c = [cols[b] for b in ib]
+    if len(cols) > len(rows):
+        rows, cols, r, c = cols, rows, c, r
+    uniform = len(set(keys)) == 1
+    if unit_credit and uniform:
+        return _augmenting_matching(r, c, len(rows))
+    # the pair count is the last tie-break level
+    keys = [(*k, 1) for k in keys]
+    if len(cols) <= DP_MAX_SIDE:
+        if unit_credit:  # credit 1 and every level a whole number: one exact score per edge
+            base = len(cols) + 1
+            score = [sum(k * base ** (len(key) - l) for l, k in enumerate(key)) + base ** (len(key) + 1) for key in keys]
+            return _dp_matching(r, c, [float(x) for x in score], [()] * len(keys), len(rows))
+        return _dp_matching(r, c, credit, keys, len(rows))
+    return _hungarian_matching(np.array(r), np.array(c), np.array(credit), keys, len(rows), len(cols), unit_credit)
+
+
+def _augmenting_matching(r: list[int], c: list[int], n_rows: int) -> list[int]:
+    """Maximum-cardinality matching by augmenting paths (Kuhn 1955), rows and columns in order.
+
+    Iterative depth-first search, so a large component cannot exhaust the recursion limit.
+    """
+    by_row: list[list[tuple[int, int]]] = [[] for _ in range(n_rows)]
+    for e, (ri, ci) in enumerate(zip(r, c)):
+        by_row[ri].append((ci, e))
+    col_match: dict[int, tuple[int, int]] = {}  # column -> (row, edge)
+    row_match: dict[int, int] = {}  # row -> column
+    for root in range(n_rows):
+        reached_by: dict[int, tuple[int, int]] = {}  # column -> (row, edge) that reached it
+        stack = [(root, iter(by_row[root]))]
+        free_col = None
+        while stack and free_col is None:
+            row, options = stack[-1]
+            for col, e in options:
+                if col in reached_by:
+                    continue
+                reached_by[col] = (row, e)
+                if col not in col_match:
+                    free_col = col
+                else:
+                    partner = col_match[col][0]
+                    stack.append((partner, iter(by_row[partner])))
+                break
+            else:
+                stack.pop()
+        col = free_col
+        while col is not None:  # flip the path back to the root
+            row, e = reached_by[col]
+            previous = row_match.get(row)
+            col_match[col] = (row, e)
+            row_match[row] = col
+            col = previous
+    return sorted(e for _, e in col_match.values())
+
+
+def _dp_matching(r: list[int], c: list[int], w: list[float], keys: list[tuple[int, ...]], n_rows: int) -> list[int]:
+    """Exact lexicographic (credit, key sums) optimum by DP over rows with a bitmask of used columns."""
+    by_row: list[list[tuple[int, int]]] = [[] for _ in range(n_rows)]
+    for e, (ri, ci) in enumerate(zip(r, c)):
+        by_row[ri].append((ci, e))
+    zero = tuple(0 for _ in keys[0]) if keys else ()
+    plain = not zero  # no key levels: compare the scores alone
+    # state: used-column mask -> (credit, key sums, chosen edges as a tuple)
+    states: dict[int, tuple[float, tuple[int, ...], tuple[int, ...]]] = {0: (0.0, zero, ())}
+    for options in by_row:
+        nxt: dict[int, tuple[float, tuple[int, ...], tuple[int, ...]]] = {}
+        for mask, (total, sums, edges) in states.items():
+            for ci, e in options:
+                if mask >> ci & 1:
+                    continue
+                added = sums if plain else tuple(x + y for x, y in zip(sums, keys[e]))
+                _offer(nxt, mask | 1 << ci, (total + w[e], added, edges + (e,)))
+            _offer(nxt, mask, (total, sums, edges))
+        states = nxt
+    best = None
+    for value in states.values():
+        if best is None or _better(value, best):
+            best = value
+    return list(best[2])
+
+
+def _offer(states: dict, mask: int, value: tuple[float, tuple[int, ...], tuple[int, ...]]) -> None:
+    held = states.get(mask)
+    if held is None or _better(value, held):
+        states[mask] = value
+
+
+def _better(x: tuple[float, tuple[int, ...], tuple[int, ...]], y: tuple[float, tuple[int, ...], tuple[int, ...]]) -> bool:
+    """Larger credit; within tolerance, larger key sums level by level (the last level counts
+    pairs); then the earlier choice (kept on a tie)."""
+    if x[0] > y[0] + CREDIT_TOLERANCE:
+        return True
+    if x[0] < y[0] - CREDIT_TOLERANCE:
+        return False
+    return x[1] > y[1]
+
+
+def _hungarian_matching(
+    r: np.ndarray, c: np.ndarray, w: np.ndarray, keys: list[tuple[int, ...]], n_rows: int, n_cols: int,
+    unit_credit: bool,
+) -> list[int]:
+    """Maximum-credit assignment by the Hungarian algorithm (Kuhn 1955; Munkres 1957).
+
+    Rows >= columns. The lexicographic objective (credit, then the key sums level by level) is
+    folded into one whole-number profit per edge: with ``base = n + 1`` (n = the smaller side, so
+    no key sum reaches ``base``), ``profit = credit·Q·base^k + Σ_l key_l·base^(k-1-l)``. Credits
+    are rounded to multiples of ``1/Q`` (Q = 1 for whole credits; otherwise as large as keeps every
+    sum exact in 64-bit floats, at least 2^20 for components of up to a few hundred spans), so
+    totals closer than ``1/Q`` count as equal there. Non-edges cost nothing, which is the same as
+    leaving both ends unmatched.
+    """
+    base = min(n_rows, n_cols) + 1
+    n_keys = len(keys[0])
+    scale = base ** n_keys
+    room = 2.0 ** 50 / (scale * base)
+    q = 1.0 if unit_credit else float(2 ** max(0, min(30, int(np.log2(max(room, 1.0))))))
+    extra = np.array([sum(k * base ** (n_keys - 1 - l) for l, k in enumerate(key)) for key in keys], dtype=np.float64)
+    profit = np.zeros((n_cols, n_rows))  # the algorithm below wants rows <= columns
+    edge_at = -np.ones((n_cols, n_rows), dtype=np.int64)
+    profit[c, r] = np.round(w * q) * scale + extra
+    edge_at[c, r] = np.arange(len(w))
+    assignment = _hungarian(-profit)
+    return [int(edge_at[i, j]) for i, j in enumerate(assignment) if edge_at[i, j] >= 0]
+
+
+def _hungarian(cost: np.ndarray) -> list[int]:
+    """Minimum-cost assignment of every row to a distinct column (n rows <= m columns).
+
+    The shortest-augmenting-path form with potentials, O(n² m).
+    """
+    n, m = cost.shape
+    inf = float("inf")
+    u = np.zeros(n + 1)
+    v = np.zeros(m + 1)
+    p = np.zeros(m + 1, dtype=np.int64)  # p[j]: row (1-based) assigned to column j
+    way = np.zeros(m + 1, dtype=np.int64)
+    for i in range(1, n + 1):
+        p[0] = i
+        j0 = 0
+        minv = np.full(m + 1, inf)
+        used = np.zeros(m + 1, dtype=bool)
+        while True:
+            used[j0] = True
+            i0 = p[j0]
+            reduced = cost[i0 - 1] - u[i0] - v[1:]
+            free = ~used[1:]
+            better = free & (reduced < minv[1:])
+            minv[1:][better] = reduced[better]
+            way[1:][better] = j0
+            candidates = np.where(free, minv[1:], inf)
+            j1 = int(np.argmin(candidates)) + 1
+            delta = candidates[j1 - 1]
+            u[p[used]] += delta
+            v[used] -= delta
+            minv[1:][free] -= delta
+            j0 = j1
+            if p[j0] == 0:
+                break
+        while j0:
+            j1 = way[j0]
+            p[j0] = p[j1]
+            j0 = j1
+    assignment = [0] * n
+    for j in range(1, m + 1):
+        if p[j]:
+            assignment[p[j] - 1] = j - 1
+    return assignment
+
+
+def _choice(name: str, value: object, allowed: Sequence[str]) -> None:
+    if value not in allowed:
+        raise UsageError(f"{name} must be one of {', '.join(allowed)}; got {value!r}")

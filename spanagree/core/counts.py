@@ -1,0 +1,194 @@
+"""Per-document, per-pair counts a, b, c (docs/agreement.md), as arrays.
+
+A *unit* is one document as submitted by both raters of one pair. For every unit, and every unit
+and label, :func:`count` returns ``a`` (matched credit), ``b`` (rater A's unmatched spans) and
+``c`` (rater B's unmatched spans), plus the diagnostic outcome counts. Counts are additive: every
+corpus, pair, label and document figure is a sum over rows of these arrays, and a bootstrap
+replicate is a weighted sum, with no re-alignment.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .align import AlignmentRule, SpanColumns, align
+from .arrays import pairs_within_blocks, ranges
+from .model import Corpus
+from .outcomes import OUTCOMES, OutcomeAlignment, best_explanation
+from ..errors import UsageError
+
+__all__ = ["OUTCOMES", "Counts", "Units", "count", "make_units", "side"]
+
+
+@dataclass(frozen=True)
+class Units:
+    """The (document, rater pair) units of a corpus: both raters submitted the document.
+
+    ``pairs`` is an (n_pairs, 2) array of rater codes with ``pairs[:, 0] < pairs[:, 1]``;
+    every other array has shape (n_units,).
+    """
+
+    doc: np.ndarray
+    pair: np.ndarray
+    ann_a: np.ndarray
+    ann_b: np.ndarray
+    pairs: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.doc)
+
+
+@dataclass
+class Counts:
+    """Counts per unit: ``abc`` (n_units, 3) under the rule; ``abc_label`` (n_units, n_labels, 3)
+    under the rule with labels strict; ``outcomes`` (n_units, 5) in the order of OUTCOMES, from
+    ``outcome_pairs``, the one outcome alignment (:mod:`spanagree.core.outcomes`; None when the counts
+    were merged from parts, which keep only the per-unit outcome counts)."""
+
+    units: Units
+    rule: AlignmentRule
+    unit_name: str
+    abc: np.ndarray
+    abc_label: np.ndarray
+    outcomes: np.ndarray
+    notes: Counter = field(default_factory=Counter)
+    outcome_pairs: OutcomeAlignment | None = None
+
+
+def make_units(corpus: Corpus) -> Units:
+    """Every (document, rater pair) where both raters submitted the document.
+
+    Annotations are sorted by (document, rater), so the partners of annotation ``i`` with a
+    higher rater code are the rest of its document's block.
+    """
+    doc = corpus.ann_doc
+    first, partner = pairs_within_blocks(doc)
+    rater_a, rater_b = corpus.ann_rater[first], corpus.ann_rater[partner]
+    n_raters = max(len(corpus.raters), 1)
+    pair_key = rater_a * n_raters + rater_b
+    keys, pair = np.unique(pair_key, return_inverse=True)
+    pairs = np.stack([keys // n_raters, keys % n_raters], axis=1) if len(keys) else np.zeros((0, 2), np.int64)
+    return Units(doc=doc[first], pair=pair.astype(np.int64), ann_a=first, ann_b=partner, pairs=pairs)
+
+
+def count(
+    corpus: Corpus,
+    rule: AlignmentRule,
+    *,
+    unit: str = "char",
+    units: Units | None = None,
+    search: str = "sweep",
+) -> Counts:
+    """Align every unit of the corpus under ``rule`` and count a, b, c per unit and label."""
+    units = make_units(corpus) if units is None else units
+    starts, ends, notes = _positions(corpus, unit)
+    side_a, spans_a = side(corpus, units.ann_a, starts, ends)
+    side_b, spans_b = side(corpus, units.ann_b, starts, ends)
+    if unit != "char":
+        # excluded instead (the report moves EXCLUSIONS out of the notes; kept here so that
+        # counts merged from parts add up)
+        notes.pop("spans covering no token", None)
+        in_units = np.unique(np.concatenate([units.ann_a, units.ann_b]))
+        notes.update(unit_exclusions(corpus, in_units, starts, ends))
+    n_units, n_labels = len(units), len(corpus.labels)
+
+    strict_rule = rule if rule.by_label else _replace(rule, labels="strict")
+    strict = align(side_a, side_b, strict_rule, search=search)
+    n_a = _bincount2(side_a.group, side_a.label, n_units, n_labels)
+    n_b = _bincount2(side_b.group, side_b.label, n_units, n_labels)
+    a_label = _bincount2(side_a.group[strict.a_index], side_a.label[strict.a_index], n_units, n_labels, strict.credit)
+    abc_label = np.stack([a_label, n_a - a_label, n_b - a_label], axis=-1)
+
+    if rule.by_label:
+        abc = abc_label.sum(axis=1)
+    else:
+        # positions only: a rater's same-position spans with several labels are one span
+        pos_a, pos_b = position_set(side_a), position_set(side_b)
+        stacked = len(side_a) - len(pos_a) + len(side_b) - len(pos_b)
+        if stacked:
+            notes[STACKED] += stacked
+        blind = align(pos_a, pos_b, rule, search=search)
+        a = np.bincount(pos_a.group[blind.a_index], weights=blind.credit, minlength=n_units)
+        n_pos_a = np.bincount(pos_a.group, minlength=n_units)
+        n_pos_b = np.bincount(pos_b.group, minlength=n_units)
+        abc = np.stack([a, n_pos_a - a, n_pos_b - a], axis=1)
+
+    pairs = best_explanation(units, side_a, spans_a, side_b, spans_b, search=search)
+    return Counts(units, rule, unit, abc, abc_label, pairs.table(), notes, pairs)
+
+
+def _positions(corpus: Corpus, unit: str) -> tuple[np.ndarray, np.ndarray, Counter]:
+    if unit == "char":
+        return corpus.span_start, corpus.span_end, Counter()
+    if unit == "token":
+        return corpus.token_offsets()
+
+    raise UsageError(f"unit must be 'char' or 'token'; got {unit!r}")
+
+
+#: Why a span read is not aligned in the chosen unit (token unit only; see ``docs/diagnostics.md``).
+NO_TOKEN = "covers no token (white space only), in tokens"
+#: Note when labels are ignored: one rater's spans at one position with several labels (per pair).
+STACKED = "same position with several labels by one rater, one span when labels are ignored (per rater pair)"
+MERGED = "coincides in tokens with another span of the same rater (merged into one)"
+#: The reasons above: spans read but not aligned, carried in ``Counts.notes``.
+EXCLUSIONS = (NO_TOKEN, MERGED)
+
+
+def side(corpus: Corpus, ann: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tuple[SpanColumns, np.ndarray]:
+    """The spans of the given annotations, one alignment group per position in ``ann``, and each
+    span's index in the corpus; within a group in canonical order (start, end, label).
+
+    Spans with no extent in the chosen unit (a span over white space only, in tokens) are left
+    out, and of spans of one annotation that coincide in the unit (two character spans widened
+    to the same tokens, with the same label) only the first is kept; :func:`unit_exclusions`
+    counts both.
+    """
+    lengths = corpus.ann_ptr[ann + 1] - corpus.ann_ptr[ann]
+    idx = ranges(corpus.ann_ptr[ann], lengths)
+    group = np.repeat(np.arange(len(ann), dtype=np.int64), lengths)
+    keep = ends[idx] > starts[idx]
+    if not keep.all():
+        idx, group = idx[keep], group[keep]
+    start, end, label = starts[idx], ends[idx], corpus.span_label[idx]
+    order = np.lexsort((idx, label, end, start, group))
+    group, start, end, label, idx = group[order], start[order], end[order], label[order], idx[order]
+    if len(idx) > 1:
+        first = np.ones(len(idx), dtype=bool)
+        first[1:] = (np.diff(group) != 0) | (np.diff(start) != 0) | (np.diff(end) != 0) | (np.diff(label) != 0)
+        if not first.all():
+            group, start, end, label, idx = group[first], start[first], end[first], label[first], idx[first]
+    return SpanColumns(group=group, start=start, end=end, label=label), idx
+
+
+def position_set(columns: SpanColumns) -> SpanColumns:
+    """The distinct positions ``(group, start, end)`` of one side in canonical order, labels
+    dropped: what ``labels="ignore"`` scores (as spaCy's unlabeled span scorer scores sets of
+    positions)."""
+    if len(columns) < 2:
+        return SpanColumns(columns.group, columns.start, columns.end, np.zeros(len(columns), np.int64))
+    first = np.ones(len(columns), dtype=bool)
+    first[1:] = (np.diff(columns.group) != 0) | (np.diff(columns.start) != 0) | (np.diff(columns.end) != 0)
+    return SpanColumns(columns.group[first], columns.start[first], columns.end[first], np.zeros(int(first.sum()), np.int64))
+
+
+def unit_exclusions(corpus: Corpus, ann: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> Counter:
+    """How many spans of the annotations ``ann`` :func:`side` leaves out, by reason."""
+    lengths = corpus.ann_ptr[ann + 1] - corpus.ann_ptr[ann]
+    idx = ranges(corpus.ann_ptr[ann], lengths)
+    empty = int((ends[idx] <= starts[idx]).sum())
+    kept = len(side(corpus, ann, starts, ends)[1])
+    return +Counter({NO_TOKEN: empty, MERGED: len(idx) - empty - kept})
+
+
+def _bincount2(rows: np.ndarray, cols: np.ndarray, n_rows: int, n_cols: int, weights=None) -> np.ndarray:
+    flat = np.bincount(rows * n_cols + cols, weights=weights, minlength=n_rows * n_cols)
+    return flat.reshape(n_rows, n_cols).astype(np.float64)
+
+
+def _replace(rule: AlignmentRule, **changes) -> AlignmentRule:
+    from dataclasses import replace
+
+    return replace(rule, **changes)

@@ -1,0 +1,161 @@
+"""Writing output files whole or not at all, and checking output paths before the work.
+
+A run killed mid-write (SIGKILL, SIGTERM, Ctrl-C) must not leave half a file that later scores
+without complaint. :func:`atomic_write` writes to a temporary file in the destination's folder,
+flushes it to disk and renames it into place (``os.replace`` is atomic on POSIX within one file
+system), so readers see the old file or the new one, never a mixture. :func:`check_output`
+refuses, before any work is done, an output path that cannot be written or that would overwrite
+one of the inputs.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import stat
+import tempfile
+from pathlib import Path
+from typing import IO, Iterable, Iterator
+
+from ..errors import UsageError
+
+
+@contextlib.contextmanager
+def atomic_write(path: str | os.PathLike, mode: str = "wb", **open_kwargs) -> Iterator[IO]:
+    """Open a temporary file beside ``path``; on success rename it to ``path``, else delete it.
+
+    >>> import tempfile, pathlib
+    >>> target = pathlib.Path(tempfile.mkdtemp()) / "out.txt"
+    >>> with atomic_write(target, "w", encoding="utf-8") as f:
+    ...     _ = f.write("whole")
+    >>> target.read_text(encoding="utf-8")
+    'whole'
+    """
+    if mode not in ("w", "wb"):
+        raise ValueError(f"atomic_write opens files for writing ('w' or 'wb'), not {mode!r}")
+    target = Path(path)
+    if _special(target):
+        # /dev/null, /dev/stdout, a named pipe: not a file to replace; written to as it is
+        with open(target, mode, **open_kwargs) as handle:
+            yield handle
+        return
+    temporary = None
+    held = _hold_signals()  # so that SIGINT/SIGTERM cannot land between creating the file and the try
+    try:
+        fd, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".part")
+        held = _release_signals(held)  # a signal that arrived meanwhile is raised here, inside the try
+        with os.fdopen(fd, mode, **open_kwargs) as handle:
+            yield handle
+            handle.flush()
+            os.fsync(handle.fileno())
+        if target.exists():
+            # keep the permissions of the file being replaced
+            os.chmod(temporary, target.stat().st_mode & 0o7777)
+        else:
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(temporary, 0o666 & ~umask)
+        os.replace(temporary, target)
+    except BaseException:
+        if temporary is not None:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(temporary)
+        raise
+    finally:
+        _release_signals(held)
+
+
+_STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
+
+
+def _hold_signals():
+    """Block SIGINT and SIGTERM in this thread (where the platform can); the mask to restore."""
+    if not hasattr(signal, "pthread_sigmask"):
+        return None
+    return signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
+
+
+def _release_signals(held) -> None:
+    """Restore the mask :func:`_hold_signals` returned (once; None does nothing)."""
+    if held is not None:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+    return None
+
+
+def _special(target: Path) -> bool:
+    """True for an existing path that is not a regular file (a device, a FIFO, a socket)."""
+    try:
+        mode = os.stat(target).st_mode
+    except OSError:
+        return False
+    return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
+
+
+def write_bytes(path: str | os.PathLike, data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically."""
+    with atomic_write(path, "wb") as handle:
+        handle.write(data)
+
+
+def check_output(path: str | os.PathLike, *, inputs: Iterable[str | os.PathLike] = (), what: str = "output") -> Path:
+    """Check before the work that ``path`` can be written and is none of ``inputs``.
+
+    Raises :class:`~spanagree.errors.UsageError` naming the path and the reason: a folder where a
+    file is expected, a parent that is missing or is a file, a parent that cannot be written, or
+    an input that the output would overwrite.
+    """
+    try:
+        return _check_output(Path(path), inputs, what)
+    except OSError as err:  # a path the system refuses: too long, not permitted, ...
+        raise UsageError(f"cannot write {what} {str(path)!r}: {err.strerror or err}") from None
+
+
+def _check_output(target: Path, inputs, what: str) -> Path:
+    if target.is_dir():
+        raise UsageError(f"cannot write {what} {str(target)!r} is a folder; give a file name")
+    parent = target.parent
+    if not parent.exists():
+        raise UsageError(f"cannot write {what} {str(target)!r}: the folder {str(parent)!r} does not exist")
+    if not parent.is_dir():
+        raise UsageError(f"cannot write {what} {str(target)!r}: {str(parent)!r} is a file, not a folder")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise UsageError(f"cannot write {what} {str(target)!r}: the folder {str(parent)!r} cannot be written")
+    if target.exists():
+        for source in inputs:
+            source_path = Path(source)
+            with contextlib.suppress(OSError):
+                if source_path.exists() and os.path.samefile(source_path, target):
+                    raise UsageError(f"cannot write {what} {str(target)!r} is also an input; write to another file")
+    return target
+
+
+def check_outputs(outputs: Iterable[str | os.PathLike | None], inputs: Iterable[str | os.PathLike] = ()) -> None:
+    """:func:`check_output` for every output given (None skipped) against the inputs, and no two
+    outputs the same file. An existing file inside an input folder, of a kind spanagree reads
+    (:data:`READ_SUFFIXES`), counts as an input."""
+    outputs = [o for o in outputs if o is not None]
+    if not outputs:
+        return
+    files: list[Path] = []
+    folders: list[Path] = []
+    for source in inputs:
+        if not isinstance(source, (str, os.PathLike)):
+            continue  # the reader says what a path must be
+        source_path = Path(source)
+        (folders if source_path.is_dir() else files).append(source_path)
+    seen: set[Path] = set()
+    for output in outputs:
+        target = check_output(output, inputs=files)
+        resolved = target.resolve()
+        if target.is_file() and resolved.suffix.lower() in READ_SUFFIXES:
+            for folder in folders:
+                if resolved.is_relative_to(folder.resolve()):
+                    raise UsageError(f"cannot write output {str(target)!r}: it is an input (in {str(folder)!r}); "
+                                     "write to another file")
+        if resolved in seen:
+            raise UsageError(f"output {str(target)!r} is given twice; write each output to its own file")
+        seen.add(resolved)
+
+
+#: Suffixes of the files the readers take from a folder.
+READ_SUFFIXES = frozenset({".jsonl", ".json", ".ann", ".txt", ".conll", ".iob", ".bio", ".tsv", ".spacy", ".qrels"})

@@ -1,0 +1,437 @@
+"""Documents, raters and spans, held column-wise (docs/formats.md).
+
+A :class:`Corpus` keeps every span of every rater in a few flat NumPy arrays, grouped by
+annotation (one document as submitted by one rater), so that alignment and counting run over the
+whole corpus at once instead of span by span. Readers fill a :class:`CorpusBuilder`, which
+validates what is common to every format (text identity across raters, duplicates) and counts
+everything it leaves out.
+
+Offsets are half-open ``[start, end)`` character offsets into the document text. When the input
+carries tokens, each document also keeps its tokens' character offsets, and spans can be measured
+in tokens (``unit="token"``).
+"""
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Callable, ClassVar, Hashable, Sequence
+
+import numpy as np
+
+from .arrays import ranges
+from ..errors import InputError, Location, UsageError
+
+#: A span as readers hand it over: ``(start, end, label)``, validated.
+SpanTuple = tuple[int, int, str]
+
+
+@dataclass
+class Exclusions:
+    """What was read but not scored, by kind and reason (docs/formats.md: nothing is dropped silently),
+    and in ``notes`` what was kept but changed on the way (a discontinuous span split into its
+    fragments, an ill-formed tag sequence repaired, ...)."""
+
+    documents: Counter = field(default_factory=Counter)
+    annotations: Counter = field(default_factory=Counter)
+    spans: Counter = field(default_factory=Counter)
+    notes: Counter = field(default_factory=Counter)
+
+    def merge(self, other: "Exclusions") -> None:
+        self.documents.update(other.documents)
+        self.annotations.update(other.annotations)
+        self.spans.update(other.spans)
+        self.notes.update(other.notes)
+
+
+@dataclass
+class Corpus:
+    """Every rater's spans for every document, column-wise.
+
+    Annotations (a document as submitted by one rater) are sorted by document, then rater; spans
+    by annotation, then ``(start, end, label)``. Documents, raters and labels are sorted, so the
+    arrays do not depend on the order of the input lines.
+
+    Attributes
+    ----------
+    doc_ids, texts : list of str, one per document.
+    doc_tokens : list of (n_tokens, 2) int arrays of token character offsets, or None per document.
+    raters, labels : sorted lists of str; codes index into them.
+    ann_doc, ann_rater : int arrays of shape (n_annotations,).
+    ann_ptr : int array of shape (n_annotations + 1,); annotation ``i`` owns spans
+        ``ann_ptr[i]:ann_ptr[i + 1]``.
+    span_start, span_end, span_label : int arrays of shape (n_spans,).
+    exclusions : what was read and left out, with reasons.
+    doc_label_names : sorted document labels (text classification), if any.
+    dl_doc, dl_rater, dl_label, dl_value : one row per judged (document, rater, label);
+        value 1 when the rater gave the label, 0 when the rater judged it absent.
+    n_documents_read, n_annotations_read, n_spans_read : what the readers saw.
+    """
+
+    #: The spans, texts and each annotation's rater are here (a corpus counted by an engine,
+    #: :class:`~spanagree.engine.merge.CorpusSummary`, has ids and counters only).
+    has_spans: ClassVar[bool] = True
+
+    doc_ids: list[str]
+    texts: list[str]
+    doc_tokens: list[np.ndarray | None]
+    raters: list[str]
+    labels: list[str]
+    ann_doc: np.ndarray
+    ann_rater: np.ndarray
+    ann_ptr: np.ndarray
+    span_start: np.ndarray
+    span_end: np.ndarray
+    span_label: np.ndarray
+    exclusions: Exclusions = field(default_factory=Exclusions)
+    doc_label_names: list[str] = field(default_factory=list)
+    dl_doc: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    dl_rater: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    dl_label: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    dl_value: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int8))
+    n_documents_read: int = 0
+    n_annotations_read: int = 0
+    n_spans_read: int = 0
+    #: documents whose raters supplied different token lists: doc id -> two such raters (sorted)
+    token_conflicts: dict[str, tuple[str, str]] = field(default_factory=dict)
+
+    @property
+    def n_documents(self) -> int:
+        return len(self.doc_ids)
+
+    @property
+    def n_annotations(self) -> int:
+        return len(self.ann_doc)
+
+    @property
+    def n_spans(self) -> int:
+        return len(self.span_start)
+
+    @property
+    def span_ann(self) -> np.ndarray:
+        """The annotation index of every span, shape (n_spans,)."""
+        return np.repeat(np.arange(self.n_annotations), np.diff(self.ann_ptr))
+
+    def has_tokens(self) -> bool:
+        """True when every document that has annotations also has tokens."""
+        used = np.unique(self.ann_doc)
+        return all(self.doc_tokens[d] is not None for d in used)
+
+    def spans_of(self, doc_id: str, rater: str) -> list[SpanTuple]:
+        """The spans one rater submitted for one document, as ``(start, end, label)``."""
+        d = self.doc_ids.index(doc_id)
+        r = self.raters.index(rater)
+        hit = np.flatnonzero((self.ann_doc == d) & (self.ann_rater == r))
+        if not len(hit):
+            raise KeyError(f"rater {rater!r} did not submit document {doc_id!r}")
+        lo, hi = self.ann_ptr[hit[0]], self.ann_ptr[hit[0] + 1]
+        return [
+            (int(s), int(e), self.labels[lab])
+            for s, e, lab in zip(self.span_start[lo:hi], self.span_end[lo:hi], self.span_label[lo:hi])
+        ]
+
+    def token_offsets(self) -> tuple[np.ndarray, np.ndarray, Counter]:
+        """Span offsets in tokens: ``(token_start, token_end, notes)``, half-open.
+
+        A span covers every token it overlaps; a span whose boundary falls inside a token is
+        widened to whole tokens, and one that covers no token (only white space) gets
+        ``token_start == token_end``. Both are counted in ``notes``.
+        """
+        if self.token_conflicts:
+            doc_id, (first, second) = min(self.token_conflicts.items())
+            raise InputError(
+                f"raters {first!r} and {second!r} supplied different tokens for this document, so "
+                f"token offsets would depend on whose line came first; give every rater the same "
+                f"tokens or use --unit char ({len(self.token_conflicts)} such documents)",
+                doc_id=doc_id,
+                field="tokens",
+            )
+        if not self.has_tokens():
+            missing = next(self.doc_ids[d] for d in np.unique(self.ann_doc) if self.doc_tokens[d] is None)
+            raise UsageError(
+                f"unit 'token' needs tokens, and document {missing!r} has none; "
+                "use input that carries tokens (Prodigy 'tokens', spaCy Docs) or --unit char"
+            )
+        doc_of_span = self.ann_doc[self.span_ann]
+        tok_start = np.empty(self.n_spans, dtype=np.int64)
+        tok_end = np.empty(self.n_spans, dtype=np.int64)
+        notes: Counter = Counter()
+        order = np.argsort(doc_of_span, kind="stable")
+        bounds = np.searchsorted(doc_of_span[order], np.arange(self.n_documents + 1))
+        for d in range(self.n_documents):
+            idx = order[bounds[d] : bounds[d + 1]]
+            if not len(idx):
+                continue
+            toks = self.doc_tokens[d]
+            starts, ends = self.span_start[idx], self.span_end[idx]
+            # first token whose end is past the span start; first token that starts at/after the end
+            ts = np.searchsorted(toks[:, 1], starts, side="right")
+            te = np.searchsorted(toks[:, 0], ends, side="left")
+            inexact = ~(np.isin(starts, toks[:, 0]) & np.isin(ends, toks[:, 1]))
+            empty = te <= ts
+            notes["spans widened to whole tokens"] += int((inexact & ~empty).sum())
+            notes["spans covering no token"] += int(empty.sum())
+            tok_start[idx] = ts
+            tok_end[idx] = np.maximum(te, ts)
+        return tok_start, tok_end, +notes
+
+
+class CorpusBuilder:
+    """Collects annotations from readers, validates them across raters, and builds a Corpus."""
+
+    def __init__(self, progress: Callable[[int, int], None] | None = None, total_bytes: int = 0) -> None:
+        self._progress = progress
+        self._total_bytes = total_bytes
+        self._bytes_done = 0
+        self._doc_index: dict[Hashable, int] = {}
+        self._doc_ids: list[str] = []
+        self._texts: list[str] = []
+        self._text_source: list[tuple[str, Location]] = []
+        self._tokens: list[np.ndarray | None] = []
+        self._token_rater: list[str | None] = []
+        self._token_conflicts: dict[int, tuple[str, str]] = {}
+        self._token_versions: dict[int, dict[bytes, str]] = {}
+        self._rater_index: dict[str, int] = {}
+        self._ann_seen: dict[tuple[int, int], tuple[int, int, Location]] = {}
+        self._ann_doc: list[int] = []
+        self._ann_rater: list[int] = []
+        self._ann_len: list[int] = []
+        self._starts: list[int] = []
+        self._ends: list[int] = []
+        self._labels: list[str] = []
+        self._doc_labels: dict[tuple[int, int], dict[str, int]] = {}
+        self._judged_all: set[tuple[int, int]] = set()
+        self.exclusions = Exclusions()
+        self.n_annotations_read = 0
+        self.n_spans_read = 0
+
+    def tick(self, n_bytes: int) -> None:
+        """Readers report bytes read; the progress callback, if any, hears (done, total)."""
+        self._bytes_done += n_bytes
+        if self._progress is not None:
+            self._progress(self._bytes_done, self._total_bytes)
+
+    def document(self, key: Hashable, doc_id: str, text: str, where: Location, rater: str) -> int:
+        """Register a document (or check that its text matches what other raters saw)."""
+        index = self._doc_index.get(key)
+        if index is None:
+            index = len(self._doc_ids)
+            self._doc_index[key] = index
+            self._doc_ids.append(doc_id)
+            self._texts.append(text)
+            self._text_source.append((rater, where))
+            self._tokens.append(None)
+            self._token_rater.append(None)
+            return index
+        seen = self._texts[index]
+        if seen != text:
+            first_rater, first_where = self._text_source[index]
+            offset = next(
+                (i for i, (x, y) in enumerate(zip(seen, text)) if x != y), min(len(seen), len(text))
+            )
+            raise InputError(
+                f"the text differs from the text rater {first_rater!r} saw ({first_where}); "
+                f"rater {rater!r}'s text first differs at character offset {offset} "
+                f"(lengths {len(seen)} and {len(text)}); every rater must see the same text",
+                where=where,
+                doc_id=doc_id,
+                field="text",
+            )
+        return index
+
+    def skip(
+        self, key: Hashable, doc_id: str, text: str, where: Location, rater: str, reason: str, n_spans: int = 0
+    ) -> None:
+        """Count an annotation that was read but is not data (e.g. Prodigy ``ignore``), and its spans."""
+        self.n_annotations_read += 1
+        self.n_spans_read += n_spans
+        self.exclusions.annotations[reason] += 1
+        if n_spans:
+            self.exclusions.spans[f"on an excluded annotation ({reason})"] += n_spans
+        self.document(key, doc_id, text, where, rater)
+
+    def add(
+        self,
+        key: Hashable,
+        doc_id: str,
+        text: str,
+        rater: str,
+        spans: Sequence[SpanTuple],
+        where: Location,
+        tokens: np.ndarray | None = None,
+    ) -> None:
+        """Add one rater's validated spans for one document."""
+        self.n_annotations_read += 1
+        self.n_spans_read += len(spans)
+        doc = self._doc_index.get(key)
+        if doc is None or self._texts[doc] != text:  # new document, or a text to check and report
+            doc = self.document(key, doc_id, text, where, rater)
+        if tokens is not None:
+            self._add_tokens(doc, rater, tokens)
+        rater_code = self._rater_index.setdefault(rater, len(self._rater_index))
+        unique = sorted(set(spans)) if len(spans) > 1 else list(spans)
+        if len(unique) < len(spans):
+            self.exclusions.spans["duplicate span of the same rater (kept once)"] += len(spans) - len(unique)
+        ann_key = (doc, rater_code)
+        previous = self._ann_seen.get(ann_key)
+        if previous is not None:
+            self._repeated(previous, unique, len(spans), rater, doc_id, where)
+            return
+        self._ann_seen[ann_key] = (len(self._starts), len(unique), where)
+        self._ann_doc.append(doc)
+        self._ann_rater.append(rater_code)
+        self._ann_len.append(len(unique))
+        if unique:
+            starts, ends, labels = zip(*unique)
+            self._starts.extend(starts)
+            self._ends.extend(ends)
+            self._labels.extend(labels)
+
+    def _add_tokens(self, doc: int, rater: str, tokens: np.ndarray) -> None:
+        """Keep the first token list of a document. When raters' lists differ, remember, for the
+        two versions whose alphabetically first raters come first, those two raters (the same
+        whatever the order of the input lines)."""
+        held = self._tokens[doc]
+        if held is None:
+            self._tokens[doc], self._token_rater[doc] = tokens, rater
+            return
+        versions = self._token_versions.setdefault(doc, {_digest(held): self._token_rater[doc]})
+        key = _digest(tokens)
+        versions[key] = min(versions.get(key, rater), rater)
+        if len(versions) > 1:
+            first, second = sorted(versions.values())[:2]
+            self._token_conflicts[doc] = (first, second)
+
+    def _repeated(self, previous, unique, n_read, rater, doc_id, where) -> None:
+        """A second line for the same (document, rater): kept once if identical, else an error."""
+        first, n, first_where = previous
+        before = list(zip(self._starts[first : first + n], self._ends[first : first + n], self._labels[first : first + n]))
+        if before != unique:
+            raise InputError(
+                f"rater {rater!r} has two different annotations of this document "
+                f"(the other at {first_where}); keep one line per document and rater",
+                where=where,
+                doc_id=doc_id,
+                field="spans",
+            )
+        self.exclusions.annotations["repeated identical annotation line (kept once)"] += 1
+        self.exclusions.spans["on a repeated annotation line"] += n_read
+
+    def _doc_label_rows(self, doc_rank: np.ndarray, rater_rank: np.ndarray) -> tuple[list[str], np.ndarray]:
+        """Document labels as sorted rows (doc, rater, label, value), labels sorted by name.
+
+        A rater who chose among all labels judged every label seen in the corpus: the ones not
+        given are explicit zeros."""
+        names = sorted({label for values in self._doc_labels.values() for label in values})
+        code = {name: i for i, name in enumerate(names)}
+        rows = []
+        for (doc, rater), values in self._doc_labels.items():
+            full = dict.fromkeys(names, 0) if (doc, rater) in self._judged_all else {}
+            full.update(values)
+            rows.extend((doc_rank[doc], rater_rank[rater], code[label], value) for label, value in full.items())
+        return names, np.array(sorted(rows), dtype=np.int64).reshape(-1, 4)
+
+    def add_labels(
+        self,
+        key: Hashable,
+        doc_id: str,
+        text: str,
+        rater: str,
+        labels: Sequence[str],
+        where: Location,
+        judged: Sequence[str] | None = None,
+    ) -> None:
+        """Add one rater's document labels (text classification).
+
+        ``labels`` are the labels the rater gave; ``judged`` the labels the rater decided on
+        (given or not), or None when the rater chose among all labels (a label list, a choice
+        task). Answers for the same document and rater merge (Prodigy asks one label per task);
+        a label judged both ways is an error.
+        """
+        doc = self._doc_index.get(key)
+        if doc is None or self._texts[doc] != text:
+            doc = self.document(key, doc_id, text, where, rater)
+        cell = (doc, self._rater_index.setdefault(rater, len(self._rater_index)))
+        values = self._doc_labels.setdefault(cell, {})
+        decided = {label: 0 for label in (judged or ())}
+        decided.update((label, 1) for label in labels)
+        for label, value in decided.items():
+            if values.setdefault(label, value) != value:
+                raise InputError(
+                    f"rater {rater!r} both gave and rejected label {label!r} for this document",
+                    where=where, doc_id=doc_id, field="label",
+                )
+        if judged is None:
+            self._judged_all.add(cell)
+
+    def build(self) -> Corpus:
+        """Sort documents, raters, labels and spans canonically and return the Corpus."""
+        doc_order = sorted(range(len(self._doc_ids)), key=lambda i: self._doc_ids[i])
+        doc_rank = np.empty(len(doc_order), dtype=np.int64)
+        doc_rank[doc_order] = np.arange(len(doc_order))
+        raters = sorted(self._rater_index)
+        rater_rank = _rank_codes(self._rater_index, raters)
+        label_index: dict[str, int] = {}
+        first_seen = np.fromiter(
+            (label_index.setdefault(label, len(label_index)) for label in self._labels), np.int64, len(self._labels)
+        )
+        labels = sorted(label_index)
+        label_codes = _rank_codes(label_index, labels)[first_seen]
+
+        ann_doc = doc_rank[np.asarray(self._ann_doc, dtype=np.int64)]
+        ann_rater = rater_rank[np.asarray(self._ann_rater, dtype=np.int64)]
+        ann_len = np.asarray(self._ann_len, dtype=np.int64)
+        ann_order = np.lexsort((ann_rater, ann_doc))
+        old_ptr = np.concatenate([[0], np.cumsum(ann_len)])
+        # gather spans annotation by annotation in the new order (within one, already sorted
+        # by (start, end, label string); re-sort by label code below)
+        lens = ann_len[ann_order]
+        span_idx = ranges(old_ptr[ann_order], lens)
+        starts = np.asarray(self._starts, dtype=np.int64)[span_idx]
+        ends = np.asarray(self._ends, dtype=np.int64)[span_idx]
+        labs = label_codes.astype(np.int64)[span_idx]
+        ann_of_span = np.repeat(np.arange(len(lens)), lens)
+        span_order = np.lexsort((labs, ends, starts, ann_of_span))
+        exclusions = self.exclusions
+        with_data = np.bincount(ann_doc, minlength=len(self._doc_ids)) > 0
+        with_data[doc_rank[[doc for doc, _ in self._doc_labels]]] = True
+        never = len(self._doc_ids) - int(with_data.sum())
+        if never:
+            exclusions.documents["no submitted annotation"] += never
+        doc_label_names, dl = self._doc_label_rows(doc_rank, rater_rank)
+        return Corpus(
+            doc_ids=[self._doc_ids[i] for i in doc_order],
+            texts=[self._texts[i] for i in doc_order],
+            doc_tokens=[self._tokens[i] for i in doc_order],
+            raters=raters,
+            labels=labels,
+            ann_doc=ann_doc[ann_order],
+            ann_rater=ann_rater[ann_order],
+            ann_ptr=np.concatenate([[0], np.cumsum(lens)]).astype(np.int64),
+            span_start=starts[span_order],
+            span_end=ends[span_order],
+            span_label=labs[span_order],
+            exclusions=exclusions,
+            doc_label_names=doc_label_names,
+            dl_doc=dl[:, 0],
+            dl_rater=dl[:, 1],
+            dl_label=dl[:, 2],
+            dl_value=dl[:, 3].astype(np.int8),
+            n_documents_read=len(self._doc_ids),
+            n_annotations_read=self.n_annotations_read,
+            n_spans_read=self.n_spans_read,
+            token_conflicts={self._doc_ids[d]: pair for d, pair in self._token_conflicts.items()},
+        )
+
+
+def _digest(tokens: np.ndarray) -> bytes:
+    """A short fingerprint of a token list (offsets as 64-bit integers)."""
+    return hashlib.blake2b(np.ascontiguousarray(tokens, dtype=np.int64).tobytes(), digest_size=16).digest()
+
+
+def _rank_codes(index: dict[str, int], ordered: list[str]) -> np.ndarray:
+    """Map first-seen codes to ranks in ``ordered``."""
+    rank = np.empty(len(index), dtype=np.int64)
+    for new, name in enumerate(ordered):
+        rank[index[name]] = new
+    return rank

@@ -1,0 +1,242 @@
+"""The per-rater view: which rater parts from the others, and on which label.
+
+For each rater ``r`` (definitions in ``docs/diagnostics.md``):
+
+- ``documents``, ``spans``: what ``r`` submitted (annotations and spans read, in documents that at
+  least one other rater submitted too);
+- ``mean_psa``: the mean of the pair PSAs of ``r`` with every other rater it shares documents
+  with (pairs where PSA is undefined are left out, and counted);
+- ``against_others``: ``r`` against the other raters, pooled over ``r``'s pairs: with ``a`` the
+  matched credit, ``own`` the spans of ``r`` no partner matched and ``other`` the partners' spans
+  ``r`` did not match, summed over the pairs, ``precision = a / (a + own)`` (the share of ``r``'s
+  spans the others confirm), ``recall = a / (a + other)`` and ``F = 2a / (2a + own + other)``;
+  per label the same with labels strict;
+- ``against_consensus``: ``r`` against the consensus of the *other* raters (the vote of
+  :mod:`spanagree.diagnostics.consensus` with the same rule, kept when more than half of the other raters
+  support a span), precision / recall / F as above with the consensus as the reference, overall
+  and per label. It is computed when there are at most :data:`MAX_CONSENSUS_RATERS` raters (one
+  consensus per rater); otherwise it is ``None`` and the reason is given;
+- ``only_theirs``: spans of ``r`` that no other rater's span explains — unmatched in the outcome
+  alignment (:mod:`spanagree.core.outcomes`) of every pair ``r`` is in — by label;
+- ``parts_most``: the three labels where ``r``'s F against the others is lowest relative to the
+  label's pooled PSA over all pairs (``gap = F − pooled PSA``, most negative first; a positive gap
+  means ``r`` agrees with the others better than the pairs do on average).
+
+Every figure but the consensus is a function of the per-pair sums of the counts (nothing is
+re-aligned), so the bootstrap over documents gives intervals for ``mean_psa`` and
+``against_others.f`` in the same replicates as the headline (see :mod:`spanagree.measures.intervals`);
+``against_consensus.f`` gets its own percentile bootstrap over the consensus documents, with the
+same level, replicates and seed.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import numpy as np
+from .disagreements import from_report
+from .consensus import consensus
+from ..core.counts import count
+from ..measures.psa import mean_psa, oriented, prf, psa_array
+from ..measures.intervals import BLOCK
+from ..core.model import CorpusBuilder
+
+#: The consensus of the other raters is computed per rater up to this many raters.
+MAX_CONSENSUS_RATERS = 12
+#: How many labels ``parts_most`` lists.
+PARTS_MOST = 3
+
+
+
+def rater_view(report) -> list[dict[str, Any]]:
+    """The per-rater section of an :class:`~spanagree.report.AgreementReport` (point values)."""
+    corpus, counts = report.corpus, report.counts
+    units = counts.units
+    names, labels = corpus.raters, corpus.labels
+    n_raters = len(names)
+    pairs = units.pairs
+    pair_abc = report.pair_abc()
+    pair_label = report.pair_label_abc()
+    pair_psa = psa_array(pair_abc[:, 0], pair_abc[:, 1], pair_abc[:, 2])
+    mean = mean_psa(pair_psa, pairs, n_raters)
+    per_rater = oriented(pair_abc, pairs, n_raters)  # (raters, 3)
+    per_label = oriented(pair_label, pairs, n_raters)  # (raters, labels, 3)
+    label_total = pair_label.sum(axis=0)
+    label_pooled = psa_array(label_total[:, 0], label_total[:, 1], label_total[:, 2])
+    n_pairs = np.bincount(pairs.reshape(-1), minlength=n_raters)
+    undefined = np.zeros(n_raters, np.int64)
+    np.add.at(undefined, pairs[np.isnan(pair_psa)].reshape(-1), 1)
+
+    # the rater of every annotation in some pair, from the pairs themselves
+    rater_of = np.full(corpus.n_annotations, -1, dtype=np.int64)
+    rater_of[units.ann_a] = pairs[units.pair, 0]
+    rater_of[units.ann_b] = pairs[units.pair, 1]
+    in_units = rater_of >= 0
+    lengths = np.diff(corpus.ann_ptr)
+    documents = np.bincount(rater_of[in_units], minlength=n_raters)
+    spans = np.bincount(rater_of[in_units], weights=lengths[in_units], minlength=n_raters).astype(np.int64)
+    has_spans = corpus.has_spans
+    only = _only_theirs(report) if has_spans else None
+    consensus, why_not = _against_consensus(report)
+
+    out = []
+    for r, name in enumerate(names):
+        by_label = {}
+        gaps = []
+        for k, label in enumerate(labels):
+            a, own, other = per_label[r, k].tolist()
+            if a + own + other == 0:
+                continue
+            by_label[label] = prf(a, own, other)
+            f, pooled = by_label[label]["f"], label_pooled[k]
+            if f is not None and not np.isnan(pooled):
+                gaps.append((f - float(pooled), label, f, float(pooled)))
+        gaps.sort()
+        out.append({
+            "rater": name,
+            "documents": int(documents[r]),
+            "spans": int(spans[r]),
+            "pairs": int(n_pairs[r]),
+            "pairs_undefined": int(undefined[r]),
+            "mean_psa": None if np.isnan(mean[r]) else float(mean[r]),
+            "against_others": {**prf(*per_rater[r].tolist()), "labels": by_label},
+            "against_consensus": consensus.get(name) if consensus is not None else None,
+            "only_theirs": None if only is None else {
+                "spans": sum(only.get(name, Counter()).values()),
+                "labels": dict(sorted(only.get(name, Counter()).items())),
+            },
+            "parts_most": [
+                {"label": label, "f": f, "label_pooled_psa": pooled, "gap": gap}
+                for gap, label, f, pooled in gaps[:PARTS_MOST]
+            ],
+        })
+        if consensus is None:
+            out[-1]["against_consensus_not_computed"] = why_not
+    return out
+
+
+
+def _only_theirs(report) -> dict[str, Counter]:
+    """Per rater and label, scored spans that no other rater's span explains."""
+
+    corpus = report.corpus
+    found = from_report(report)
+    matched = np.zeros(corpus.n_spans, dtype=bool)
+    matched[found.match_a] = True
+    matched[found.match_b] = True
+    unmatched = np.concatenate([found.missed_span, found.spurious_span])
+    alone = np.unique(unmatched[~matched[unmatched]])
+    rater = corpus.ann_rater[corpus.span_ann[alone]]
+    out: dict[str, Counter] = {}
+    for r, lab in zip(rater.tolist(), corpus.span_label[alone].tolist()):
+        out.setdefault(corpus.raters[r], Counter())[corpus.labels[lab]] += 1
+    return out
+
+
+def _against_consensus(report) -> tuple[dict[str, dict] | None, str | None]:
+    """Each rater against the consensus of the other raters (or None, and why not)."""
+
+    corpus, counts = report.corpus, report.counts
+    names = corpus.raters
+    if len(names) > MAX_CONSENSUS_RATERS:
+        return None, f"more than {MAX_CONSENSUS_RATERS} raters (one consensus per rater would be needed)"
+    if not corpus.has_spans:
+        return None, "the counts were computed in parts, without the spans"
+    rule, unit = counts.rule, counts.unit_name
+    out: dict[str, dict] = {}
+    for r, name in enumerate(names):
+        others = [x for x in names if x != name]
+        if not others:
+            continue
+        majority = len(others) // 2 + 1
+        gold_name = _free_name(names)
+        gold, _ = consensus(_subset(corpus, others), min_raters=majority, rule=rule, unit=unit, name=gold_name)
+        pair = _pair_corpus(corpus, r, gold)
+        pair_counts = count(pair, rule, unit=unit)
+        if not len(pair_counts.units):
+            continue
+        rater_first = pair.raters[0] == name
+        order = [0, 1, 2] if rater_first else [0, 2, 1]
+        total = pair_counts.abc.sum(axis=0)[order]
+        by_label = pair_counts.abc_label.sum(axis=0)[:, order]
+        labels = {
+            pair.labels[k]: prf(*by_label[k].tolist()) for k in range(len(pair.labels)) if by_label[k].any()
+        }
+        out[name] = {
+            **prf(*total.tolist()),
+            "documents": int(len(np.unique(pair_counts.units.doc))),
+            "min_raters": majority,
+            "labels": labels,
+        }
+        if report.interval_options is not None:
+            out[name]["f_interval"] = _bootstrap_f(pair_counts.abc[:, order], report.interval_options)
+    return out, None
+
+
+def _bootstrap_f(rows: np.ndarray, options) -> dict[str, Any]:
+    """Percentile bootstrap interval of ``F = 2a / (2a + own + other)`` over the rows (one per
+    document), with the report's level, replicates and seed."""
+
+    n = len(rows)
+    rng = np.random.default_rng(options.seed)
+    values = []
+    done = 0
+    while done < options.replicates:
+        block = min(BLOCK, options.replicates - done)
+        draws = rng.integers(0, n, size=(block, n))
+        weights = np.stack([np.bincount(row, minlength=n) for row in draws]).astype(float)
+        sums = weights @ rows
+        values.append(psa_array(sums[:, 0], sums[:, 1], sums[:, 2]))
+        done += block
+    values = np.concatenate(values)
+    defined = values[~np.isnan(values)]
+    alpha = (1 - options.level) / 2
+    total = rows.sum(axis=0)
+    entry: dict[str, Any] = {
+        "value": prf(*total.tolist())["f"],
+        "low": float(np.quantile(defined, alpha)) if len(defined) else None,
+        "high": float(np.quantile(defined, 1 - alpha)) if len(defined) else None,
+    }
+    if len(defined) < len(values):
+        entry["undefined_replicates"] = int(len(values) - len(defined))
+    return entry
+
+
+def _free_name(names: list[str]) -> str:
+    name = "consensus of the others"
+    while name in names:
+        name += "'"
+    return name
+
+
+def _subset(corpus, keep: list[str]):
+    """The corpus with only the raters ``keep`` (same documents, spans and tokens)."""
+
+    builder = CorpusBuilder()
+    wanted = {corpus.raters.index(x) for x in keep}
+    _copy_annotations(corpus, builder, lambda rater: rater in wanted)
+    return builder.build()
+
+
+def _pair_corpus(corpus, r: int, gold):
+    """Rater ``r``'s annotations of the documents in ``gold``, and ``gold`` itself."""
+
+    builder = CorpusBuilder()
+    in_gold = set(gold.doc_ids)
+    _copy_annotations(corpus, builder, lambda rater: rater == r, lambda doc_id: doc_id in in_gold)
+    _copy_annotations(gold, builder, lambda rater: True)
+    return builder.build()
+
+
+def _copy_annotations(corpus, builder, rater_ok, doc_ok=lambda doc_id: True) -> None:
+    for ann in range(corpus.n_annotations):
+        d, rater = int(corpus.ann_doc[ann]), int(corpus.ann_rater[ann])
+        if not rater_ok(rater) or not doc_ok(corpus.doc_ids[d]):
+            continue
+        lo, hi = int(corpus.ann_ptr[ann]), int(corpus.ann_ptr[ann + 1])
+        spans = [
+            (int(s), int(e), corpus.labels[lab])
+            for s, e, lab in zip(corpus.span_start[lo:hi], corpus.span_end[lo:hi], corpus.span_label[lo:hi])
+        ]
+        builder.add(corpus.doc_ids[d], corpus.doc_ids[d], corpus.texts[d], corpus.raters[rater], spans, None,
+                    corpus.doc_tokens[d])

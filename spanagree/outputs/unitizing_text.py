@@ -1,0 +1,71 @@
+"""The unitizing section (α_U and γ, ``docs/unitizing.md``) as table rows."""
+from __future__ import annotations
+
+from typing import Any, Callable, Mapping
+
+
+#: What each measure says, for the tables.
+DESCRIPTIONS = {
+    "alpha_u": "Krippendorff's α_U: how alike the raters cut the text into units and gaps, "
+    "1 − observed/expected squared-offset disagreement",
+    "gamma": "Mathet et al.'s γ: units aligned one-to-one across raters, 1 − observed/expected "
+    "disorder (position and label) against shuffled annotations",
+}
+
+
+def headline_rows(section: Mapping[str, Any], num: Callable) -> list[list[Any]]:
+    """Rows for the summary table, next to PSA."""
+    return [
+        ["unitizing α_U (documents end to end)", _value(section["alpha_u"], num) + _ci(section["alpha_u"])],
+        ["unitizing γ", _value(section["gamma"], num)],
+    ]
+
+
+def tables(section: Mapping[str, Any], num: Callable) -> list[tuple[str, list[str], list[list[Any]]]]:
+    """The section as ``(title, header, rows)`` tables for the text and Markdown outputs."""
+    a, g = section["alpha_u"], section["gamma"]
+    rows = [
+        ["α_U", _value(a, num) + _ci(a)],
+        ["", DESCRIPTIONS["alpha_u"]],
+        ["α_U observed / expected disagreement", f"{num(a.get('observed'), 6)} / {num(a.get('expected'), 6)}"],
+    ]
+    mean = a.get("per_document_mean")
+    if mean is not None:
+        rows.append(["α_U, mean of per-document values", f"{num(mean['value'])} over {mean['documents']} documents"])
+    rows += [
+        ["γ", _value(g, num)],
+        ["", DESCRIPTIONS["gamma"]],
+        ["γ observed / expected disorder", f"{num(g.get('observed_disorder'))} / {num(g.get('expected_disorder'))}"],
+        ["γ expected disorder from", f"{g['samples']} shuffled continua, seed {g['seed']}, 95% relative precision "
+         f"{num(g.get('precision'))}"],
+        ["γ-cat (labels of aligned units)", num(g.get("gamma_cat"))],
+        ["documents (every rater annotated)", section["documents"]],
+    ]
+    for kind in ("documents_excluded", "spans_excluded"):
+        rows += [[f"{kind.split('_')[0]} left out: {reason}", n] for reason, n in section[kind].items()]
+    if a.get("overlapping_units_left_out"):
+        rows.append(["α_U: overlapping units of one rater and label left out", a["overlapping_units_left_out"]])
+    labels = sorted(set(section["alpha_u_per_label"]) | set(section["gamma_per_label"]))
+    per_label = [
+        [name, num(section["alpha_u_per_label"].get(name, {}).get("value")),
+         num(section["gamma_per_label"].get(name, {}).get("gamma_k")),
+         section["alpha_u_per_label"].get(name, {}).get("units", 0)]
+        for name in labels
+    ]
+    return [
+        ("Unitizing agreement (spans, no candidates)", ["", ""], rows),
+        ("Unitizing per label", ["label", "α_U", "γ-k", "units"], per_label),
+    ]
+
+
+def _value(entry: Mapping[str, Any], num: Callable) -> str:
+    value = entry.get("value")
+    return num(value) if value is not None else f"undefined: {entry.get('reason', 'no value')}"
+
+
+def _ci(entry: Mapping[str, Any]) -> str:
+    interval = entry.get("interval")
+    if not interval or interval.get("low") is None:
+        return ""
+    return f" [{interval['low']:.3f}, {interval['high']:.3f}]"
+

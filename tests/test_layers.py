@@ -1,0 +1,146 @@
+"""The package's imports run one way, down the data path: no cycle, no upward import.
+
+Every module's imports (at module level and inside functions) are read with ``ast``; each module
+belongs to a layer (``LAYERS``, lowest first) and may import only from its own layer or below.
+Inside functions, imports of the package are allowed only where ``LAZY`` says why.
+"""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent.parent / "spanagree"
+
+#: Layers, lowest first: a module prefix per layer (the longest matching prefix decides).
+LAYERS = [
+    ("core", ["spanagree.errors", "spanagree.core"]),
+    ("io", ["spanagree.io"]),
+    ("engine", ["spanagree.engine"]),
+    ("measures", ["spanagree.measures"]),
+    ("diagnostics", ["spanagree.diagnostics"]),
+    ("report", ["spanagree.report"]),
+    ("outputs", ["spanagree.outputs"]),
+    ("integrations", ["spanagree.integrations"]),
+    ("app", ["spanagree.app", "spanagree", "spanagree.__main__"]),
+]
+
+#: Imports of the package inside functions that are allowed, ``(module, imported): why``. Each
+#: one keeps a module off the path of ``import spanagree`` or of ``spanagree score`` when the
+#: option or command that needs it is not used; the saving is measured in bench/RESULTS.md.
+_COMMAND = "a CLI command's own modules, imported when it runs"
+_SECTION = "an optional report section, imported when it is asked for"
+LAZY: dict[tuple[str, str], str] = {
+    ("spanagree.app.api", "spanagree.engine"): "the engines load multiprocessing and concurrent.futures",
+    ("spanagree.measures.alt_test", "spanagree.measures.stats"): "Shah's S, only with candidate items",
+    ("spanagree.report", "spanagree.diagnostics.raters"): _SECTION,
+    ("spanagree.report", "spanagree.measures.intervals"): _SECTION,
+    ("spanagree.report", "spanagree.measures.candidates"): _SECTION,
+    ("spanagree.report", "spanagree.measures.chance"): _SECTION,
+    ("spanagree.report", "spanagree.measures.unitizing"): _SECTION,
+    **{("spanagree.app.cli", target): _COMMAND for target in (
+        "spanagree.app.info", "spanagree.app.runs", "spanagree.outputs.convert", "spanagree.outputs.gate",
+        "spanagree.outputs.html", "spanagree.outputs.compare", "spanagree.outputs.alt_test",
+        "spanagree.diagnostics.consensus", "spanagree.diagnostics.disagreements", "spanagree.measures.alt_test",
+    )},
+}
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+MODULES = {module_name(p): p for p in PACKAGE.rglob("*.py")}
+
+
+def layer_of(module: str) -> int:
+    best, rank = -1, None
+    for i, (_, prefixes) in enumerate(LAYERS):
+        for prefix in prefixes:
+            if (module == prefix or module.startswith(prefix + ".")) and len(prefix) > best:
+                best, rank = len(prefix), i
+    assert rank is not None, f"{module} is in no layer"
+    return rank
+
+
+def imports(module: str) -> list[tuple[str, int, bool]]:
+    """``(imported module, line, inside a function)`` for every import of the package."""
+    path = MODULES[module]
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found: list[tuple[str, int, bool]] = []
+
+    def visit(node: ast.AST, in_function: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            inside = in_function or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+            if isinstance(child, ast.ImportFrom):
+                if child.level:
+                    base = package.split(".")[: len(package.split(".")) - child.level + 1]
+                    target = ".".join(base + ([child.module] if child.module else []))
+                else:
+                    target = child.module or ""
+                if target.split(".")[0] == "spanagree":
+                    for alias in child.names:  # ``from pkg import module`` imports the module
+                        sub = f"{target}.{alias.name}"
+                        found.append((sub if sub in MODULES else target, child.lineno, inside))
+            elif isinstance(child, ast.Import):
+                found.extend((a.name, child.lineno, inside) for a in child.names if a.name.split(".")[0] == "spanagree")
+            visit(child, inside)
+
+    visit(ast.parse(path.read_text(encoding="utf-8")), False)
+    return found
+
+
+def test_every_module_is_in_a_layer():
+    for module in MODULES:
+        layer_of(module)
+
+
+def test_no_upward_import():
+    wrong = [
+        f"{module} ({LAYERS[layer_of(module)][0]}) line {line} imports {target} ({LAYERS[layer_of(target)][0]})"
+        for module in MODULES
+        for target, line, _ in imports(module)
+        if layer_of(target) > layer_of(module)
+    ]
+    assert not wrong, "upward imports:\n" + "\n".join(wrong)
+
+
+def test_imports_inside_functions_only_for_heavy_dependencies():
+    wrong = [
+        f"{module} line {line} imports {target} inside a function"
+        for module in MODULES
+        for target, line, inside in imports(module)
+        if inside and (module, target) not in LAZY
+    ]
+    assert not wrong, "\n".join(wrong)
+
+
+def test_no_cycle():
+    graph = {m: sorted({t for t, _, _ in imports(m) if t in MODULES and t != m}) for m in MODULES}
+    # a package's __init__ importing its own submodules is how it re-exports them; a submodule
+    # importing names from its package's __init__ back is the cycle to catch
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def walk(node: str) -> None:
+        state[node] = 1
+        stack.append(node)
+        for nxt in graph[node]:
+            if state.get(nxt) == 1:
+                cycle = stack[stack.index(nxt):] + [nxt]
+                raise AssertionError("import cycle: " + " -> ".join(cycle))
+            if nxt not in state:
+                walk(nxt)
+        stack.pop()
+        state[node] = 2
+
+    for module in sorted(graph):
+        if module not in state:
+            walk(module)
+
+
+def test_the_walk_sees_both_kinds_of_import():
+    found = imports("spanagree.report")
+    assert any(t == "spanagree.core.counts" and not inside for t, _, inside in found)
