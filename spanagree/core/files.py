@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import contextlib
 import os
-import signal
+import secrets
 import stat
-import tempfile
 from pathlib import Path
 from typing import IO, Iterable, Iterator
 
@@ -39,11 +38,18 @@ def atomic_write(path: str | os.PathLike, mode: str = "wb", **open_kwargs) -> It
         with open(target, mode, **open_kwargs) as handle:
             yield handle
         return
-    temporary = None
-    held = _hold_signals()  # so that SIGINT/SIGTERM cannot land between creating the file and the try
+    temporary: Path | None = None
     try:
-        fd, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".part")
-        held = _release_signals(held)  # a signal that arrived meanwhile is raised here, inside the try
+        while True:
+            # the name is known before the file exists, so an interruption at any point below
+            # leaves nothing behind (signal masks would not do: a signal may be delivered to
+            # another thread, and Python raises it in this one anywhere)
+            temporary = target.parent / f".{target.name}.{secrets.token_hex(6)}.part"
+            try:
+                fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+                break
+            except FileExistsError:
+                continue
         with os.fdopen(fd, mode, **open_kwargs) as handle:
             yield handle
             handle.flush()
@@ -61,25 +67,6 @@ def atomic_write(path: str | os.PathLike, mode: str = "wb", **open_kwargs) -> It
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(temporary)
         raise
-    finally:
-        _release_signals(held)
-
-
-_STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
-
-
-def _hold_signals():
-    """Block SIGINT and SIGTERM in this thread (where the platform can); the mask to restore."""
-    if not hasattr(signal, "pthread_sigmask"):
-        return None
-    return signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
-
-
-def _release_signals(held) -> None:
-    """Restore the mask :func:`_hold_signals` returned (once; None does nothing)."""
-    if held is not None:
-        signal.pthread_sigmask(signal.SIG_SETMASK, held)
-    return None
 
 
 def _special(target: Path) -> bool:
