@@ -85,16 +85,18 @@ def test_published_unitary_alignment_counts():
 @pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
 def test_categorical_disorder_of_the_best_alignment(case):
     al = align(case)
-    if sorted(al.tuples.tolist()) != case["alignment"]:
-        pytest.skip("a tie: another best alignment")
+    tuples = al.tuples
+    if sorted(tuples.tolist()) != case["alignment"]:
+        # a tie: another best alignment of the same disorder; score pygamma's own alignment
+        tuples = np.asarray(case["alignment"], dtype=al.tuples.dtype)
     rater, label, start, end = columns(case)
     units = (label, start, end)
-    group = np.zeros(len(al.tuples), np.int64)
+    group = np.zeros(len(tuples), np.int64)
     dis = dissimilarity(case)
-    assert _cat_disorders(al.tuples, group, 1, units, dis, None)[0] == pytest.approx(case["cat_disorder"], rel=1e-5, abs=1e-6)
+    assert _cat_disorders(tuples, group, 1, units, dis, None)[0] == pytest.approx(case["cat_disorder"], rel=1e-5, abs=1e-6)
     for name, value in case["k_disorder"].items():
         k = case["labels"].index(name)
-        assert _cat_disorders(al.tuples, group, 1, units, dis, k)[0] == pytest.approx(value, rel=1e-5, abs=1e-6)
+        assert _cat_disorders(tuples, group, 1, units, dis, k)[0] == pytest.approx(value, rel=1e-5, abs=1e-6)
 
 
 SAMPLED = [c for c in CASES if "gamma" in c]
