@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .core.align import AlignmentRule
-from .core.counts import EXCLUSIONS, OUTCOMES, Counts, count
+from .core.counts import EXCLUSIONS, OUTCOMES, Counts, count, label_totals
 from .errors import UsageError
 from .core.model import Corpus
 from .measures.psa import f_beta, psa, psa_array
@@ -79,7 +79,7 @@ class AgreementReport:
 
     def pair_label_abc(self) -> np.ndarray:
         """(n_pairs, n_labels, 3) sums per pair and label (labels always strict)."""
-        return _sum_rows(self.counts.units.pair, self.counts.abc_label, len(self.counts.units.pairs))
+        return label_totals(self.counts, len(self.corpus.labels), self.counts.units.pair, len(self.counts.units.pairs))
 
     def pair_psa(self) -> np.ndarray:
         abc = self.pair_abc()
