@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import spanagree
+from spanagree.diagnostics import disagreements
 from spanagree.engine import plan
 from spanagree.io.synthetic import generate_corpus
 
@@ -99,3 +100,27 @@ def test_many_labels_same_report_in_every_engine(many_labels, monkeypatch, optio
         report = spanagree.score(many_labels, **options, **extra)
         assert report.corpus.engine["tasks"] > 3
         assert report.to_dict() == expected
+
+
+def test_label_confusion_pairs_are_the_tables_cells(many_labels, example_path):
+    for path in (example_path, many_labels):
+        report = spanagree.score(spanagree.read(path))
+        found = disagreements.from_report(report)
+        high, low, n = disagreements.label_confusion_pairs(report.corpus, found)
+        assert np.all(high >= low) and np.all(n > 0)
+        assert n.sum() == len(found.match_a)
+        if path == example_path:
+            table = disagreements.label_confusion(report.corpus, found)
+            assert list(zip(*np.nonzero(table))) == list(zip(high.tolist(), low.tolist()))
+            assert table[high, low].tolist() == n.tolist()
+
+
+def test_html_confusion_shows_the_top_labels_and_says_how_many_are_left_out(many_labels):
+    from spanagree.outputs import html
+
+    report = spanagree.score(many_labels, bootstrap=20)
+    page = html.render(report)
+    n_labels = len(report.corpus.labels)
+    section = page[page.index("Label confusion"):page.index("</table>", page.index("Label confusion"))]
+    assert f"{n_labels - html.MAX_CONFUSION_LABELS} more labels are left out" in section
+    assert section.count("<strong>") == html.MAX_CONFUSION_LABELS

@@ -35,7 +35,7 @@ from ...core.files import write_bytes
 from . import bands, charts
 from .page import esc, frame, label_css, table
 from ...core.version import __version__
-from ...diagnostics.disagreements import disputed_spans, from_report, label_confusion
+from ...diagnostics.disagreements import disputed_spans, from_report, label_confusion_pairs
 from ...diagnostics.raters import rater_view
 from .family import section
 from . import views
@@ -50,6 +50,8 @@ MAX_DOCUMENTS = 10
 MAX_TEXT = 4000
 #: Rater pairs listed in the pair table at most (those sharing the most documents).
 MAX_PAIR_ROWS = 60
+#: Labels in the confusion table at most (those in most matched pairs); the rest are counted in a note.
+MAX_CONFUSION_LABELS = 40
 
 OUTCOME_HELP = {
     "correct": "same label, same boundaries",
@@ -86,7 +88,7 @@ def render(report, *, title: str | None = None, max_documents: int = MAX_DOCUMEN
             parts += _kappa_curve(data["chance_corrected"], charts)
             parts.append(views.kappa_note(data["chance_corrected"], data["overall"]["pairwise_mean_psa"]))
     parts += _outcomes(data)
-    parts += _confusion(corpus.labels, label_confusion(corpus, found))
+    parts += _confusion(corpus.labels, label_confusion_pairs(corpus, found))
     parts += _documents(data, corpus, disputed_spans(corpus, found), max_documents)
     parts += views.documents_table(data["per_document"], documents_csv)
     parts += _excluded(data)
@@ -297,28 +299,37 @@ def _outcomes(data: dict) -> list[str]:
             table(["outcome", "count", "meaning"], rows, numeric={1})]
 
 
-def _confusion(labels: list[str], counts: np.ndarray) -> list[str]:
+def _confusion(labels: list[str], pairs: tuple[np.ndarray, np.ndarray, np.ndarray]) -> list[str]:
     out = ["<h2>Label confusion among position-matched spans</h2>",
            "<p class=\"note\">Span pairs matched by the label-blind overlap alignment, pooled over rater pairs; "
            "each matched pair counted once, so the table is a triangle. The diagonal is pairs with the same label "
            "(correct or partial); off the diagonal, the two raters chose different labels for overlapping spans.</p>"]
-    if not len(labels) or not counts.sum():
+    high, low, n = pairs
+    if not len(labels) or not n.sum():
         return out + ["<p class=\"note\">No spans were matched.</p>"]
-    top = counts.max()
+    shown = np.arange(len(labels))
+    if len(labels) > MAX_CONFUSION_LABELS:
+        involved = np.bincount(high, weights=n, minlength=len(labels)) + np.bincount(low, weights=n * (high != low), minlength=len(labels))
+        shown = np.sort(np.argsort(-involved, kind="stable")[:MAX_CONFUSION_LABELS])
+        out.append(f"<p class=\"note\">The {len(shown)} labels in most matched pairs are shown; "
+                   f"{len(labels) - len(shown)} more labels are left out (see <code>spanagree disagreements</code>).</p>")
+    cell = dict(zip(zip(high.tolist(), low.tolist()), n.tolist()))
+    top = max(cell.values())
     rows = []
-    for i, name in enumerate(labels):
-        cells = [f"<strong>{esc(name)}</strong>"]
-        for j in range(len(labels)):
+    for i in shown.tolist():
+        cells = [f"<strong>{esc(labels[i])}</strong>"]
+        for j in shown.tolist():
             if j > i:
                 cells.append("")
                 continue
-            value = int(counts[i, j])
+            value = cell.get((i, j), 0)
             shade = 0.08 + 0.6 * value / top if value else 0
             hue = "76,114,176" if i == j else "196,78,82"
             style = f" style=\"background: rgba({hue},{shade:.2f})\"" if value else ""
             cells.append(f"<span{style}>&nbsp;{value}&nbsp;</span>" if value else "0")
         rows.append(cells)
-    return out + [table([""] + [esc(n) for n in labels], rows, css="confusion", numeric=set(range(1, len(labels) + 1)))]
+    names = [esc(labels[i]) for i in shown.tolist()]
+    return out + [table([""] + names, rows, css="confusion", numeric=set(range(1, len(names) + 1)))]
 
 
 def _documents(data: dict, corpus, disputed: np.ndarray, limit: int) -> list[str]:
