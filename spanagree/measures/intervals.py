@@ -213,6 +213,14 @@ class DocumentCounts:
             start += size
         return out
 
+    def _pair_statistics(self, pair_psa: np.ndarray) -> tuple[list[tuple], np.ndarray]:
+        """Each rater pair's PSA, or only those of ``report.interval_pairs`` when it is set (a
+        page showing a few of very many pairs): one interval per pair costs a row of replicates."""
+        shown = getattr(self.report, "interval_pairs", None)
+        if shown is None:
+            return [("pairs", p, "psa") for p in range(pair_psa.shape[1])], pair_psa
+        return [("pairs", p, "psa") for p in shown.tolist()], pair_psa[:, shown]
+
     def statistics(self, parts: dict[str, np.ndarray]) -> dict[tuple, np.ndarray]:
         """Every statistic with an interval, one value per replicate (NaN = undefined)."""
         return {name: values[:, i] for names, values in self.groups(parts) for i, name in enumerate(names)}
@@ -243,7 +251,7 @@ class DocumentCounts:
             ),
             ([("labels", name, "pairwise_mean_psa") for name in labels], label_mean),
             ([("labels", name, "pooled_psa") for name in labels], label_pooled),
-            ([("pairs", p, "psa") for p in range(pair_psa.shape[1])], pair_psa),
+            self._pair_statistics(pair_psa),
         ]
         if self.report.per_rater:
             out += rater_statistics(pair, self.report.counts.units.pairs, len(self.report.corpus.raters), weight)

@@ -26,6 +26,7 @@ otherwise.
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -71,7 +72,33 @@ def render(report, *, title: str | None = None, max_documents: int = MAX_DOCUMEN
            sources: Sequence[str] = (), documents_csv: str | None = None) -> str:
     """The HTML page for ``report`` (an :class:`~spanagree.report.AgreementReport`);
     ``documents_csv`` names the per-document CSV beside the page, for a link."""
-    data = report.to_dict()
+    report, data = page_data(report)
+    return _render(report, data, title=title, max_documents=max_documents, sources=sources, documents_csv=documents_csv)
+
+
+def page_data(report) -> tuple[Any, dict[str, Any]]:
+    """:meth:`~spanagree.report.AgreementReport.to_dict` with only the rater pairs the page
+    shows: those sharing the most documents (the pair table) and those among the heatmap's
+    raters; with thousands of raters, the other pairs (up to millions) are never built, nor
+    their intervals. Returns the report the page is made from, and its data."""
+    units = report.counts.units
+    pair_docs = np.bincount(units.pair, minlength=len(units.pairs))
+    top = np.lexsort((np.arange(len(pair_docs)), -pair_docs))[:MAX_PAIR_ROWS]
+    n_raters = len(report.corpus.raters)
+    if n_raters <= charts.MAX_HEATMAP_RATERS:
+        return report, report.to_dict()
+    submitted = np.bincount(report.corpus.ann_rater, minlength=n_raters)
+    heat = np.zeros(n_raters, dtype=bool)
+    heat[np.argsort(-submitted, kind="stable")[: charts.MAX_HEATMAP_RATERS]] = True
+    among = np.flatnonzero(heat[units.pairs[:, 0]] & heat[units.pairs[:, 1]])
+    shown = np.unique(np.concatenate([top, among]))
+    if report.interval_options is not None and report._intervals is None:
+        report = replace(report, interval_pairs=shown)
+    return report, report.with_pairs(shown)
+
+
+def _render(report, data: dict[str, Any], *, title: str | None, max_documents: int,
+            sources: Sequence[str], documents_csv: str | None) -> str:
     if "per_rater" not in data:
         data["per_rater"] = rater_view(report)
     corpus = report.corpus
@@ -112,10 +139,12 @@ def write(report, out: str | Path, **options: Any) -> dict[str, Any]:
 
     out = Path(out)
     csv_path = documents_csv_path(out)
-    html = render(report, documents_csv=csv_path.name, **options)
+    report, page = page_data(report)
+    options = {"title": None, "max_documents": MAX_DOCUMENTS, "sources": (), **options}
+    html = _render(report, page, documents_csv=csv_path.name, **options)
     data = html.encode("utf-8")
     write_bytes(out, data)
-    views.write_documents_csv(report.to_dict()["per_document"], csv_path)
+    views.write_documents_csv(page["per_document"], csv_path)
     return {"out": str(out), "bytes": len(data), "documents_csv": str(csv_path)}
 
 
@@ -266,8 +295,8 @@ def _pairs(data: dict, corpus, charts) -> list[str]:
              "; ".join(f"{esc(name)} {n}" for name, n in p.get("only_in", {}).items())] for p in ordered]
     out.append(table(["pair (A ~ B)", "documents", "PSA", "interval", "a", "b (A's unmatched)", "c (B's unmatched)",
                       "spans only one marked (outcomes)"], rows, numeric={1, 2, 3, 4, 5, 6}))
-    if len(pairs) > len(ordered):
-        out.append(f"<p class=\"note\">The {len(ordered)} pairs sharing the most documents, of {len(pairs)}.</p>")
+    if data["overall"]["pairs"] > len(ordered):
+        out.append(f"<p class=\"note\">The {len(ordered)} pairs sharing the most documents, of {data['overall']['pairs']}.</p>")
     return out
 
 
