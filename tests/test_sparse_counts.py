@@ -3,6 +3,7 @@ figure built from them is the one a direct count gives, in every engine."""
 from __future__ import annotations
 
 import json
+import random
 from collections import Counter
 from pathlib import Path
 
@@ -124,3 +125,33 @@ def test_html_confusion_shows_the_top_labels_and_says_how_many_are_left_out(many
     section = page[page.index("Label confusion"):page.index("</table>", page.index("Label confusion"))]
     assert f"{n_labels - html.MAX_CONFUSION_LABELS} more labels are left out" in section
     assert section.count("<strong>") == html.MAX_CONFUSION_LABELS
+
+
+def test_html_page_with_many_raters_builds_only_the_pairs_it_shows(tmp_path):
+    from spanagree.outputs import html
+
+    rng = random.Random(4)
+    text = "word " * 60
+    records = []
+    for r in range(70):
+        spans = []
+        for _ in range(5):
+            start = rng.randrange(0, 250)
+            spans.append({"start": start, "end": start + rng.randrange(1, 20), "label": rng.choice("ABC")})
+        records.append({"doc_id": "d0", "text": text, "annotator": f"r{r:03d}", "spans": spans})
+    report = spanagree.score(write(tmp_path / "raters.jsonl", records), bootstrap=20)
+    page_report, data = html.page_data(report)
+    n_pairs = 70 * 69 // 2
+    assert data["overall"]["pairs"] == n_pairs
+    assert html.MAX_PAIR_ROWS <= len(data["pairs"]) < n_pairs
+    # every pair shown has its interval, and only those pairs were bootstrapped
+    assert all("psa_interval" in p for p in data["pairs"])
+    assert len(page_report.interval_pairs) == len(data["pairs"])
+    assert report.interval_pairs is None  # the caller's report is left as it was
+    # the figures of the pairs shown are the full report's
+    full = {tuple(p["raters"]): p for p in report.to_dict()["pairs"]}
+    for p in data["pairs"]:
+        q = full[tuple(p["raters"])]
+        assert (p["a"], p["b"], p["c"], p["psa"]) == (q["a"], q["b"], q["c"], q["psa"])
+    page = html.render(report)
+    assert f"of {n_pairs}.</p>" in page
