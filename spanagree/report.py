@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .core.align import AlignmentRule
-from .core.counts import EXCLUSIONS, OUTCOMES, Counts, count
+from .core.counts import EXCLUSIONS, OUTCOMES, Counts, count, label_totals
 from .errors import UsageError
 from .core.model import Corpus
 from .measures.psa import f_beta, psa, psa_array
@@ -65,6 +65,7 @@ class AgreementReport:
     interval_options: Any = None  # IntervalOptions, when intervals were asked for
     per_rater: bool = False  # add the per-rater view (spanagree.diagnostics.raters) to the output
     unitizing: dict | None = None  # α_U and γ (spanagree.measures.unitizing), when asked for
+    interval_pairs: Any = None  # indices of the rater pairs that get their own interval (None: all)
     _intervals: dict | None = field(default=None, repr=False)
 
     # --- per pair -----------------------------------------------------------------------------
@@ -79,7 +80,7 @@ class AgreementReport:
 
     def pair_label_abc(self) -> np.ndarray:
         """(n_pairs, n_labels, 3) sums per pair and label (labels always strict)."""
-        return _sum_rows(self.counts.units.pair, self.counts.abc_label, len(self.counts.units.pairs))
+        return label_totals(self.counts, len(self.corpus.labels), self.counts.units.pair, len(self.counts.units.pairs))
 
     def pair_psa(self) -> np.ndarray:
         abc = self.pair_abc()
@@ -106,7 +107,13 @@ class AgreementReport:
         ``max_documents`` documents of lowest agreement (for tables; the totals are unchanged)."""
         return self._build(max_pairs=max_pairs, max_documents=max_documents)
 
-    def _build(self, max_pairs: int | None, max_documents: int | None) -> dict[str, Any]:
+    def with_pairs(self, pairs: np.ndarray) -> dict[str, Any]:
+        """:meth:`to_dict` with only the rater pairs ``pairs`` (pair indices into
+        ``counts.units.pairs``) in its ``"pairs"`` list, in pair order; every total, and
+        ``overall.pairs``, is unchanged. For pages that show some pairs of very many."""
+        return self._build(max_pairs=None, max_documents=None, pairs=np.unique(np.asarray(pairs, dtype=np.int64)))
+
+    def _build(self, max_pairs: int | None, max_documents: int | None, pairs: np.ndarray | None = None) -> dict[str, Any]:
         corpus, counts = self.corpus, self.counts
         units = counts.units
         pair_abc = self.pair_abc()
@@ -128,7 +135,7 @@ class AgreementReport:
                 "pairs_undefined": int(np.isnan(column).sum()),
             }
         pair_docs = np.bincount(units.pair, minlength=len(units.pairs))
-        shown = np.lexsort((np.arange(len(pair_docs)), -pair_docs))[:max_pairs] if max_pairs else None
+        shown = np.lexsort((np.arange(len(pair_docs)), -pair_docs))[:max_pairs] if max_pairs else pairs
         result = {
             "documents": self._documents_section(),
             "annotations": self._annotations_section(),

@@ -19,7 +19,7 @@ from .model import Corpus
 from .outcomes import OUTCOMES, OutcomeAlignment, best_explanation
 from ..errors import UsageError
 
-__all__ = ["OUTCOMES", "Counts", "Units", "count", "make_units", "side"]
+__all__ = ["OUTCOMES", "Counts", "Units", "count", "label_totals", "make_units", "side"]
 
 
 @dataclass(frozen=True)
@@ -42,8 +42,10 @@ class Units:
 
 @dataclass
 class Counts:
-    """Counts per unit: ``abc`` (n_units, 3) under the rule; ``abc_label`` (n_units, n_labels, 3)
-    under the rule with labels strict; ``outcomes`` (n_units, 5) in the order of OUTCOMES, from
+    """Counts per unit: ``abc`` (n_units, 3) under the rule; per (unit, label) cell under the rule
+    with labels strict, sparse: only the cells with a span, sorted by unit then label, as
+    ``label_unit`` and ``label_code`` (n_cells,) and ``label_abc`` (n_cells, 3), so their size
+    grows with spans, not units × labels; ``outcomes`` (n_units, 5) in the order of OUTCOMES, from
     ``outcome_pairs``, the one outcome alignment (:mod:`spanagree.core.outcomes`; None when the counts
     were merged from parts, which keep only the per-unit outcome counts)."""
 
@@ -51,7 +53,9 @@ class Counts:
     rule: AlignmentRule
     unit_name: str
     abc: np.ndarray
-    abc_label: np.ndarray
+    label_unit: np.ndarray
+    label_code: np.ndarray
+    label_abc: np.ndarray
     outcomes: np.ndarray
     notes: Counter = field(default_factory=Counter)
     outcome_pairs: OutcomeAlignment | None = None
@@ -96,13 +100,10 @@ def count(
 
     strict_rule = rule if rule.by_label else _replace(rule, labels="strict")
     strict = align(side_a, side_b, strict_rule, search=search)
-    n_a = _bincount2(side_a.group, side_a.label, n_units, n_labels)
-    n_b = _bincount2(side_b.group, side_b.label, n_units, n_labels)
-    a_label = _bincount2(side_a.group[strict.a_index], side_a.label[strict.a_index], n_units, n_labels, strict.credit)
-    abc_label = np.stack([a_label, n_a - a_label, n_b - a_label], axis=-1)
+    label_unit, label_code, label_abc = label_cells(side_a, side_b, strict, n_labels)
 
     if rule.by_label:
-        abc = abc_label.sum(axis=1)
+        abc = unit_totals(label_unit, label_abc, n_units)
     else:
         # positions only: a rater's same-position spans with several labels are one span
         pos_a, pos_b = position_set(side_a), position_set(side_b)
@@ -116,7 +117,7 @@ def count(
         abc = np.stack([a, n_pos_a - a, n_pos_b - a], axis=1)
 
     pairs = best_explanation(units, side_a, spans_a, side_b, spans_b, search=search)
-    return Counts(units, rule, unit, abc, abc_label, pairs.table(), notes, pairs)
+    return Counts(units, rule, unit, abc, label_unit, label_code, label_abc, pairs.table(), notes, pairs)
 
 
 def _positions(corpus: Corpus, unit: str) -> tuple[np.ndarray, np.ndarray, Counter]:
@@ -183,9 +184,43 @@ def unit_exclusions(corpus: Corpus, ann: np.ndarray, starts: np.ndarray, ends: n
     return +Counter({NO_TOKEN: empty, MERGED: len(idx) - empty - kept})
 
 
-def _bincount2(rows: np.ndarray, cols: np.ndarray, n_rows: int, n_cols: int, weights=None) -> np.ndarray:
-    flat = np.bincount(rows * n_cols + cols, weights=weights, minlength=n_rows * n_cols)
-    return flat.reshape(n_rows, n_cols).astype(np.float64)
+def label_cells(side_a: SpanColumns, side_b: SpanColumns, strict, n_labels: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The (unit, label) cells with a span of either side, sorted by unit then label, and a, b, c
+    of each (float64): ``a`` the strict alignment's credit, ``b``/``c`` each side's spans less it."""
+    n = max(n_labels, 1)
+    key_a = side_a.group * n + side_a.label
+    key_b = side_b.group * n + side_b.label
+    keys, where = np.unique(np.concatenate([key_a, key_b]), return_inverse=True)
+    where = where.reshape(-1)
+    cell_a, cell_b = where[: len(key_a)], where[len(key_a):]
+    n_cells = len(keys)
+    n_a = np.bincount(cell_a, minlength=n_cells).astype(np.float64)
+    n_b = np.bincount(cell_b, minlength=n_cells).astype(np.float64)
+    a = np.bincount(cell_a[strict.a_index], weights=strict.credit, minlength=n_cells).astype(np.float64)
+    abc = np.stack([a, n_a - a, n_b - a], axis=1)
+    keep = abc.any(axis=1)
+    if not keep.all():
+        keys, abc = keys[keep], abc[keep]
+    return keys // n, keys % n, abc
+
+
+def unit_totals(label_unit: np.ndarray, label_abc: np.ndarray, n_units: int) -> np.ndarray:
+    """(n_units, 3) sums of the per-label cells of each unit, in float64, cells in order."""
+    out = np.zeros((n_units, 3))
+    for j in range(3):
+        out[:, j] = np.bincount(label_unit, weights=label_abc[:, j].astype(np.float64), minlength=n_units)
+    return out
+
+
+def label_totals(counts: "Counts", n_labels: int, rows: np.ndarray | None = None, n_rows: int = 1) -> np.ndarray:
+    """(n_rows, n_labels, 3) sums of the per-label cells, by ``rows`` (a bin per unit, e.g. its
+    rater pair; all in one bin when None), in float64, cells in unit order."""
+    bins = np.zeros(len(counts.label_unit), dtype=np.int64) if rows is None else rows[counts.label_unit]
+    key = bins * n_labels + counts.label_code
+    out = np.zeros((n_rows * n_labels, 3))
+    for j in range(3):
+        out[:, j] = np.bincount(key, weights=counts.label_abc[:, j].astype(np.float64), minlength=n_rows * n_labels)
+    return out.reshape(n_rows, n_labels, 3)
 
 
 def _replace(rule: AlignmentRule, **changes) -> AlignmentRule:

@@ -96,13 +96,24 @@ def label_confusion(corpus: Corpus, found: OutcomeAlignment) -> np.ndarray:
 
     Unordered: each matched pair adds one to ``[i, j]`` with ``i >= j`` (lower triangle and
     diagonal), since which rater of a pair comes first is only alphabetical. Shape
-    (n_labels, n_labels).
+    (n_labels, n_labels): k² cells, so with many labels use :func:`label_confusion_pairs`.
     """
     k = len(corpus.labels)
-    la = corpus.span_label[found.match_a]
-    lb = corpus.span_label[found.match_b]
-    high, low = np.maximum(la, lb), np.minimum(la, lb)
-    return np.bincount(high * k + low, minlength=k * k).reshape(k, k)
+    table = np.zeros((k, k), dtype=np.int64)
+    high, low, n = label_confusion_pairs(corpus, found)
+    table[high, low] = n
+    return table
+
+
+def label_confusion_pairs(corpus: Corpus, found: OutcomeAlignment) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`label_confusion` sparse: only the label pairs that occur, as ``(high, low, count)``
+    arrays (label codes, ``high >= low``) sorted by ``high`` then ``low``; their size grows with
+    the matched span pairs, not with labels²."""
+    k = max(len(corpus.labels), 1)
+    la = corpus.span_label[found.match_a].astype(np.int64)
+    lb = corpus.span_label[found.match_b].astype(np.int64)
+    keys, n = np.unique(np.maximum(la, lb) * k + np.minimum(la, lb), return_counts=True)
+    return keys // k, keys % k, n.astype(np.int64)
 
 
 def cases(corpus: Corpus, found: OutcomeAlignment, *, context: int = CONTEXT) -> Iterator[dict[str, Any]]:

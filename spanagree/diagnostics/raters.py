@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 from .disagreements import from_report
 from .consensus import consensus
-from ..core.counts import count
+from ..core.counts import count, label_totals
 from ..measures.psa import mean_psa, oriented, prf, psa_array
 from ..measures.intervals import BLOCK
 from ..core.model import CorpusBuilder
@@ -158,7 +158,7 @@ def _against_consensus(report) -> tuple[dict[str, dict] | None, str | None]:
         rater_first = pair.raters[0] == name
         order = [0, 1, 2] if rater_first else [0, 2, 1]
         total = pair_counts.abc.sum(axis=0)[order]
-        by_label = pair_counts.abc_label.sum(axis=0)[:, order]
+        by_label = label_totals(pair_counts, len(pair.labels))[0][:, order]
         labels = {
             pair.labels[k]: prf(*by_label[k].tolist()) for k in range(len(pair.labels)) if by_label[k].any()
         }

@@ -8,11 +8,10 @@ every task's rater, label and document codes to the corpus-wide ones (sorted by 
 path has them (document, then rater pair), so every sum in the report, and every bootstrap
 replicate, is computed from the same numbers in the same order: the report is the same.
 
-Per-label and outcome rows are kept in the smallest unsigned integer type that holds them exactly
-(they are whole numbers under the exact and overlap rules): with 3 raters and 5 labels that is
-15 bytes instead of 120 per unit for the per-label rows. Every sum the report and the intervals
-take of them is in float64, so the numbers do not change; code that does its own arithmetic on
-``report.counts.abc_label`` should cast first.
+Per-label cells (only the (unit, label) cells with a span) and outcome rows are kept in the
+smallest unsigned integer type that holds them exactly (they are whole numbers under the exact and
+overlap rules). Every sum the report and the intervals take of them is in float64, so the numbers
+do not change; code that does its own arithmetic on ``report.counts.label_abc`` should cast first.
 """
 from __future__ import annotations
 
@@ -24,7 +23,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ..core.align import AlignmentRule
-from ..core.counts import Counts, Units
+from ..core.counts import Counts, Units, unit_totals
 from ..core.model import Exclusions
 
 
@@ -46,8 +45,10 @@ class Partial:
     unit_rb: np.ndarray
     unit_ann_a: np.ndarray
     unit_ann_b: np.ndarray
-    abc: np.ndarray | None  # (n_units, 3); None when it is the sum of abc_label (labels strict)
-    abc_label: np.ndarray  # (n_units, n_labels, 3)
+    abc: np.ndarray | None  # (n_units, 3); None when it is the sum of the label cells (labels strict)
+    label_unit: np.ndarray  # (n_cells,) task unit of each (unit, label) cell with a span
+    label_code: np.ndarray  # (n_cells,) task label of each cell
+    label_abc: np.ndarray  # (n_cells, 3)
     outcomes: np.ndarray  # (n_units, 5)
     notes: Counter = field(default_factory=Counter)
     exclusions: Exclusions = field(default_factory=Exclusions)
@@ -71,7 +72,9 @@ class Partial:
             unit_ann_a=_small_int(units.ann_a),
             unit_ann_b=_small_int(units.ann_b),
             abc=None if counts.rule.by_label else counts.abc,
-            abc_label=compact(counts.abc_label),
+            label_unit=_small_int(counts.label_unit),
+            label_code=_small_int(counts.label_code),
+            label_abc=compact(counts.label_abc),
             outcomes=compact(counts.outcomes),
             notes=counts.notes,
             exclusions=corpus.exclusions,
@@ -228,16 +231,11 @@ def merge(partials: Sequence[Partial], rule: AlignmentRule, unit: str) -> tuple[
     ann_dtype = np.int32 if ann_offsets[-1] < 2**31 else np.int64
     ann_a = place("unit_ann_a", (), ann_dtype, lambda out, rows, i, p: out.__setitem__(rows, ann_offsets[i] + p.unit_ann_a))
     ann_b = place("unit_ann_b", (), ann_dtype, lambda out, rows, i, p: out.__setitem__(rows, ann_offsets[i] + p.unit_ann_b))
-    label_dtype = np.result_type(*[p.abc_label.dtype for p in partials]) if partials else np.uint8
-
-    def put_labels(out, rows, i, p):
-        out[rows[:, None], label_maps[i][None, :], :] = p.abc_label
-
-    abc_label = place("abc_label", (len(labels), 3), label_dtype, put_labels)
+    label_unit, label_code, label_abc = _merge_label_cells(partials, unit_offsets, destination, label_maps)
     outcome_dtype = np.result_type(*[p.outcomes.dtype for p in partials]) if partials else np.uint8
     outcomes = place("outcomes", (5,), outcome_dtype, lambda out, rows, i, p: out.__setitem__(rows, p.outcomes))
     if rule.by_label:
-        abc = abc_label.sum(axis=1, dtype=np.float64)  # as count() forms it, from the same rows
+        abc = unit_totals(label_unit, label_abc, n_units)  # as count() forms it, from the same cells
     else:
         abc = place("abc", (3,), np.float64, lambda out, rows, i, p: out.__setitem__(rows, p.abc))
 
@@ -258,7 +256,32 @@ def merge(partials: Sequence[Partial], rule: AlignmentRule, unit: str) -> tuple[
         n_spans_read=sum(p.n_spans_read for p in partials),
     )
     units = Units(doc=unit_doc, pair=pair, ann_a=ann_a, ann_b=ann_b, pairs=pairs)
-    return corpus, Counts(units, rule, unit, abc, abc_label, outcomes, +notes)
+    return corpus, Counts(units, rule, unit, abc, label_unit, label_code, label_abc, outcomes, +notes)
+
+
+def _merge_label_cells(partials, unit_offsets, destination, label_maps) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The partials' per-label cells in corpus-wide unit and label codes, sorted by unit then label
+    (label codes keep their order: both are sorted by name)."""
+    n_cells = sum(len(p.label_unit) for p in partials)
+    dtype = np.result_type(*[p.label_abc.dtype for p in partials]) if partials else np.uint8
+    unit = np.empty(n_cells, dtype=np.int64)
+    code = np.empty(n_cells, dtype=np.int64)
+    abc = np.empty((n_cells, 3), dtype=dtype)
+    at = 0
+    for i, p in enumerate(partials):
+        rows = slice(at, at + len(p.label_unit))
+        unit[rows] = unit_offsets[i] + p.label_unit.astype(np.int64)
+        if destination is not None:
+            unit[rows] = destination[unit[rows]]
+        code[rows] = label_maps[i][p.label_code.astype(np.int64)]
+        abc[rows] = p.label_abc
+        at = rows.stop
+        p.label_unit = p.label_code = p.label_abc = None
+    if destination is not None and n_cells > 1:
+        order = np.argsort(unit, kind="stable")
+        unit, code, abc = unit[order], code[order], abc[order]
+    release_memory()
+    return unit, code, abc
 
 
 def release_memory() -> None:

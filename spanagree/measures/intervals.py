@@ -101,7 +101,7 @@ class DocumentCounts:
         self.sources = [
             ("pair_docs", units.doc, units.pair, np.ones(len(units.doc)), (n_pairs,)),
             ("pair_abc", units.doc, units.pair[:, None] * 3 + np.arange(3), counts.abc, (n_pairs, 3)),
-            self._label_cells(units, counts.abc_label, n_labels),
+            self._label_cells(units, counts, n_labels),
         ]
         self.chance = getattr(report, "items", None) is not None
         if self.chance:
@@ -115,12 +115,12 @@ class DocumentCounts:
         self._entries: list | None = None
         self.pair_docs = np.bincount(units.pair, minlength=n_pairs).astype(float)
 
-    def _label_cells(self, units, abc_label: np.ndarray, n_labels: int) -> tuple:
+    def _label_cells(self, units, counts, n_labels: int) -> tuple:
         """The (rater pair, label) cells with any count, as a source of (cells, 3) sums: only
         these have a defined PSA, so replicates cost the cells, not pairs × labels. Sets
         ``cell_pair`` and ``cell_label`` (cells sorted by label, then pair) and ``label_runs``
         (where each label's cells start)."""
-        unit, label = np.nonzero(abc_label.any(axis=2))
+        unit, label = counts.label_unit, counts.label_code
         cells, cell_of = np.unique(label * len(units.pairs) + units.pair[unit], return_inverse=True)
         self.cell_label, self.cell_pair = np.divmod(cells, len(units.pairs))
         self.label_runs = np.searchsorted(self.cell_label, np.arange(n_labels))
@@ -128,7 +128,7 @@ class DocumentCounts:
             "pair_label_abc",
             units.doc[unit],
             cell_of.reshape(-1)[:, None] * 3 + np.arange(3),
-            abc_label[unit, label],
+            counts.label_abc,
             (len(cells), 3),
         )
 
@@ -213,6 +213,14 @@ class DocumentCounts:
             start += size
         return out
 
+    def _pair_statistics(self, pair_psa: np.ndarray) -> tuple[list[tuple], np.ndarray]:
+        """Each rater pair's PSA, or only those of ``report.interval_pairs`` when it is set (a
+        page showing a few of very many pairs): one interval per pair costs a row of replicates."""
+        shown = getattr(self.report, "interval_pairs", None)
+        if shown is None:
+            return [("pairs", p, "psa") for p in range(pair_psa.shape[1])], pair_psa
+        return [("pairs", p, "psa") for p in shown.tolist()], pair_psa[:, shown]
+
     def statistics(self, parts: dict[str, np.ndarray]) -> dict[tuple, np.ndarray]:
         """Every statistic with an interval, one value per replicate (NaN = undefined)."""
         return {name: values[:, i] for names, values in self.groups(parts) for i, name in enumerate(names)}
@@ -243,7 +251,7 @@ class DocumentCounts:
             ),
             ([("labels", name, "pairwise_mean_psa") for name in labels], label_mean),
             ([("labels", name, "pooled_psa") for name in labels], label_pooled),
-            ([("pairs", p, "psa") for p in range(pair_psa.shape[1])], pair_psa),
+            self._pair_statistics(pair_psa),
         ]
         if self.report.per_rater:
             out += rater_statistics(pair, self.report.counts.units.pairs, len(self.report.corpus.raters), weight)

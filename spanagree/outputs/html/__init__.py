@@ -26,6 +26,7 @@ otherwise.
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -35,7 +36,7 @@ from ...core.files import write_bytes
 from . import bands, charts
 from .page import esc, frame, label_css, table
 from ...core.version import __version__
-from ...diagnostics.disagreements import disputed_spans, from_report, label_confusion
+from ...diagnostics.disagreements import disputed_spans, from_report, label_confusion_pairs
 from ...diagnostics.raters import rater_view
 from .family import section
 from . import views
@@ -50,6 +51,8 @@ MAX_DOCUMENTS = 10
 MAX_TEXT = 4000
 #: Rater pairs listed in the pair table at most (those sharing the most documents).
 MAX_PAIR_ROWS = 60
+#: Labels in the confusion table at most (those in most matched pairs); the rest are counted in a note.
+MAX_CONFUSION_LABELS = 40
 
 OUTCOME_HELP = {
     "correct": "same label, same boundaries",
@@ -69,7 +72,33 @@ def render(report, *, title: str | None = None, max_documents: int = MAX_DOCUMEN
            sources: Sequence[str] = (), documents_csv: str | None = None) -> str:
     """The HTML page for ``report`` (an :class:`~spanagree.report.AgreementReport`);
     ``documents_csv`` names the per-document CSV beside the page, for a link."""
-    data = report.to_dict()
+    report, data = page_data(report)
+    return _render(report, data, title=title, max_documents=max_documents, sources=sources, documents_csv=documents_csv)
+
+
+def page_data(report) -> tuple[Any, dict[str, Any]]:
+    """:meth:`~spanagree.report.AgreementReport.to_dict` with only the rater pairs the page
+    shows: those sharing the most documents (the pair table) and those among the heatmap's
+    raters; with thousands of raters, the other pairs (up to millions) are never built, nor
+    their intervals. Returns the report the page is made from, and its data."""
+    units = report.counts.units
+    pair_docs = np.bincount(units.pair, minlength=len(units.pairs))
+    top = np.lexsort((np.arange(len(pair_docs)), -pair_docs))[:MAX_PAIR_ROWS]
+    n_raters = len(report.corpus.raters)
+    if n_raters <= charts.MAX_HEATMAP_RATERS:
+        return report, report.to_dict()
+    submitted = np.bincount(report.corpus.ann_rater, minlength=n_raters)
+    heat = np.zeros(n_raters, dtype=bool)
+    heat[np.argsort(-submitted, kind="stable")[: charts.MAX_HEATMAP_RATERS]] = True
+    among = np.flatnonzero(heat[units.pairs[:, 0]] & heat[units.pairs[:, 1]])
+    shown = np.unique(np.concatenate([top, among]))
+    if report.interval_options is not None and report._intervals is None:
+        report = replace(report, interval_pairs=shown)
+    return report, report.with_pairs(shown)
+
+
+def _render(report, data: dict[str, Any], *, title: str | None, max_documents: int,
+            sources: Sequence[str], documents_csv: str | None) -> str:
     if "per_rater" not in data:
         data["per_rater"] = rater_view(report)
     corpus = report.corpus
@@ -86,7 +115,7 @@ def render(report, *, title: str | None = None, max_documents: int = MAX_DOCUMEN
             parts += _kappa_curve(data["chance_corrected"], charts)
             parts.append(views.kappa_note(data["chance_corrected"], data["overall"]["pairwise_mean_psa"]))
     parts += _outcomes(data)
-    parts += _confusion(corpus.labels, label_confusion(corpus, found))
+    parts += _confusion(corpus.labels, label_confusion_pairs(corpus, found))
     parts += _documents(data, corpus, disputed_spans(corpus, found), max_documents)
     parts += views.documents_table(data["per_document"], documents_csv)
     parts += _excluded(data)
@@ -110,10 +139,12 @@ def write(report, out: str | Path, **options: Any) -> dict[str, Any]:
 
     out = Path(out)
     csv_path = documents_csv_path(out)
-    html = render(report, documents_csv=csv_path.name, **options)
+    report, page = page_data(report)
+    options = {"title": None, "max_documents": MAX_DOCUMENTS, "sources": (), **options}
+    html = _render(report, page, documents_csv=csv_path.name, **options)
     data = html.encode("utf-8")
     write_bytes(out, data)
-    views.write_documents_csv(report.to_dict()["per_document"], csv_path)
+    views.write_documents_csv(page["per_document"], csv_path)
     return {"out": str(out), "bytes": len(data), "documents_csv": str(csv_path)}
 
 
@@ -264,8 +295,8 @@ def _pairs(data: dict, corpus, charts) -> list[str]:
              "; ".join(f"{esc(name)} {n}" for name, n in p.get("only_in", {}).items())] for p in ordered]
     out.append(table(["pair (A ~ B)", "documents", "PSA", "interval", "a", "b (A's unmatched)", "c (B's unmatched)",
                       "spans only one marked (outcomes)"], rows, numeric={1, 2, 3, 4, 5, 6}))
-    if len(pairs) > len(ordered):
-        out.append(f"<p class=\"note\">The {len(ordered)} pairs sharing the most documents, of {len(pairs)}.</p>")
+    if data["overall"]["pairs"] > len(ordered):
+        out.append(f"<p class=\"note\">The {len(ordered)} pairs sharing the most documents, of {data['overall']['pairs']}.</p>")
     return out
 
 
@@ -297,28 +328,37 @@ def _outcomes(data: dict) -> list[str]:
             table(["outcome", "count", "meaning"], rows, numeric={1})]
 
 
-def _confusion(labels: list[str], counts: np.ndarray) -> list[str]:
+def _confusion(labels: list[str], pairs: tuple[np.ndarray, np.ndarray, np.ndarray]) -> list[str]:
     out = ["<h2>Label confusion among position-matched spans</h2>",
            "<p class=\"note\">Span pairs matched by the label-blind overlap alignment, pooled over rater pairs; "
            "each matched pair counted once, so the table is a triangle. The diagonal is pairs with the same label "
            "(correct or partial); off the diagonal, the two raters chose different labels for overlapping spans.</p>"]
-    if not len(labels) or not counts.sum():
+    high, low, n = pairs
+    if not len(labels) or not n.sum():
         return out + ["<p class=\"note\">No spans were matched.</p>"]
-    top = counts.max()
+    shown = np.arange(len(labels))
+    if len(labels) > MAX_CONFUSION_LABELS:
+        involved = np.bincount(high, weights=n, minlength=len(labels)) + np.bincount(low, weights=n * (high != low), minlength=len(labels))
+        shown = np.sort(np.argsort(-involved, kind="stable")[:MAX_CONFUSION_LABELS])
+        out.append(f"<p class=\"note\">The {len(shown)} labels in most matched pairs are shown; "
+                   f"{len(labels) - len(shown)} more labels are left out (see <code>spanagree disagreements</code>).</p>")
+    cell = dict(zip(zip(high.tolist(), low.tolist()), n.tolist()))
+    top = max(cell.values())
     rows = []
-    for i, name in enumerate(labels):
-        cells = [f"<strong>{esc(name)}</strong>"]
-        for j in range(len(labels)):
+    for i in shown.tolist():
+        cells = [f"<strong>{esc(labels[i])}</strong>"]
+        for j in shown.tolist():
             if j > i:
                 cells.append("")
                 continue
-            value = int(counts[i, j])
+            value = cell.get((i, j), 0)
             shade = 0.08 + 0.6 * value / top if value else 0
             hue = "76,114,176" if i == j else "196,78,82"
             style = f" style=\"background: rgba({hue},{shade:.2f})\"" if value else ""
             cells.append(f"<span{style}>&nbsp;{value}&nbsp;</span>" if value else "0")
         rows.append(cells)
-    return out + [table([""] + [esc(n) for n in labels], rows, css="confusion", numeric=set(range(1, len(labels) + 1)))]
+    names = [esc(labels[i]) for i in shown.tolist()]
+    return out + [table([""] + names, rows, css="confusion", numeric=set(range(1, len(names) + 1)))]
 
 
 def _documents(data: dict, corpus, disputed: np.ndarray, limit: int) -> list[str]:
