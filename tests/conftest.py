@@ -43,3 +43,14 @@ def write_jsonl(tmp_path):
         return path
 
     return write
+
+
+@pytest.fixture(scope="session")
+def synthetic_corpus(tmp_path_factory) -> Path:
+    """A generated corpus (8,000 documents, 3 raters, spanagree JSONL) large enough that a run
+    is still reading or writing when a test interrupts it; made once per test session."""
+    from spanagree.io.synthetic import generate_corpus, write_jsonl
+
+    path = tmp_path_factory.mktemp("synthetic") / "corpus.jsonl"
+    write_jsonl(generate_corpus(8_000, 3, seed=1), path)
+    return path

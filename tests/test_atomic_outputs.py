@@ -18,11 +18,9 @@ from spanagree.io.synthetic import generate_corpus, write_jsonl
 ROOT = Path(__file__).resolve().parent.parent
 
 
-@pytest.fixture(scope="module")
-def corpus(tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("atomic") / "corpus.jsonl"
-    write_jsonl(generate_corpus(6_000, 3, seed=2), path)
-    return path
+@pytest.fixture
+def corpus(synthetic_corpus) -> Path:
+    return synthetic_corpus
 
 
 def _kill_while_writing(args: list[str], folder: Path, signum: int) -> subprocess.CompletedProcess:

@@ -10,16 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from spanagree.io.synthetic import generate_corpus, write_jsonl
-
 ROOT = Path(__file__).resolve().parent.parent
-
-
-@pytest.fixture(scope="module")
-def big_corpus(tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("signals") / "corpus.jsonl"
-    write_jsonl(generate_corpus(8_000, 3, seed=1), path)
-    return path
 
 
 def _descendants(pid: int) -> set[int]:
@@ -80,8 +71,8 @@ def _no_survivors(pids: set[int]) -> list[int]:
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
-def test_jobs_2_stops_on_a_signal(big_corpus, signum):
-    done, workers = _interrupt(["score", str(big_corpus), "--jobs", "2"], signum, workers=2)
+def test_jobs_2_stops_on_a_signal(synthetic_corpus, signum):
+    done, workers = _interrupt(["score", str(synthetic_corpus), "--jobs", "2"], signum, workers=2)
     assert done.returncode == 128 + signum, done.stderr
     assert "Traceback" not in done.stderr, done.stderr
     assert "interrupted" in done.stderr
@@ -90,10 +81,10 @@ def test_jobs_2_stops_on_a_signal(big_corpus, signum):
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
-def test_dask_stops_on_a_signal(big_corpus, signum):
+def test_dask_stops_on_a_signal(synthetic_corpus, signum):
     pytest.importorskip("distributed")
     done, workers = _interrupt(
-        ["score", str(big_corpus), "--engine", "dask", "--jobs", "2"], signum, workers=2
+        ["score", str(synthetic_corpus), "--engine", "dask", "--jobs", "2"], signum, workers=2
     )
     assert done.returncode == 128 + signum, done.stderr
     assert "Traceback" not in done.stderr, done.stderr
