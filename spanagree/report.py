@@ -328,12 +328,6 @@ class AgreementReport:
         return {"rater": self.reference, "beta": self.beta, "raters": dict(sorted(result.items()))}
 
 
-#: The options :func:`score_corpus` takes besides the rule (declared in :mod:`spanagree.core.options`).
-CORPUS_OPTIONS = tuple(
-    o.name for o in options.api_options() if o.name not in options.RULE_OPTIONS and o.section not in ("input", "engine")
-)
-
-
 def score_corpus(
     corpus: Corpus, rule: str | AlignmentRule = options.default("rule"), *, counts: Counts | None = None, **given: Any
 ) -> AgreementReport:
@@ -347,7 +341,9 @@ def score_corpus(
     if not isinstance(rule, AlignmentRule):
         rule_options = {name: given.pop(name) for name in options.RULE_OPTIONS[1:] if name in given}
         rule = AlignmentRule(**options.keywords({"rule": rule, **rule_options}, options.RULE_OPTIONS))
-    settings = options.keywords(given, CORPUS_OPTIONS)
+    settings = options.keywords(given, [
+        o.name for o in options.api_options() if o.name not in options.RULE_OPTIONS and o.section not in ("input", "engine")
+    ])
     unit, reference, candidates, ci = (settings[name] for name in ("unit", "reference", "candidates", "ci"))
     bootstrap, seed, unitizing = settings["bootstrap"], settings["seed"], settings["unitizing"]
     if reference is not None and reference not in corpus.raters:

@@ -69,7 +69,7 @@ def score(
         validate.path("corpus", corpus)
     given = _by_name(args, kwargs)
     rule = given.pop("rule") if isinstance(given.get("rule"), AlignmentRule) else None
-    settings = options.keywords(given, _KEYWORDS)
+    settings = options.keywords(given, [o.name for o in options.api_options()])
     if rule is None:
         rule = AlignmentRule(**{name: settings[name] for name in options.RULE_OPTIONS})
     jobs, engine, stream, format = (settings.pop(name) for name in ("jobs", "engine", "stream", "format"))
@@ -95,8 +95,6 @@ def score(
     return score_corpus(corpus, rule, counts=counts, **settings)
 
 
-#: The keyword arguments of :func:`score` that are options (declared in :mod:`spanagree.core.options`).
-_KEYWORDS = tuple(o.name for o in options.api_options())
 _POSITIONAL = tuple(o.name for o in options.api_options() if o.positional)
 
 
@@ -109,7 +107,7 @@ def _by_name(args: Sequence[Any], kwargs: dict[str, Any]) -> dict[str, Any]:
     twice = sorted(set(given) & set(kwargs))
     if twice:
         raise TypeError(f"score() got multiple values for argument {twice[0]!r}")
-    unknown = sorted(set(kwargs) - set(_KEYWORDS))
+    unknown = sorted(set(kwargs) - {o.name for o in options.api_options()})
     if unknown:
         raise TypeError(f"score() got an unexpected keyword argument {unknown[0]!r}")
     return {**given, **kwargs}

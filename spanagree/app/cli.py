@@ -88,6 +88,23 @@ def _with_options(selected: Sequence[declared.Option], *, config: bool = True):
     return decorate
 
 
+#: The parameters every command that reads and scores as ``score`` does has.
+_PATHS = typer.Argument(..., help="Annotation files or directories; then any --section.key VALUE config overrides", show_default=False)
+_CONFIG = typer.Option(None, "--config", "-c", help="A .cfg file of settings; flags override it, --section.key VALUE overrides both")
+
+
+def _scoring_command(name: str):
+    """Register a command that reads and scores as ``score`` does: it has the declared flags of
+    ``name`` and takes ``--section.key VALUE`` overrides after its paths."""
+
+    def register(command):
+        with_flags = _with_options(declared.flags(name))(command)
+        app.command(name, context_settings={"allow_extra_args": True, "ignore_unknown_options": True})(with_flags)
+        return with_flags
+
+    return register
+
+
 def _show_version(value: bool) -> None:
     if value:
         typer.echo(f"spanagree {__version__}")
@@ -116,12 +133,11 @@ def info_command(
         sys.stdout.write(as_text(facts) + "\n")
 
 
-@app.command("score", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
-@_with_options(declared.flags("score"))
+@_scoring_command("score")
 def score_command(
     ctx: typer.Context,
     paths: List[Path] = typer.Argument(..., help="Annotation files (JSONL, .spacy, ...), or directories of them; then any --section.key VALUE config overrides", show_default=False),
-    config: Optional[Path] = typer.Option(None, "--config", "-c", help="A .cfg file of settings; flags override it, --section.key VALUE overrides both"),
+    config: Optional[Path] = _CONFIG,
     out_file: Optional[Path] = typer.Option(None, "-o", "--out", help="Write the output to this file"),
 ) -> None:
     """Align every pair of raters and report positive specific agreement.
@@ -255,11 +271,10 @@ def _command_settings(ctx: typer.Context, paths: List[Path], config: Optional[Pa
     return files, settings
 
 
-@app.command("gate", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
-@_with_options(declared.flags("gate"))
+@_scoring_command("gate")
 def gate_command(
     ctx: typer.Context,
-    paths: List[Path] = typer.Argument(..., help="Annotation files or directories; then any --section.key VALUE config overrides", show_default=False),
+    paths: List[Path] = _PATHS,
     config: Optional[Path] = typer.Option(None, "--config", "-c", help="A .cfg file: the gate section (on, min_documents, and a gate.min table of bounds) and any score settings"),
     minimum: Optional[List[str]] = typer.Option(None, "--min", help="A check NAME=BOUND, repeatable: pairwise_mean_psa, pooled_psa, macro_psa, macro_pooled_psa, label:<LABEL>, label_pooled:<LABEL>, pair:<A>~<B>; with candidates kappa, alpha, pair_kappa:<A>~<B>, fleiss_kappa, fleiss_kappa_complete, conger_kappa, conger_kappa_complete, davies_fleiss_kappa, brennan_prediger, percent_agreement, gwet_ac1, light_kappa, kappa_s, category_kappa:<CAT>; unitizing alpha_u, alpha_u_label:<LABEL>, gamma, gamma_k:<LABEL> (config: the gate.min table; docs/chance-corrected.md, docs/unitizing.md)", show_default=False),
     junit: Optional[Path] = typer.Option(None, "--junit", help="Write JUnit XML to this file: one test case per check"),
@@ -288,12 +303,11 @@ def gate_command(
         raise typer.Exit(code=1)
 
 
-@app.command("report", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
-@_with_options(declared.flags("report"))
+@_scoring_command("report")
 def report_command(
     ctx: typer.Context,
-    paths: List[Path] = typer.Argument(..., help="Annotation files or directories; then any --section.key VALUE config overrides", show_default=False),
-    config: Optional[Path] = typer.Option(None, "--config", "-c", help="A .cfg file of settings; flags override it, --section.key VALUE overrides both"),
+    paths: List[Path] = _PATHS,
+    config: Optional[Path] = _CONFIG,
     out: Path = typer.Option(..., "-o", "--out", help="The HTML file to write", show_default=False),
     title: Optional[str] = typer.Option(None, "--title", help="The page's title"),
     documents: int = typer.Option(10, "--documents", min=0, help="How many lowest-agreement documents to show with each rater's spans"),
@@ -313,19 +327,16 @@ def report_command(
         result = score_with_settings(files, settings, progress=_progress(), needs_texts=True)
         _warn_few_raters(result.raters)
         written = html_report.write(result, out, title=title, max_documents=documents, sources=files)
-    except SpanagreeError as err:
-        _fail(err)
-    except OSError as err:
+    except (SpanagreeError, OSError) as err:
         _fail(err)
     typer.echo(f"wrote {written['out']} ({written['bytes']} bytes)", err=True)
 
 
-@app.command("disagreements", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
-@_with_options(declared.flags("disagreements"))
+@_scoring_command("disagreements")
 def disagreements_command(
     ctx: typer.Context,
-    paths: List[Path] = typer.Argument(..., help="Annotation files or directories; then any --section.key VALUE config overrides", show_default=False),
-    config: Optional[Path] = typer.Option(None, "--config", "-c", help="A .cfg file of settings; flags override it, --section.key VALUE overrides both"),
+    paths: List[Path] = _PATHS,
+    config: Optional[Path] = _CONFIG,
     out: Path = typer.Option(..., "-o", "--out", help="The file to write (.jsonl or .csv, or any name with --output)", show_default=False),
     output: Optional[str] = typer.Option(None, "--output", help="jsonl, csv or prodigy-review (default: from OUT's suffix)"),
     context: int = typer.Option(40, "--context", min=0, help="Characters of context on each side of a case"),
@@ -345,9 +356,7 @@ def disagreements_command(
         written = disagreements.write(result, out, output=kind, context=context,
                                       language=settings["candidates"]["language"], sources=files,
                                       include_agreed=include_agreed)
-    except SpanagreeError as err:
-        _fail(err)
-    except OSError as err:
+    except (SpanagreeError, OSError) as err:
         _fail(err)
     cases = ", ".join(f"{n} {kind}" for kind, n in written["cases"].items())
     what = f"{written['tasks']} tasks" if kind == "prodigy-review" else f"{sum(written['cases'].values())} cases ({cases})"
@@ -360,8 +369,7 @@ def disagreements_command(
         typer.echo(f"  {note}: {n}", err=True)
 
 
-@app.command("alt-test", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
-@_with_options(declared.flags("alt-test"))
+@_scoring_command("alt-test")
 def alt_test_command(
     ctx: typer.Context,
     paths: List[Path] = typer.Argument(..., help="Annotation files or directories with the humans and the candidate(s); then any --section.key VALUE config overrides", show_default=False),
@@ -369,7 +377,7 @@ def alt_test_command(
     epsilon: float = typer.Option(0.2, "--epsilon", help="Cost-benefit margin ε: 0.2 against experts, 0.15 skilled annotators, 0.1 crowd workers"),
     alpha: float = typer.Option(0.05, "--alpha", help="False discovery rate of the Benjamini-Yekutieli correction"),
     human_documents: int = typer.Option(30, "--min-documents-per-human", help="Fewest documents a human must share with the candidate and another human to be tested"),
-    config: Optional[Path] = typer.Option(None, "--config", "-c", help="A .cfg file of settings; flags override it, --section.key VALUE overrides both"),
+    config: Optional[Path] = _CONFIG,
     output: Output = typer.Option(Output.table, "--output", help="table, json or markdown"),
     out_file: Optional[Path] = typer.Option(None, "-o", "--out", help="Write the output to this file"),
 ) -> None:
@@ -403,14 +411,13 @@ def alt_test_command(
         raise typer.Exit(code=1)
 
 
-@app.command("compare", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
-@_with_options(declared.flags("compare"))
+@_scoring_command("compare")
 def compare_command(
     ctx: typer.Context,
     old: Path = typer.Argument(..., help="The earlier round: a file or a directory of annotation files", show_default=False),
     new: Path = typer.Argument(..., help="The later round (documents matched to OLD by id)", show_default=False),
     max_drop: Optional[List[str]] = typer.Option(None, "--max-drop", help="NAME=DELTA, repeatable: fail when the statistic dropped significantly by more than DELTA (names as in gate: pairwise_mean_psa, pooled_psa, macro_psa, macro_pooled_psa, label:<LABEL>, label_pooled:<LABEL>)", show_default=False),
-    config: Optional[Path] = typer.Option(None, "--config", "-c", help="A .cfg file of settings; flags override it, --section.key VALUE overrides both"),
+    config: Optional[Path] = _CONFIG,
     output: Output = typer.Option(Output.table, "--output", help="table, json or markdown"),
 ) -> None:
     """Did agreement change between two rounds? NEW - OLD for every headline statistic, with a

@@ -72,7 +72,6 @@ works as in spaCy configs. Only ``load_settings`` with a file imports confection
 """
 from __future__ import annotations
 
-import copy
 import json
 from enum import Enum
 from pathlib import Path
@@ -81,7 +80,6 @@ from typing import Any, Mapping, Sequence
 from ..errors import UsageError
 from ..core import options
 from . import api
-from ..io import read
 
 #: Every section with its keys' defaults, from the declaration (:mod:`spanagree.core.options`).
 DEFAULTS: dict[str, dict[str, Any]] = options.sections()
@@ -161,16 +159,17 @@ def load_settings(
     overrides = dict(overrides or {})
     for dotted in overrides:
         _check_key(*_split(dotted), source="override --" + dotted)
-    settings = copy.deepcopy(DEFAULTS)
+    settings = options.sections()
     applied: set[str] = set()
     if path is not None:
         from_file, applied = _read_file(Path(path), overrides)
         for section, values in from_file.items():
             settings[section].update(values)
     for name, value in (flags or {}).items():
-        if name not in FLAGS:
+        option = options.BY_NAME.get(name)
+        if option is None or not option.config or option.flag is None:
             raise UsageError(f"unknown flag {name!r}; flags with a config key: {', '.join(FLAGS)}")
-        section, key = FLAGS[name]
+        section, key = option.section, option.key
         if f"{section}.{key}" not in overrides:
             settings[section][key] = _flag_value(name, value)
     for dotted, value in overrides.items():
@@ -194,28 +193,12 @@ def read_options(settings: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
 
 
 def score_options(settings: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
-    """Keyword arguments for :func:`spanagree.score`.
-
-    The ``[candidates]`` keys are passed only when ``source`` is set.
-    """
-    options = dict(settings["alignment"])
-    options["reference"] = settings["report"]["reference"]
-    options["beta"] = settings["report"]["beta"]
-    if settings["report"].get("per_rater"):
-        options["per_rater"] = True
-    candidates = settings["candidates"]
-    if candidates["source"] is not None:
-        options["candidates"] = candidates["source"]
-        options["language"] = candidates["language"]
-        options["strict_candidates"] = candidates["strict_candidates"]
-        options["ci"] = settings["intervals"]["ci"]  # also the level of the family's analytic intervals
-    intervals = settings["intervals"]
-    if intervals["bootstrap"] is not None:
-        options.update(bootstrap=intervals["bootstrap"], ci=intervals["ci"], seed=intervals["seed"])
+    """Keyword arguments for :func:`spanagree.score`: every declared keyword that has a config
+    key, from its key; ``unitizing`` is False or the table of γ's options."""
+    kwargs = {o.name: settings[o.section][o.key] for o in options.api_options() if o.config}
     unitizing = settings["unitizing"]
-    if unitizing["on"]:
-        options.update(unitizing={k: unitizing[k] for k in ("samples", "alpha", "beta")}, seed=intervals["seed"])
-    return options
+    kwargs["unitizing"] = {k: unitizing[k] for k in ("samples", "alpha", "beta")} if unitizing["on"] else False
+    return kwargs
 
 
 def uses_engine(settings: Mapping[str, Mapping[str, Any]]) -> bool:
@@ -230,21 +213,17 @@ def score_with_settings(paths, settings: Mapping[str, Mapping[str, Any]], *, pro
     ``needs_texts``: the caller reads document texts and spans from the report (the HTML report,
     the disagreements), which the parallel and streaming engines do not keep.
     """
-
-    if uses_engine(settings):
-        if needs_texts:
-            raise UsageError(
-                "this command shows document texts and spans, which --jobs, --stream and --engine do not "
-                "keep (they hold counts only); run it without them"
-            )
-        engine = settings["engine"]
-        return api.score(
-            paths, format=settings["input"]["format"], read_options=read_options(settings), progress=progress,
-            jobs=engine["jobs"], stream=engine["stream"], engine=engine["engine"], client=engine["scheduler"],
-            **score_options(settings),
+    engine = uses_engine(settings)
+    if needs_texts and engine:
+        raise UsageError(
+            "this command shows document texts and spans, which --jobs, --stream and --engine do not "
+            "keep (they hold counts only); run it without them"
         )
-    corpus = read(paths, format=settings["input"]["format"], progress=progress, **read_options(settings))
-    return api.score(corpus, **score_options(settings))
+    return api.score(
+        paths, read_options=read_options(settings), progress=progress,
+        client=settings["engine"]["scheduler"] if engine else None,
+        **score_options(settings),
+    )
 
 
 def score(paths, config: str | Path | None = None, **overrides):
@@ -277,25 +256,26 @@ def _read_file(path: Path, overrides: Mapping[str, Any]) -> tuple[dict, set[str]
 
 def _check_section(section: str, values: Any, path: Path) -> None:
     source = f"config file {path}"
-    if section not in DEFAULTS:
-        raise UsageError(f"{source}: unknown section [{section}]; allowed sections: {', '.join(f'[{s}]' for s in DEFAULTS)}")
+    _check_key(section, None, source=source)
     if not isinstance(values, Mapping):
         raise UsageError(f"{source}: [{section}] must be a section of keys")
     for key in values:
         _check_key(section, key, source=source)
 
 
-def _check_key(section: str, key: str, *, source: str) -> None:
-    if section not in DEFAULTS:
-        raise UsageError(f"{source}: unknown section [{section}]; allowed sections: {', '.join(f'[{s}]' for s in DEFAULTS)}")
-    if key not in DEFAULTS[section]:
-        raise UsageError(f"{source}: unknown key {key!r} in [{section}]; allowed keys: {', '.join(DEFAULTS[section])}")
+def _check_key(section: str, key: str | None, *, source: str) -> None:
+    """A declared section and (unless None) key, or a usage error listing the allowed ones."""
+    declared = options.sections()
+    if section not in declared:
+        raise UsageError(f"{source}: unknown section [{section}]; allowed sections: {', '.join(f'[{s}]' for s in declared)}")
+    if key is not None and key not in declared[section]:
+        raise UsageError(f"{source}: unknown key {key!r} in [{section}]; allowed keys: {', '.join(declared[section])}")
 
 
 def _split(dotted: str) -> tuple[str, str]:
     section, _, key = dotted.partition(".")
     if not key or "." in key:
-        raise UsageError(f"override --{dotted}: expected --section.key; sections: {', '.join(DEFAULTS)}")
+        raise UsageError(f"override --{dotted}: expected --section.key; sections: {', '.join(options.sections())}")
     return section, key
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import os
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping
 
@@ -231,7 +232,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("report", "per_rater", False, FLAG,
            "Add the per-rater view: each rater against the others and their consensus (docs/diagnostics.md)"),
     # [candidates]: chance-corrected coefficients (docs/chance-corrected.md)
-    Option("candidates", "source", None, name('"tokens", "documents" or a path'), name="candidates",
+    Option("candidates", "source", None, name('"tokens", "documents" or a path', also=(os.PathLike,)), name="candidates",
            help="Candidate items: tokens, documents or a file of candidate spans", cli_type=str),
     Option("candidates", "language", "en", name("a spaCy language code", nullable=False),
            "Language of the blank spaCy tokenizer for candidate tokens"),
