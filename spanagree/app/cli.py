@@ -40,12 +40,6 @@ class Output(str, Enum):
     markdown = "markdown"
 
 
-def _format_help(lead: str) -> str:
-    """``lead`` and the names of the formats spanagree reads (``spanagree info`` describes them)."""
-
-    return f"{lead}: auto, or one of {', '.join(formats())}"
-
-
 def _flag_parameter(option: declared.Option, *, config: bool) -> inspect.Parameter:
     """A declared option as a typer parameter: its flag, default and help (with its choices, and
     its config key when the command reads a config). Values are checked once, by the declaration
@@ -158,37 +152,21 @@ def score_command(
 
 
 @app.command("convert")
+@_with_options(declared.flags("convert"), config=False)
 def convert_command(
+    ctx: typer.Context,
     paths: List[Path] = typer.Argument(..., help="Annotation files or directories, in any format spanagree reads", show_default=False),
     out: Path = typer.Option(..., "-o", "--out", help="The file to write", show_default=False),
     to: Optional[str] = typer.Option(None, "--to", help="Output format, one with a writer (spanagree info lists them); default from OUT's suffix (.jsonl: spanagree, .spacy: docbin)"),
-    format: str = typer.Option("auto", "--format", "-f", help=_format_help("Input format (auto: detected per file)")),
-    answers: Optional[str] = typer.Option(None, "--answers", help="prodigy: answers that count, comma-separated (default accept)"),
-    scheme: Optional[str] = typer.Option(None, "--scheme", help="conll: IOB1, IOB2, IOE1, IOE2, IOBES, BILOU (default auto)"),
-    repair: Optional[str] = typer.Option(None, "--repair", help="conll: ill-formed tag sequences: begin, drop or error (default begin)"),
-    columns: Optional[str] = typer.Option(None, "--columns", help="conll: one file, the last N columns are these raters' tags, e.g. ann1,ann2"),
-    relevant_at: Optional[int] = typer.Option(None, "--relevant-at", help="qrels: lowest relevance grade that counts as relevant (default 1)"),
     ents: Optional[str] = typer.Option(None, "--ents", help=".spacy output: this rater's spans also go to doc.ents, for spacy train/evaluate/debug data (docs/spacy.md)"),
     spans_key: Optional[str] = typer.Option(None, "--spans-key", help=".spacy output, with --ents: also copy that rater's spans to this span group (e.g. sc for spancat)"),
-    offsets: Optional[str] = typer.Option(None, "--offsets", help="Offset unit of the export: codepoint, utf16 or grapheme (default per tool)"),
-    check_text: Optional[str] = typer.Option(None, "--check-text", help="labelstudio, brat: check region texts: whitespace (default), exact or off"),
-    duplicates: Optional[str] = typer.Option(None, "--duplicates", help="labelstudio, prodigy: a rater's repeated annotation: latest (default) or error"),
-    text_field: Optional[str] = typer.Option(None, "--text-field", help="labelstudio: the data field holding the text"),
-    empty: Optional[str] = typer.Option(None, "--empty", help="doccano: an example with no span is missing (default) or nothing"),
-    rater_field: Optional[str] = typer.Option(None, "--rater-field", help="doccano: a field naming the rater (default: the file's name)"),
-    rater: Optional[str] = typer.Option(None, "--rater", help="prodigy: rater from annotator (default), session, prefix or file"),
-    discontinuous: Optional[str] = typer.Option(None, "--discontinuous", help="brat: covering (default) or fragments"),
-    assessor: Optional[str] = typer.Option(None, "--assessor", help="qrels: the assessor from auto (default), file or column"),
 ) -> None:
     """Convert annotations to spanagree JSONL, Prodigy JSONL or another format with a writer."""
     from ..outputs.convert import convert  # imported when the command runs (import time)
 
-    given = {"scheme": scheme, "repair": repair, "columns": columns, "relevant_at": relevant_at, "offsets": offsets,
-             "check_text": check_text, "duplicates": duplicates, "text_field": text_field, "empty": empty,
-             "rater_field": rater_field, "rater": rater, "discontinuous": discontinuous, "assessor": assessor}
-    options = {k: v for k, v in given.items() if v is not None}
-    if answers:
-        options["answers"] = tuple(a.strip() for a in answers.split(","))
+    given = _given(ctx, default=True)
+    format, answers = given.pop("format"), _answers(given.pop("answers"))
+    options = {**{k: v for k, v in given.items() if v is not None}, **answers}
     try:
         result = convert(paths, out, to=to, format=format, ents=ents, spans_key=spans_key, **options)
     except SpanagreeError as err:
@@ -207,15 +185,13 @@ def convert_command(
 
 
 @app.command("consensus")
-@_with_options([declared.BY_NAME[name] for name in declared.COMPONENT_OPTIONS], config=False)
+@_with_options(declared.flags("consensus"), config=False)
 def consensus_command(
     ctx: typer.Context,
     paths: List[Path] = typer.Argument(..., help="The raters' annotation files, or directories of them", show_default=False),
     min_raters: int = typer.Option(..., "--min-raters", "-k", help="Keep a span when at least this many raters have a span aligned to it", show_default=False),
     out: Path = typer.Option(..., "-o", "--out", help="Where to write the consensus: a .jsonl (spanagree JSONL) or .spacy (DocBin) file", show_default=False),
     name: str = typer.Option("consensus", "--name", help="The consensus rater's name in the output"),
-    format: str = typer.Option("auto", "--format", "-f", help=_format_help("Input format")),
-    answers: Optional[str] = typer.Option(None, "--answers", help="Prodigy answers that count, comma-separated (default accept)"),
     language: str = typer.Option("en", "--language", help=".spacy output: blank spaCy tokenizer for documents without tokens"),
     report_file: Optional[Path] = typer.Option(None, "--report", help="Also write the full report (ties listed) as JSON to this file"),
     ents: bool = typer.Option(True, "--ents/--no-ents", help=".spacy output: also write the consensus as doc.ents (overlapping spans counted, left out of doc.ents)"),
@@ -224,12 +200,13 @@ def consensus_command(
     """Build a consensus gold set by vote; ties are left out and listed, never broken."""
     from ..diagnostics.consensus import run  # imported when the command runs (import time)
 
-    read_options = {"answers": tuple(a.strip() for a in answers.split(","))} if answers else {}
+    given = _given(ctx, default=True)
+    format, read_options = given.pop("format"), _answers(given.pop("answers"))
     try:
         check_outputs([out, report_file], paths)
         report = run(
             paths, out, min_raters=min_raters, format=format, language=language, read_options=read_options,
-            name=name, ents=ents, spans_key=spans_key, **_given(ctx, default=True),
+            name=name, ents=ents, spans_key=spans_key, **given,
         )
     except SpanagreeError as err:
         _fail(err)
@@ -248,6 +225,11 @@ def consensus_command(
     if report_file is not None:
         write_bytes(report_file, orjson.dumps(report, option=orjson.OPT_INDENT_2) + b"\n")
         typer.echo(f"wrote {report_file}", err=True)
+
+
+def _answers(answers: Optional[str]) -> dict[str, Any]:
+    """``{"answers": (...)}`` from a comma-separated ``--answers``, or nothing when not given."""
+    return {"answers": tuple(a.strip() for a in answers.split(","))} if answers else {}
 
 
 def _given(ctx: typer.Context, *, default: bool = False) -> dict[str, Any]:

@@ -31,6 +31,9 @@ from .validate import MAX_REPLICATES, MAX_SAMPLES, MAX_SEED, shown
 
 #: The CLI commands that read and score as ``score`` does (they share its flags and config).
 SCORING = ("score", "gate", "report", "disagreements", "alt-test", "compare")
+#: ... and with the commands that read without scoring: ``consensus`` aligns, ``convert`` only reads.
+_READING = SCORING + ("convert",)
+_ALIGNING = SCORING + ("consensus",)
 
 
 # --- checks -----------------------------------------------------------------------------------------
@@ -178,29 +181,31 @@ def as_keyword(option: Option, value: Any) -> str:
     return f"{option.name} must be {expected}, got {shown(value)}"
 
 
-_READER = "see docs/formats.md"
 #: Reader options that are passed to the reader only when set (docs/formats.md).
-_TOOL = dict(api=False, check=name("a name (see docs/formats.md)"))
+_TOOL = dict(api=False, check=name("a name (see docs/formats.md)"), commands=_READING)
 
 OPTIONS: tuple[Option, ...] = (
     # [input]: what to read and how
     Option("input", "format", "auto", name("a format name or 'auto'", nullable=False),
-           "Input format: auto, or one of {formats}", short="-f"),
+           "Input format: auto, or one of {formats}", short="-f", commands=_READING + ("consensus",)),
     Option("input", "answers", ["accept"], names('a list of answers, e.g. ["accept"]', nullable=False),
-           "Prodigy answers that count, comma-separated (default accept)", api=False, cli_type=str),
+           "Prodigy answers that count, comma-separated (default accept)", api=False, cli_type=str,
+           commands=_READING + ("consensus",)),
     Option("input", "span_keys", None, names("a list of span group keys", nullable=True),
            "DocBin span groups that are raters, comma-separated", api=False, cli_type=str),
     Option("input", "spans_key", None, name("a span group key"),
            "Span group of per-rater DocBins (default doc.ents)", api=False),
     Option("input", "scheme", None, name("a name"),
-           "CoNLL tag scheme: IOB1, IOB2, IOE1, IOE2, IOBES, BILOU (default auto)", api=False),
-    Option("input", "repair", None, name("a name"), "CoNLL ill-formed tag sequences: begin, drop or error", api=False),
+           "CoNLL tag scheme: IOB1, IOB2, IOE1, IOE2, IOBES, BILOU (default auto)", api=False, commands=_READING),
+    Option("input", "repair", None, name("a name"), "CoNLL ill-formed tag sequences: begin, drop or error", api=False,
+           commands=_READING),
     Option("input", "columns", None, names("a list of rater names", nullable=True, empty=True),
-           "CoNLL: one file whose last N columns are these raters' tags, e.g. ann1,ann2", api=False, cli_type=str),
+           "CoNLL: one file whose last N columns are these raters' tags, e.g. ann1,ann2", api=False, cli_type=str,
+           commands=_READING),
     Option("input", "relevant_at", None, Check(lambda v: type(v) is int, "a whole number", nullable=True),
-           "TREC qrels: lowest grade that counts as relevant", api=False, cli_type=int),
+           "TREC qrels: lowest grade that counts as relevant", api=False, cli_type=int, commands=_READING),
     Option("input", "offsets", None, help="Offset unit of the export: codepoint, utf16 or grapheme (default per tool; docs/formats.md)", **_TOOL),
-    Option("input", "check_text", None, api=False, check=name("a name (see docs/formats.md)", also=(bool,)),
+    Option("input", "check_text", None, api=False, check=name("a name (see docs/formats.md)", also=(bool,)), commands=_READING,
            help="Label Studio, brat: check region texts: whitespace (default), exact or off", cli_type=str),
     Option("input", "duplicates", None, help="Label Studio, Prodigy: a rater's repeated annotation: latest (default) or error", **_TOOL),
     Option("input", "text_field", None, help="Label Studio: the data field holding the text", **_TOOL),
@@ -211,16 +216,17 @@ OPTIONS: tuple[Option, ...] = (
     Option("input", "assessor", None, help="TREC qrels: the assessor from the file (file), column 2 (column) or auto", **_TOOL),
     # [alignment]: which spans match (docs/alignment.md)
     Option("alignment", "rule", "exact", choice("exact", "overlap", "partial", "proportional"),
-           "Which spans match, see docs/alignment.md", short="-r", component=True, positional=True),
+           "Which spans match, see docs/alignment.md", short="-r", component=True, positional=True, commands=_ALIGNING),
     Option("alignment", "labels", "strict", choice("strict", "ignore"),
-           "strict: labels must match; ignore: positions only", component=True, positional=True),
+           "strict: labels must match; ignore: positions only", component=True, positional=True, commands=_ALIGNING),
     Option("alignment", "unit", "char", choice("char", "token"),
-           "Measure offsets in characters or tokens", component=True, positional=True),
-    Option("alignment", "min_overlap", 1, whole(1), "Overlap rule: units two spans must share", component=True),
+           "Measure offsets in characters or tokens", component=True, positional=True, commands=_ALIGNING),
+    Option("alignment", "min_overlap", 1, whole(1), "Overlap rule: units two spans must share", component=True,
+           commands=_ALIGNING),
     Option("alignment", "partial_credit", 0.5, number(0, 1, closed_high=True, text="a number in (0, 1]"),
-           "Partial rule: credit of an inexact match", component=True),
+           "Partial rule: credit of an inexact match", component=True, commands=_ALIGNING),
     Option("alignment", "proportional", "jaccard", choice("jaccard", "dice"),
-           "Proportional rule: jaccard or dice", component=True),
+           "Proportional rule: jaccard or dice", component=True, commands=_ALIGNING),
     Option("alignment", "search", "sweep", choice("sweep", "tree"),
            "How candidate pairs are found (the same pairs either way; docs/alignment.md)", flag=None, config=False),
     # [report]

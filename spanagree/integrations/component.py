@@ -57,12 +57,17 @@ REFERENCE, PREDICTED = "reference", "predicted"
 ALIGNMENT: Dict[str, Any] = {name: options.default(name) for name in options.COMPONENT_OPTIONS}
 
 
-def _alignment_parameters(factory: Callable) -> Callable:
+def _alignment_parameters(factory: Callable, *, unset: bool = False) -> Callable:
     """Name the alignment options in ``factory``'s signature (typed as their declared defaults),
-    where its ``**alignment`` stands: spaCy checks a config's keys and types against it."""
+    where its ``**alignment`` stands: spaCy checks a config's keys and types against it. With
+    ``unset`` each is optional, default None."""
     signature = inspect.signature(factory)
     own = [p for p in signature.parameters.values() if p.kind is not inspect.Parameter.VAR_KEYWORD]
-    named = [inspect.Parameter(k, inspect.Parameter.KEYWORD_ONLY, annotation=type(v)) for k, v in ALIGNMENT.items()]
+    named = [
+        inspect.Parameter(k, inspect.Parameter.KEYWORD_ONLY, annotation=Optional[type(v)], default=None) if unset
+        else inspect.Parameter(k, inspect.Parameter.KEYWORD_ONLY, annotation=type(v))
+        for k, v in ALIGNMENT.items()
+    ]
     factory.__signature__ = signature.replace(parameters=own + named)
     return factory
 
@@ -426,24 +431,16 @@ def _overlapping(spans: List) -> bool:
 # --- spanagree.agreement_scorer.v1 ----------------------------------------------------------------
 
 
-def make_agreement_scorer(
-    rule: Optional[str] = None,
-    labels: Optional[str] = None,
-    min_overlap: Optional[int] = None,
-    partial_credit: Optional[float] = None,
-    proportional: Optional[str] = None,
-    spans_key: Optional[str] = None,
-    attr: Optional[str] = None,
-    unit: Optional[str] = None,
-) -> "AgreementScorer":
+def make_agreement_scorer(*, spans_key: Optional[str] = None, attr: Optional[str] = None, **alignment: Any) -> "AgreementScorer":
     """Make a scorer of predicted against reference spans under a spanagree rule (registered as
     ``spanagree.agreement_scorer.v1``). See ``docs/spacy.md``.
 
     Parameters
     ----------
     rule, labels, min_overlap, partial_credit, proportional : the alignment rule
-        (``docs/spacy.md``). Left unset, the scorer of a ``span_agreement`` component takes the
-        component's rule; anywhere else the defaults apply (exact rule, strict labels).
+        (``docs/spacy.md``; declared in :mod:`spanagree.core.options`). Left unset, the scorer
+        of a ``span_agreement`` component takes the component's rule; anywhere else the
+        defaults apply (exact rule, strict labels).
     spans_key : ``None`` or ``"ents"`` scores ``doc.ents``; any other key ``doc.spans[spans_key]``.
     attr : the prefix of the result keys: ``"ents"`` for ``doc.ents``, ``"spans_{spans_key}"``
         for a span group, as spaCy's own scorers name them.
@@ -455,16 +452,18 @@ def make_agreement_scorer(
     ``_per_type`` (``{label: {"p", "r", "f"}}``) and spanagree's ``_psa``, ``_a``, ``_b``, ``_c``
     and ``_rule``.
     """
-    given = {"rule": rule, "labels": labels, "min_overlap": min_overlap, "partial_credit": partial_credit,
-             "proportional": proportional}
-    explicit = {k: v for k, v in given.items() if v is not None}
+    explicit = {k: v for k, v in alignment.items() if v is not None}
+    settings = options.keywords(explicit, options.COMPONENT_OPTIONS, where=SCORER)
     return AgreementScorer(
-        AlignmentRule(**explicit),
+        AlignmentRule(**{k: settings[k] for k in options.RULE_OPTIONS}),
         spans_key=spans_key,
         attr=attr,
-        unit=unit or options.default("unit"),
-        inherit=not explicit and unit is None,
+        unit=settings["unit"],
+        inherit=not explicit,
     )
+
+
+_alignment_parameters(make_agreement_scorer, unset=True)
 
 
 class AgreementScorer:
