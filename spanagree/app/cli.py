@@ -40,14 +40,23 @@ class Output(str, Enum):
     markdown = "markdown"
 
 
+_PARAMETERS: dict[tuple[str, bool], inspect.Parameter] = {}
+
+
 def _flag_parameter(option: declared.Option, *, config: bool) -> inspect.Parameter:
     """A declared option as a typer parameter: its flag, default and help (with its choices, and
-    its config key when the command reads a config). Values are checked once, by the declaration
-    (in :func:`spanagree.app.config.load_settings`, or by the function the command calls), so the
-    flag itself takes any value of its type."""
+    its config key when the command reads a config), made once and shared by the commands. Values
+    are checked once, by the declaration (in :func:`spanagree.app.config.load_settings`, or by the
+    function the command calls), so the flag itself takes any value of its type."""
+    if (option.name, config) not in _PARAMETERS:
+        _PARAMETERS[option.name, config] = _make_parameter(option, config=config)
+    return _PARAMETERS[option.name, config]
+
+
+def _make_parameter(option: declared.Option, *, config: bool) -> inspect.Parameter:
     kind = option.cli_type or (str if option.default is None else type(option.default))
     scalar = isinstance(option.default, (str, int, float, bool))
-    help_text = option.help.replace("{formats}", ", ".join(formats()))
+    help_text = option.help.replace("{formats}", ", ".join(formats())) if "{formats}" in option.help else option.help
     if option.choices and not all(c in help_text for c in option.choices):
         help_text += f" ({'|'.join(option.choices)})"
     if config:
