@@ -23,7 +23,6 @@ from __future__ import annotations
 import math
 import numbers
 import os
-from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping
 
 from ..errors import UsageError
@@ -39,20 +38,23 @@ _ALIGNING = SCORING + ("consensus",)
 # --- checks -----------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
 class Check:
-    """What values an option allows: ``test(value)`` is True for them; ``expected`` says which in
+    """What values an option allows: ``check(value)`` is True for them; ``expected`` says which in
     config words (``null``, ``true or false``); ``coerce`` (optional) turns an accepted spelling
-    into the stored value (a comma-separated string into a list)."""
+    into the stored value (a comma-separated string into a list). (Plain classes here, not
+    dataclasses: this module is on the path of ``import spanagree``.)"""
 
-    test: Callable[[Any], bool]
-    expected: str
-    choices: tuple[str, ...] | None = None
-    coerce: Callable[[Any], Any] | None = None
-    nullable: bool = False
+    __slots__ = ("test", "expected", "choices", "coerce", "nullable")
+
+    def __init__(self, test: Callable[[Any], bool], expected: str, choices: tuple[str, ...] | None = None,
+                 coerce: Callable[[Any], Any] | None = None, nullable: bool = False) -> None:
+        self.test, self.expected, self.choices, self.coerce, self.nullable = test, expected, choices, coerce, nullable
 
     def __call__(self, value: Any) -> bool:
         return (self.nullable and value is None) or self.test(value)
+
+    def __repr__(self) -> str:
+        return f"Check({self.expected!r})"
 
 
 def is_number(value: Any) -> bool:
@@ -123,7 +125,6 @@ ANY = Check(lambda v: True, "anything")
 # --- the declaration --------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
 class Option:
     """One option. ``section``/``key``: its config place; ``name``: its parameter and flag name
     (default ``key``); ``flag``: the command-line flag (``""``: ``--`` + name with dashes; None:
@@ -132,26 +133,21 @@ class Option:
     of the consensus; ``positional``: may be given by position to :func:`spanagree.score`;
     ``config``: has a config key; ``cli_type``: the flag's type when it is not the default's."""
 
-    section: str
-    key: str
-    default: Any
-    check: Check
-    help: str
-    name: str = ""
-    flag: str | None = ""
-    short: str | None = None
-    commands: tuple[str, ...] = SCORING
-    api: bool = True
-    component: bool = False
-    positional: bool = False
-    config: bool = True
-    cli_type: Any = None
+    __slots__ = ("section", "key", "default", "check", "help", "name", "flag", "short", "commands", "api",
+                 "component", "positional", "config", "cli_type")
 
-    def __post_init__(self) -> None:
-        if not self.name:
-            object.__setattr__(self, "name", self.key)
-        if self.flag == "":
-            object.__setattr__(self, "flag", "--" + self.name.replace("_", "-"))
+    def __init__(self, section: str, key: str, default: Any, check: Check, help: str, *, name: str = "",
+                 flag: str | None = "", short: str | None = None, commands: tuple[str, ...] = SCORING,
+                 api: bool = True, component: bool = False, positional: bool = False, config: bool = True,
+                 cli_type: Any = None) -> None:
+        self.section, self.key, self.default, self.check, self.help = section, key, default, check, help
+        self.name = name or key
+        self.flag = "--" + self.name.replace("_", "-") if flag == "" else flag
+        self.short, self.commands, self.api, self.component = short, commands, api, component
+        self.positional, self.config, self.cli_type = positional, config, cli_type
+
+    def __repr__(self) -> str:
+        return f"Option({self.dotted!r}, default={self.default!r})"
 
     @property
     def dotted(self) -> str:
