@@ -250,3 +250,8 @@ def test_an_option_added_to_the_declaration_shows_up_everywhere(example_path, mo
     assert ok.exit_code == 0, ok.output
     bad = runner.invoke(fresh, ["score", str(example_path), "--greeting", "nope"])
     assert bad.exit_code == 2 and "[report] greeting: got 'nope'; expected one of hello, bye" in bad.stderr
+
+
+def test_the_options_page_lists_the_declaration():
+    page = (Path(__file__).resolve().parent.parent / "docs" / "options.md").read_text(encoding="utf-8")
+    assert page.endswith(options.table())  # regenerate: the table below "## Every option" is options.table()

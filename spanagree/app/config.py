@@ -1,53 +1,9 @@
 """Settings for ``spanagree score`` from spaCy-style ``.cfg`` files, flags and dotted overrides.
 
 The command-line options and the config keys are one vocabulary (``--partial-credit`` is
-``[alignment] partial_credit``)::
-
-    [input]
-    format = "auto"           # auto | spanagree | prodigy | docbin | ...
-    answers = ["accept"]      # Prodigy answers that count
-    span_keys = null          # DocBin: the span groups that are raters (one file, all raters)
-    spans_key = null          # DocBin: the span group of a per-rater file (else doc.ents)
-
-    [alignment]
-    rule = "exact"            # exact | overlap | partial | proportional
-    labels = "strict"         # strict | ignore
-    unit = "char"             # char | token
-    min_overlap = 1
-    partial_credit = 0.5
-    proportional = "jaccard"  # jaccard | dice
-
-    [report]
-    reference = null
-    beta = 1.0
-    output = "table"          # table | json | markdown
-    per_rater = false         # add the per-rater view (docs/diagnostics.md)
-
-    [candidates]
-    source = null             # null | "tokens" | "documents" | a path to candidate spans
-    language = "en"
-    strict_candidates = false
-
-    [intervals]
-    bootstrap = null          # null, or bootstrap replicates over documents (e.g. 1000)
-    ci = 0.95                 # interval level
-    seed = 0
-
-    [unitizing]               # Krippendorff's α_U and Mathet et al.'s γ (docs/unitizing.md)
-    on = false                # --unitizing
-    samples = 30              # γ: random continua for the expected disorder (seed: intervals.seed)
-    alpha = 1.0               # γ: weight of the positional dissimilarity
-    beta = 1.0                # γ: weight of the categorical dissimilarity
-
-    [engine]
-    jobs = 1                  # worker processes (0: every core)
-    stream = false            # one chunk at a time: memory bounded by the chunk, not the corpus
-    engine = "local"          # local | dask
-    scheduler = null          # a Dask scheduler address; null: a local cluster of `jobs` workers
-
-    [gate]                    # spanagree gate (see spanagree.outputs.gate for the statistic names)
-    on = "point"              # point | lower (the interval's lower bound; needs intervals)
-    min_documents = null      # null, or the fewest documents that must be scored
+``[alignment] partial_credit``): every section and key, with its flag, default and allowed values,
+is declared once in :mod:`spanagree.core.options` and listed in docs/options.md. Besides those
+keys, ``spanagree gate`` reads a table of bounds::
 
     [gate.min]                # statistic = lowest passing value
     pairwise_mean_psa = 0.8
@@ -55,13 +11,7 @@ The command-line options and the config keys are one vocabulary (``--partial-cre
     [gate.min.label]          # a label's pairwise mean PSA (likewise label_pooled, pair, pair_kappa)
     PER = 0.75
 
-and, in ``[input]``, reader options passed only when set: ``scheme``, ``repair``, ``columns``
-(CoNLL), ``relevant_at`` and ``assessor`` (TREC qrels), ``offsets`` (the offset unit of JSON
-exports: codepoint, utf16 or grapheme), ``check_text`` (whitespace, exact or off), ``duplicates``
-(latest or error), ``text_field`` (Label Studio), ``empty`` and ``rater_field`` (doccano),
-``rater`` (Prodigy) and ``discontinuous`` (brat); see docs/formats.md.
-
-Precedence, lowest first: the defaults above, the config file (``--config``), the flags given
+Precedence, lowest first: the declared defaults, the config file (``--config``), the flags given
 on the command line (``--rule overlap``), and dotted overrides (``--alignment.rule overlap``),
 which spaCy's CLI also accepts. Values of overrides are read as JSON when they parse
 (``0.5``, ``null``, ``["accept", "ignore"]``), else as strings. An unknown section or key, in a
@@ -73,7 +23,6 @@ works as in spaCy configs. Only ``load_settings`` with a file imports confection
 from __future__ import annotations
 
 import json
-from enum import Enum
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -280,11 +229,7 @@ def _split(dotted: str) -> tuple[str, str]:
 
 
 def _flag_value(name: str, value: Any) -> Any:
-    if isinstance(value, Enum):
-        value = value.value
-    if isinstance(value, Path):
-        value = str(value)
-    return value
+    return str(value) if isinstance(value, Path) else value
 
 
 def _validate(settings: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:

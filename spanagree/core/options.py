@@ -198,7 +198,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("input", "columns", None, names("a list of rater names", nullable=True, empty=True),
            "CoNLL: one file whose last N columns are these raters' tags, e.g. ann1,ann2", api=False, cli_type=str,
            commands=_READING),
-    Option("input", "relevant_at", None, Check(lambda v: type(v) is int, "a whole number", nullable=True),
+    Option("input", "relevant_at", None, Check(lambda v: type(v) is int, "null or a whole number", nullable=True),
            "TREC qrels: lowest grade that counts as relevant", api=False, cli_type=int, commands=_READING),
     Option("input", "offsets", None, help="Offset unit of the export: codepoint, utf16 or grapheme (default per tool; docs/formats.md)", **_TOOL),
     Option("input", "check_text", None, api=False, check=name("a name (see docs/formats.md)", also=(bool,)), commands=_READING,
@@ -226,7 +226,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("alignment", "search", "sweep", choice("sweep", "tree"),
            "How candidate pairs are found (the same pairs either way; docs/alignment.md)", flag=None, config=False),
     # [report]
-    Option("report", "reference", None, Check(lambda v: isinstance(v, (str, int)) and not isinstance(v, bool), "a rater's name", nullable=True, coerce=lambda v: str(v) if isinstance(v, int) and not isinstance(v, bool) else v),
+    Option("report", "reference", None, Check(lambda v: isinstance(v, (str, int)) and not isinstance(v, bool), "null or a rater's name", nullable=True, coerce=lambda v: str(v) if isinstance(v, int) and not isinstance(v, bool) else v),
            "Score every rater against this rater (P, R, F)"),
     Option("report", "beta", 1.0, number(0, text="a number > 0"), "Beta of F-beta against the reference"),
     Option("report", "output", "table", choice("table", "json", "markdown"), "table, json or markdown",
@@ -329,3 +329,30 @@ def keywords(given: Mapping[str, Any], allowed: Iterable[str], *, where: str = "
 def check(option_name: str, value: Any) -> Any:
     """One keyword argument, checked (the message names it and what it allows)."""
     return BY_NAME[option_name].value(value, as_keyword)
+
+
+def table() -> str:
+    """Every option as a Markdown table: config key, flag, keyword, default, allowed values, help
+    (docs/options.md holds it; a test keeps it equal to the declaration)."""
+
+    rows = ["| config key | flag | keyword of `score()` | default | allowed | what it does |", "|---|---|---|---|---|---|"]
+    for o in OPTIONS:
+        key = f"`[{o.section}] {o.key}`" if o.config else "-"
+        flag = f"`{o.flag}`" if o.flag else "-"
+        keyword = f"`{o.name}`" + (" (and the components)" if o.component else "") if o.api else "-"
+        what = o.help.replace("{formats}", "the formats in docs/formats.md").replace("|", "\\|")
+        rows.append(f"| {key} | {flag} | {keyword} | `{as_config(o.default)}` | {o.check.expected} | {what} |")
+    return "\n".join(rows) + "\n"
+
+
+def as_config(value: Any) -> str:
+    """A default as a config file writes it: ``null``, ``true``, ``"text"``, ``["a", "b"]``."""
+    if value is None or isinstance(value, bool):
+        return {None: "null", True: "true", False: "false"}[value]
+    if isinstance(value, str):
+        return f'"{value}"'
+    if isinstance(value, list):
+        return "[" + ", ".join(as_config(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k} = {as_config(v)}" for k, v in value.items()) + "}"
+    return repr(value)
