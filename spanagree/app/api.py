@@ -69,9 +69,34 @@ def score(
         validate.path("corpus", corpus)
     given = _by_name(args, kwargs)
     rule = given.pop("rule") if isinstance(given.get("rule"), AlignmentRule) else None
-    settings = options.keywords(given, [o.name for o in options.api_options()])
-    if rule is None:
+    settings = options.keywords(given, _option_names())
+    if rule is not None:
+        settings["rule"] = rule
+    return score_settings(corpus, settings, read_options=read_options, client=client, progress=progress)
+
+
+def _option_names() -> list[str]:
+    """The keyword arguments of :func:`score` that are options (declared in :mod:`spanagree.core.options`)."""
+    return [o.name for o in options.api_options()]
+
+
+def score_settings(
+    corpus: Corpus | str | Path | Sequence[str | Path],
+    settings: dict[str, Any],
+    *,
+    read_options: dict[str, Any] | None = None,
+    client: Any = None,
+    progress: Any = None,
+) -> AgreementReport:
+    """:func:`score` with every option already checked, by name in ``settings`` (every keyword
+    option of :func:`score`, as :func:`spanagree.core.options.keywords` gives them); ``rule`` may
+    be an :class:`~spanagree.core.align.AlignmentRule`."""
+    settings = dict(settings)
+    rule = settings["rule"]
+    if not isinstance(rule, AlignmentRule):
         rule = AlignmentRule(**{name: settings[name] for name in options.RULE_OPTIONS})
+    for name in options.RULE_OPTIONS:
+        del settings[name]
     jobs, engine, stream, format = (settings.pop(name) for name in ("jobs", "engine", "stream", "format"))
     engine_asked = jobs != 1 or engine != "local" or stream or client is not None
     if settings["unitizing"] and engine_asked:
@@ -90,9 +115,7 @@ def score(
                 corpus, counts = counted
         if counts is None:
             corpus = read(corpus, format=format, progress=progress, **(read_options or {}))
-    for name in options.RULE_OPTIONS:
-        settings.pop(name)
-    return score_corpus(corpus, rule, counts=counts, **settings)
+    return score_corpus(corpus, rule, settings, counts=counts)
 
 
 _POSITIONAL = tuple(o.name for o in options.api_options() if o.positional)
@@ -107,7 +130,7 @@ def _by_name(args: Sequence[Any], kwargs: dict[str, Any]) -> dict[str, Any]:
     twice = sorted(set(given) & set(kwargs))
     if twice:
         raise TypeError(f"score() got multiple values for argument {twice[0]!r}")
-    unknown = sorted(set(kwargs) - {o.name for o in options.api_options()})
+    unknown = sorted(set(kwargs) - set(_option_names()))
     if unknown:
         raise TypeError(f"score() got an unexpected keyword argument {unknown[0]!r}")
     return {**given, **kwargs}

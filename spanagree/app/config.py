@@ -158,6 +158,7 @@ def uses_engine(settings: Mapping[str, Mapping[str, Any]]) -> bool:
 
 def score_with_settings(paths, settings: Mapping[str, Mapping[str, Any]], *, progress=None, needs_texts: bool = False):
     """Read ``paths`` and score them as ``settings`` say; the :class:`~spanagree.AgreementReport`.
+    (``settings`` come from :func:`load_settings`, which checked them: they are not checked again.)
 
     ``needs_texts``: the caller reads document texts and spans from the report (the HTML report,
     the disagreements), which the parallel and streaming engines do not keep.
@@ -168,10 +169,10 @@ def score_with_settings(paths, settings: Mapping[str, Mapping[str, Any]], *, pro
             "this command shows document texts and spans, which --jobs, --stream and --engine do not "
             "keep (they hold counts only); run it without them"
         )
-    return api.score(
-        paths, read_options=read_options(settings), progress=progress,
+    checked = options.keywords(score_options(settings), [o.name for o in options.api_options()], check=False)
+    return api.score_settings(
+        paths, checked, read_options=read_options(settings), progress=progress,
         client=settings["engine"]["scheduler"] if engine else None,
-        **score_options(settings),
     )
 
 

@@ -305,11 +305,12 @@ def api_options() -> list[Option]:
     return [o for o in chosen if o.positional] + [o for o in chosen if not o.positional]
 
 
-def keywords(given: Mapping[str, Any], allowed: Iterable[str], *, where: str = "") -> dict[str, Any]:
+def keywords(given: Mapping[str, Any], allowed: Iterable[str], *, where: str = "", check: bool = True) -> dict[str, Any]:
     """Every option named in ``allowed``: the value in ``given``, checked, else the default.
 
     An unknown name in ``given`` is a usage error listing the allowed ones; ``where`` (a
-    component's name) starts the messages.
+    component's name) starts the messages. ``check=False``: the values were checked where they
+    came in (a config file or flag), only the defaults are filled in.
     """
     allowed = tuple(allowed)
     prefix = f"{where}: " if where else ""
@@ -319,7 +320,9 @@ def keywords(given: Mapping[str, Any], allowed: Iterable[str], *, where: str = "
     result = {}
     for option_name in allowed:
         option = BY_NAME[option_name]
-        if option_name in given:
+        if option_name in given and not check:
+            result[option_name] = given[option_name]
+        elif option_name in given:
             result[option_name] = option.value(given[option_name], lambda o, v: prefix + as_keyword(o, v))
         else:
             result[option_name] = default(option_name)
