@@ -68,10 +68,12 @@ def is_number(value: Any) -> bool:
 
 
 def choice(*values: str) -> Check:
+    """One of ``values``."""
     return Check(lambda v: isinstance(v, str) and v in values, "one of " + ", ".join(values), choices=values)
 
 
 def whole(low: int, high: int | None = None, *, nullable: bool = False, note: str = "") -> Check:
+    """An int (not a bool) from ``low`` to ``high`` (inclusive; no upper bound when None)."""
     span = f"from {low:,} to {high:,}" if high is not None else f">= {low:,}"
     if high == MAX_SEED:
         span = f"from {low} to 2**64 - 1"
@@ -83,6 +85,8 @@ def whole(low: int, high: int | None = None, *, nullable: bool = False, note: st
 
 
 def number(low: float, high: float | None = None, *, closed_high: bool = False, closed_low: bool = False, text: str) -> Check:
+    """A finite number between ``low`` and ``high`` (open ends unless ``closed_*``)."""
+
     def test(v: Any) -> bool:
         if not is_number(v):
             return False
@@ -117,9 +121,6 @@ def names(what: str, *, nullable: bool, empty: bool = False) -> Check:
         coerce=_split_commas,
         nullable=nullable,
     )
-
-
-ANY = Check(lambda v: True, "anything")
 
 
 # --- the declaration --------------------------------------------------------------------------------
