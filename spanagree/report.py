@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .core import options
 from .core.align import AlignmentRule
 from .core.counts import EXCLUSIONS, OUTCOMES, Counts, count, label_totals
 from .errors import UsageError
@@ -29,7 +30,7 @@ from .measures.psa import f_beta, psa, psa_array
 if TYPE_CHECKING:  # the engines are imported only when one runs
     from .engine.merge import CorpusSummary
 
-UNITS = ("char", "token")
+UNITS = options.BY_NAME["unit"].choices
 
 
 
@@ -329,36 +330,30 @@ class AgreementReport:
 
 def score_corpus(
     corpus: Corpus,
-    rule: str | AlignmentRule = "exact",
-    labels: str = "strict",
-    unit: str = "char",
+    rule: str | AlignmentRule = options.default("rule"),
+    settings: dict[str, Any] | None = None,
     *,
-    min_overlap: int = 1,
-    partial_credit: float = 0.5,
-    proportional: str = "jaccard",
-    reference: str | None = None,
-    beta: float = 1.0,
-    candidates: str | Path | None = None,
-    language: str = "en",
-    strict_candidates: bool = False,
-    bootstrap: int | None = None,
-    ci: float = 0.95,
-    seed: int = 0,
-    search: str = "sweep",
-    per_rater: bool = False,
-    unitizing: bool | dict[str, Any] = False,
     counts: Counts | None = None,
+    **given: Any,
 ) -> AgreementReport:
     """The report on a corpus in memory, or on ``counts`` already computed for it (by an engine).
 
-    The options are those of :func:`spanagree.score`, which reads paths and then calls this.
+    ``rule`` is an :class:`~spanagree.core.align.AlignmentRule` or a rule's name (its other
+    options then among ``given``). The other options of :func:`spanagree.score` (``unit``,
+    ``reference``, ``candidates``, ``bootstrap``, ...) come either as ``settings``, every one of
+    them already checked (from :func:`spanagree.app.api.score_settings`), or as keywords
+    ``given``, checked here against their declarations.
     """
-    if unit not in UNITS:
-        raise UsageError(f"unit must be one of {', '.join(UNITS)}; got {unit!r}")
     if not isinstance(rule, AlignmentRule):
-        rule = AlignmentRule(
-            rule=rule, labels=labels, min_overlap=min_overlap, partial_credit=partial_credit, proportional=proportional
-        )
+        rule_options = {name: given.pop(name) for name in options.RULE_OPTIONS[1:] if name in given}
+        rule = AlignmentRule(**options.keywords({"rule": rule, **rule_options}, options.RULE_OPTIONS))
+    if settings is None:
+        settings = options.keywords(given, [
+            o.name for o in options.api_options()
+            if o.name not in options.RULE_OPTIONS and o.section not in ("input", "engine")
+        ])
+    unit, reference, candidates, ci = (settings[name] for name in ("unit", "reference", "candidates", "ci"))
+    bootstrap, seed, unitizing = settings["bootstrap"], settings["seed"], settings["unitizing"]
     if reference is not None and reference not in corpus.raters:
         raise UsageError(f"reference rater {reference!r} not found; raters: {', '.join(corpus.raters)}")
     chance = None
@@ -369,7 +364,8 @@ def score_corpus(
         from .measures.chance import chance_corrected
 
         items = build_items(
-            corpus, candidates, rule, unit=unit, language=language, strict_candidates=strict_candidates
+            corpus, candidates, rule, unit=unit, language=settings["language"],
+            strict_candidates=settings["strict_candidates"],
         )
         chance = chance_corrected(items, corpus.raters, reference=reference, confidence=ci)
     interval_options = None
@@ -378,7 +374,7 @@ def score_corpus(
 
         interval_options = IntervalOptions(level=ci, replicates=bootstrap, seed=seed)
     if counts is None:
-        counts = count(corpus, rule, unit=unit, search=search)
+        counts = count(corpus, rule, unit=unit, search=settings["search"])
     section = None
     if unitizing:
         from .measures.unitizing import unitizing_section
@@ -388,9 +384,8 @@ def score_corpus(
             intervals=interval_options,
         )
     return AgreementReport(
-        corpus, counts, reference=reference, beta=beta, chance=chance, items=items, interval_options=interval_options,
-        per_rater=per_rater,
-        unitizing=section,
+        corpus, counts, reference=reference, beta=settings["beta"], chance=chance, items=items,
+        interval_options=interval_options, per_rater=settings["per_rater"], unitizing=section,
     )
 
 

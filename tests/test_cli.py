@@ -108,3 +108,16 @@ def test_engine_options_give_the_same_report(example_path, tmp_path):
     # the HTML report and the disagreements need texts, which the engines do not keep
     refused = run("disagreements", example_path, "-o", tmp_path / "cases.jsonl", "--jobs", "2")
     assert refused.exit_code == 2 and "texts" in refused.stderr
+
+
+@pytest.mark.parametrize("command, args, message", [
+    ("score", ["--rule", "fuzzy"], "[alignment] rule: got 'fuzzy'; expected one of exact, overlap, partial, proportional"),
+    ("gate", ["--labels", "loose", "--min", "pooled_psa=0.5"], "[alignment] labels: got 'loose'; expected one of strict, ignore"),
+    ("score", ["--engine", "spark"], "[engine] engine: got 'spark'; expected one of local, dask"),
+    ("consensus", ["-k", "2", "-o", "out.jsonl", "--proportional", "cosine"], "proportional must be one of jaccard, dice, got 'cosine'"),
+])
+def test_a_bad_flag_value_names_the_option_and_the_allowed_values(example_path, tmp_path, monkeypatch, command, args, message):
+    monkeypatch.chdir(tmp_path)
+    result = run(command, example_path, *args)
+    assert result.exit_code == 2
+    assert message in " ".join(result.stderr.split())

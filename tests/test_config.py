@@ -3,14 +3,17 @@ from __future__ import annotations
 
 import inspect
 import json
+import re
 from pathlib import Path
 
 import pytest
+import typer
 from typer.testing import CliRunner
 
 import spanagree
-from spanagree.app import config
+from spanagree.app import cli, config
 from spanagree.app.cli import app
+from spanagree.core import options
 from spanagree.errors import UsageError
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"
@@ -149,6 +152,106 @@ def test_library_entry_point(example_path):
     assert report.to_dict() == spanagree.score(example_path, rule="overlap", labels="ignore").to_dict()
 
 
-def test_defaults_equal_the_cli_defaults(example_path):
+def test_cli_and_api_defaults_give_the_same_report(example_path):
     assert run_json(example_path) == spanagree.score(example_path).to_dict()
     assert config.load_settings() == config.DEFAULTS
+
+
+# --- the declaration (spanagree.core.options) reaches every route ------------------------------------
+
+
+def _flags(command, application=app):
+    return {p.name: p for p in typer.main.get_command(application).commands[command].params}
+
+
+def _bad_value(option):
+    """A value the option's check refuses."""
+    for value in ("bogus!", "", -5, 10**30, 0.5, {"a": 1}, [1]):
+        coerced = option.check.coerce(value) if option.check.coerce else value
+        if not option.check(coerced):
+            return value
+    return None
+
+
+@pytest.mark.parametrize("option", options.OPTIONS, ids=lambda o: o.dotted)
+def test_every_declared_option_is_reachable_with_its_default(option):
+    # the config: its key, with the default
+    if option.config:
+        assert config.DEFAULTS[option.section][option.key] == option.default
+    else:
+        assert option.key not in config.DEFAULTS.get(option.section, {})
+    # the command line: the flag on the commands it applies to, with the default and the config key
+    for command in ("score", "gate", "report", "disagreements", "alt-test", "compare"):
+        found = _flags(command).get(option.name)
+        if option.flag is None or command not in option.commands:
+            assert found is None or option.name == "output", (command, option.name)  # alt-test, compare: their own --output
+            continue
+        scalar = isinstance(option.default, (str, int, float, bool))  # a list's flag is a comma-separated string
+        assert option.flag in found.opts and found.default == (option.default if scalar else None)
+        assert f"(config: {option.dotted})" in found.help
+    # the API: a keyword of score() with the same default
+    parameters = inspect.signature(spanagree.score).parameters
+    assert (option.name in parameters) == option.api
+    if option.api:
+        assert parameters[option.name].default == option.default
+    # a bad value: the config and the keyword name the option and say what it allows
+    bad = _bad_value(option)
+    if bad is not None and option.config:
+        with pytest.raises(UsageError, match=re.escape(f"[{option.section}] {option.key}: got ")) as caught:
+            config.load_settings(overrides={option.dotted: bad})
+        assert option.check.expected in str(caught.value)
+    if bad is not None and option.api:
+        with pytest.raises(UsageError, match=re.escape(f"{option.name} must be ")):
+            options.keywords({option.name: bad}, [option.name])
+
+
+def test_the_components_take_the_declared_alignment_options():
+    spacy = pytest.importorskip("spacy")
+    from spanagree.diagnostics.consensus import consensus
+    from spanagree.integrations import component
+
+    declared = {o.name: o.default for o in options.OPTIONS if o.component}
+    assert set(declared) == {"rule", "labels", "unit", "min_overlap", "partial_credit", "proportional"}
+    for name, factory in (("span_agreement", component.make_span_agreement), ("span_consensus", component.make_span_consensus)):
+        default_config = spacy.Language.get_factory_meta(name).default_config
+        assert {k: default_config[k] for k in declared} == declared
+        assert declared.keys() <= inspect.signature(factory).parameters.keys()  # spaCy checks configs against it
+    nlp = spacy.blank("en")
+    pipe = nlp.add_pipe("span_agreement", config={"rule": "partial", "partial_credit": 0.25})
+    assert pipe.rule.partial_credit == 0.25 and pipe.unit == declared["unit"]
+    with pytest.raises(UsageError, match="span_consensus: partial_credit must be a number in"):
+        nlp.add_pipe("span_consensus", config={"partial_credit": 2.0})
+    with pytest.raises(UsageError, match="unit must be one of char, token"):
+        consensus(spanagree.read(Path(__file__).parent.parent / "corpora" / "news_ner.jsonl"), min_raters=2, unit="word")
+
+
+def test_an_option_added_to_the_declaration_shows_up_everywhere(example_path, monkeypatch):
+    greeting = options.Option("report", "greeting", "hello", options.choice("hello", "bye"), "A greeting")
+    monkeypatch.setattr(options, "OPTIONS", options.OPTIONS + (greeting,))
+    monkeypatch.setattr(options, "BY_NAME", {**options.BY_NAME, "greeting": greeting})
+    # the config: key, default, check
+    assert config.load_settings()["report"]["greeting"] == "hello"
+    assert config.load_settings(overrides={"report.greeting": "bye"})["report"]["greeting"] == "bye"
+    with pytest.raises(UsageError, match=re.escape("[report] greeting: got 'nope'; expected one of hello, bye")):
+        config.load_settings(overrides={"report.greeting": "nope"})
+    # the API: a keyword, checked
+    assert spanagree.score(example_path, greeting="bye").to_dict() == spanagree.score(example_path).to_dict()
+    with pytest.raises(UsageError, match="greeting must be one of hello, bye, got 'nope'"):
+        spanagree.score(example_path, greeting="nope")
+    # the command line: a command made from the declaration has the flag
+    fresh = typer.Typer()
+    fresh.command("score", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})(
+        cli._with_options(options.flags("score"))(cli.score_command.__wrapped__)
+    )
+    fresh.command("other")(lambda: None)
+    flag = _flags("score", fresh)["greeting"]
+    assert flag.opts == ["--greeting"] and flag.default == "hello" and "(config: report.greeting)" in flag.help
+    ok = runner.invoke(fresh, ["score", str(example_path), "--greeting", "bye", "--output", "json"])
+    assert ok.exit_code == 0, ok.output
+    bad = runner.invoke(fresh, ["score", str(example_path), "--greeting", "nope"])
+    assert bad.exit_code == 2 and "[report] greeting: got 'nope'; expected one of hello, bye" in bad.stderr
+
+
+def test_the_options_page_lists_the_declaration():
+    page = (Path(__file__).resolve().parent.parent / "docs" / "options.md").read_text(encoding="utf-8")
+    assert page.endswith(options.table())  # regenerate: the table below "## Every option" is options.table()

@@ -5,46 +5,27 @@ the corpus and its counts to :func:`spanagree.report.score_corpus`, which builds
 """
 from __future__ import annotations
 
+import inspect
 import warnings
 from pathlib import Path
 from typing import Any, Sequence, overload
 
-from ..core import validate
+from ..core import options, validate
 from ..core.align import AlignmentRule
 from ..core.model import Corpus
 from ..errors import UsageError
 from ..io import read
 from ..measures.alt_test import MIN_DOCUMENTS, AltTestResult, _check_parameters, from_report
-from ..report import UNITS, AgreementReport, score_corpus
+from ..report import AgreementReport, score_corpus
 
 
 def score(
     corpus: Corpus | str | Path | Sequence[str | Path],
-    rule: str | AlignmentRule = "exact",
-    labels: str = "strict",
-    unit: str = "char",
-    *,
-    min_overlap: int = 1,
-    partial_credit: float = 0.5,
-    proportional: str = "jaccard",
-    reference: str | None = None,
-    beta: float = 1.0,
-    candidates: str | Path | None = None,
-    language: str = "en",
-    strict_candidates: bool = False,
-    bootstrap: int | None = None,
-    ci: float = 0.95,
-    seed: int = 0,
-    search: str = "sweep",
-    format: str = "auto",
+    *args: Any,
     read_options: dict[str, Any] | None = None,
-    jobs: int = 1,
-    engine: str = "local",
     client: Any = None,
-    stream: bool = False,
     progress: Any = None,
-    per_rater: bool = False,
-    unitizing: bool | dict[str, Any] = False,
+    **kwargs: Any,
 ) -> AgreementReport:
     """Align every pair of raters on every document they share and count agreement.
 
@@ -86,11 +67,39 @@ def score(
     """
     if not isinstance(corpus, Corpus):
         validate.path("corpus", corpus)
-    validate.positive("beta", beta)
-    validate.replicates(bootstrap)
-    validate.seed(seed)
+    given = _by_name(args, kwargs)
+    rule = given.pop("rule") if isinstance(given.get("rule"), AlignmentRule) else None
+    settings = options.keywords(given, _option_names())
+    if rule is not None:
+        settings["rule"] = rule
+    return score_settings(corpus, settings, read_options=read_options, client=client, progress=progress)
+
+
+def _option_names() -> list[str]:
+    """The keyword arguments of :func:`score` that are options (declared in :mod:`spanagree.core.options`)."""
+    return [o.name for o in options.api_options()]
+
+
+def score_settings(
+    corpus: Corpus | str | Path | Sequence[str | Path],
+    settings: dict[str, Any],
+    *,
+    read_options: dict[str, Any] | None = None,
+    client: Any = None,
+    progress: Any = None,
+) -> AgreementReport:
+    """:func:`score` with every option already checked, by name in ``settings`` (every keyword
+    option of :func:`score`, as :func:`spanagree.core.options.keywords` gives them); ``rule`` may
+    be an :class:`~spanagree.core.align.AlignmentRule`."""
+    settings = dict(settings)
+    rule = settings["rule"]
+    if not isinstance(rule, AlignmentRule):
+        rule = AlignmentRule(**{name: settings[name] for name in options.RULE_OPTIONS})
+    for name in options.RULE_OPTIONS:
+        del settings[name]
+    jobs, engine, stream, format = (settings.pop(name) for name in ("jobs", "engine", "stream", "format"))
     engine_asked = jobs != 1 or engine != "local" or stream or client is not None
-    if unitizing and engine_asked:
+    if settings["unitizing"] and engine_asked:
         raise UsageError(
             "unitizing agreement needs every span in memory, which --jobs, --stream and --engine do not "
             "keep (they hold counts only); run it without them"
@@ -99,18 +108,40 @@ def score(
     if not isinstance(corpus, Corpus):
         if engine_asked:
             counted = _count_with_engine(
-                corpus, rule, labels, unit, min_overlap, partial_credit, proportional, candidates, search,
-                format, read_options, jobs, engine, client, progress,
+                corpus, rule, settings, format=format, read_options=read_options, jobs=jobs, engine=engine,
+                client=client, progress=progress,
             )
             if counted is not None:
                 corpus, counts = counted
         if counts is None:
             corpus = read(corpus, format=format, progress=progress, **(read_options or {}))
-    return score_corpus(
-        corpus, rule, labels, unit, min_overlap=min_overlap, partial_credit=partial_credit, proportional=proportional,
-        reference=reference, beta=beta, candidates=candidates, language=language, strict_candidates=strict_candidates,
-        bootstrap=bootstrap, ci=ci, seed=seed, search=search, per_rater=per_rater, unitizing=unitizing, counts=counts,
-    )
+    return score_corpus(corpus, rule, settings, counts=counts)
+
+
+_POSITIONAL = tuple(o.name for o in options.api_options() if o.positional)
+
+
+def _by_name(args: Sequence[Any], kwargs: dict[str, Any]) -> dict[str, Any]:
+    """The options given to :func:`score`, by name (``rule``, ``labels`` and ``unit`` may be given
+    by position)."""
+    if len(args) > len(_POSITIONAL):
+        raise TypeError(f"score() takes at most {len(_POSITIONAL) + 1} positional arguments ({len(args) + 1} given)")
+    given = dict(zip(_POSITIONAL, args))
+    twice = sorted(set(given) & set(kwargs))
+    if twice:
+        raise TypeError(f"score() got multiple values for argument {twice[0]!r}")
+    unknown = sorted(set(kwargs) - set(_option_names()))
+    if unknown:
+        raise TypeError(f"score() got an unexpected keyword argument {unknown[0]!r}")
+    return {**given, **kwargs}
+
+
+score.__signature__ = inspect.Signature([
+    inspect.Parameter("corpus", inspect.Parameter.POSITIONAL_OR_KEYWORD),
+    *(inspect.Parameter(o.name, inspect.Parameter.POSITIONAL_OR_KEYWORD if o.positional else inspect.Parameter.KEYWORD_ONLY,
+                        default=o.default) for o in options.api_options()),
+    *(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=None) for name in ("read_options", "client", "progress")),
+], return_annotation=AgreementReport)
 
 
 @overload
@@ -162,27 +193,15 @@ def alt_test(
     return from_report(report, candidate, epsilon=epsilon, alpha=alpha, min_documents=min_documents)
 
 
-def _count_with_engine(
-    paths, rule, labels, unit, min_overlap, partial_credit, proportional, candidates, search,
-    format, read_options, jobs, engine, client, progress,
-):
+def _count_with_engine(paths, rule: AlignmentRule, settings: dict[str, Any], **engine: Any):
     """The :class:`~spanagree.engine.Counted` of :func:`spanagree.engine.count_paths`, or None when the serial
     path must read the input (candidates need every span and text)."""
     # the engines load multiprocessing and concurrent.futures: imported only when one is asked for
     from ..engine import EngineFallbackWarning, count_paths
 
-    if candidates is not None:
+    if settings["candidates"] is not None:
         warnings.warn(
             "read serially: candidates need every span and text in memory", EngineFallbackWarning, stacklevel=3
         )
         return None
-    if unit not in UNITS:
-        raise UsageError(f"unit must be one of {', '.join(UNITS)}; got {unit!r}")
-    if not isinstance(rule, AlignmentRule):
-        rule = AlignmentRule(
-            rule=rule, labels=labels, min_overlap=min_overlap, partial_credit=partial_credit, proportional=proportional
-        )
-    return count_paths(
-        paths, rule, unit=unit, search=search, jobs=jobs, engine=engine, client=client, format=format,
-        read_options=read_options, progress=progress,
-    )
+    return count_paths(paths, rule, unit=settings["unit"], search=settings["search"], **engine)

@@ -4,10 +4,12 @@ Exit codes: 0 ok, 1 a gate failed, 2 bad input or usage (the message names file:
 """
 from __future__ import annotations
 
+import functools
+import inspect
 import sys
 from enum import Enum
 from pathlib import Path
-from typing import List, Optional
+from typing import Any, List, Optional, Sequence
 
 import orjson
 import typer
@@ -17,7 +19,8 @@ from ..core.files import check_outputs, write_bytes
 from ..io import formats
 from ..core.version import __version__
 from . import config as settings_module
-from .config import FLAGS, score_with_settings
+from .config import score_with_settings
+from ..core import options as declared
 from ..outputs import text as render
 from ..errors import UsageError
 from ..core.sanitize import cut, visible
@@ -37,32 +40,72 @@ class Output(str, Enum):
     markdown = "markdown"
 
 
-class Rule(str, Enum):
-    exact = "exact"
-    overlap = "overlap"
-    partial = "partial"
-    proportional = "proportional"
+_PARAMETERS: dict[tuple[str, bool], inspect.Parameter] = {}
 
 
-class Labels(str, Enum):
-    strict = "strict"
-    ignore = "ignore"
+def _flag_parameter(option: declared.Option, *, config: bool) -> inspect.Parameter:
+    """A declared option as a typer parameter: its flag, default and help (with its choices, and
+    its config key when the command reads a config), made once and shared by the commands. Values
+    are checked once, by the declaration (in :func:`spanagree.app.config.load_settings`, or by the
+    function the command calls), so the flag itself takes any value of its type."""
+    if (option.name, config) not in _PARAMETERS:
+        _PARAMETERS[option.name, config] = _make_parameter(option, config=config)
+    return _PARAMETERS[option.name, config]
 
 
-class Unit(str, Enum):
-    char = "char"
-    token = "token"
+def _make_parameter(option: declared.Option, *, config: bool) -> inspect.Parameter:
+    kind = option.cli_type or (str if option.default is None else type(option.default))
+    scalar = isinstance(option.default, (str, int, float, bool))
+    help_text = option.help.replace("{formats}", ", ".join(formats())) if "{formats}" in option.help else option.help
+    if option.choices and not all(c in help_text for c in option.choices):
+        help_text += f" ({'|'.join(option.choices)})"
+    if config:
+        help_text += f" (config: {option.dotted})"
+    names = [option.flag] + ([option.short] if option.short else [])
+    return inspect.Parameter(
+        option.name, inspect.Parameter.KEYWORD_ONLY, annotation=kind if scalar else Optional[kind],
+        default=typer.Option(option.default if scalar else None, *names, help=help_text),
+    )
 
 
-class Proportional(str, Enum):
-    jaccard = "jaccard"
-    dice = "dice"
+def _with_options(selected: Sequence[declared.Option], *, config: bool = True):
+    """Give a command the flags of the ``selected`` declared options (after its own parameters,
+    and not those it declares itself). The command reads them from ``ctx.params``
+    (:func:`_command_settings`); their names are kept as ``command.declared``."""
+
+    def decorate(command):
+        own = inspect.signature(command, eval_str=True).parameters
+        added = [_flag_parameter(o, config=config) for o in selected if o.name not in own]
+        names = {p.name for p in added}
+
+        @functools.wraps(command)
+        def wrapper(**kwargs):
+            return command(**{k: v for k, v in kwargs.items() if k not in names})
+
+        parameters = [*own.values(), *added]
+        wrapper.__signature__ = inspect.Signature(parameters)
+        wrapper.__annotations__ = {p.name: p.annotation for p in parameters}
+        wrapper.declared = tuple(sorted(names))
+        return wrapper
+
+    return decorate
 
 
-def _format_help(lead: str) -> str:
-    """``lead`` and the names of the formats spanagree reads (``spanagree info`` describes them)."""
+#: The parameters every command that reads and scores as ``score`` does has.
+_PATHS = typer.Argument(..., help="Annotation files or directories; then any --section.key VALUE config overrides", show_default=False)
+_CONFIG = typer.Option(None, "--config", "-c", help="A .cfg file of settings; flags override it, --section.key VALUE overrides both")
 
-    return f"{lead}: auto, or one of {', '.join(formats())}"
+
+def _scoring_command(name: str):
+    """Register a command that reads and scores as ``score`` does: it has the declared flags of
+    ``name`` and takes ``--section.key VALUE`` overrides after its paths."""
+
+    def register(command):
+        with_flags = _with_options(declared.flags(name))(command)
+        app.command(name, context_settings={"allow_extra_args": True, "ignore_unknown_options": True})(with_flags)
+        return with_flags
+
+    return register
 
 
 def _show_version(value: bool) -> None:
@@ -93,49 +136,11 @@ def info_command(
         sys.stdout.write(as_text(facts) + "\n")
 
 
-@app.command("score", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+@_scoring_command("score")
 def score_command(
     ctx: typer.Context,
     paths: List[Path] = typer.Argument(..., help="Annotation files (JSONL, .spacy, ...), or directories of them; then any --section.key VALUE config overrides", show_default=False),
-    config: Optional[Path] = typer.Option(None, "--config", "-c", help="A .cfg file of settings; flags override it, --section.key VALUE overrides both"),
-    format: str = typer.Option("auto", "--format", "-f", help=_format_help("Input format") + " (config: input.format)"),
-    rule: Rule = typer.Option(Rule.exact, "--rule", "-r", help="Which spans match, see docs/alignment.md (config: alignment.rule)"),
-    labels: Labels = typer.Option(Labels.strict, "--labels", help="strict: labels must match; ignore: positions only (config: alignment.labels)"),
-    unit: Unit = typer.Option(Unit.char, "--unit", help="Measure offsets in characters or tokens (config: alignment.unit)"),
-    min_overlap: int = typer.Option(1, "--min-overlap", help="Overlap rule: units two spans must share (config: alignment.min_overlap)"),
-    partial_credit: float = typer.Option(0.5, "--partial-credit", help="Partial rule: credit of an inexact match (config: alignment.partial_credit)"),
-    proportional: Proportional = typer.Option(Proportional.jaccard, "--proportional", help="Proportional rule: jaccard or dice (config: alignment.proportional)"),
-    reference: Optional[str] = typer.Option(None, "--reference", help="Score every rater against this rater (P, R, F) (config: report.reference)"),
-    beta: float = typer.Option(1.0, "--beta", help="Beta of F-beta against the reference (config: report.beta)"),
-    answers: Optional[str] = typer.Option(None, "--answers", help="Prodigy answers that count, comma-separated (default accept) (config: input.answers)"),
-    span_keys: Optional[str] = typer.Option(None, "--span-keys", help="DocBin span groups that are raters, comma-separated (config: input.span_keys)"),
-    spans_key: Optional[str] = typer.Option(None, "--spans-key", help="Span group of per-rater DocBins (default doc.ents) (config: input.spans_key)"),
-    candidates: Optional[str] = typer.Option(None, "--candidates", help="Candidate items: tokens, documents or a file of candidate spans (config: candidates.source)"),
-    language: str = typer.Option("en", "--language", help="Language of the blank spaCy tokenizer for candidate tokens (config: candidates.language)"),
-    strict_candidates: bool = typer.Option(False, "--strict-candidates", help="A span matching no candidate is an error (config: candidates.strict_candidates)"),
-    scheme: Optional[str] = typer.Option(None, "--scheme", help="CoNLL tag scheme: IOB1, IOB2, IOE1, IOE2, IOBES, BILOU (default auto) (config: input.scheme)"),
-    repair: Optional[str] = typer.Option(None, "--repair", help="CoNLL ill-formed tag sequences: begin, drop or error (config: input.repair)"),
-    columns: Optional[str] = typer.Option(None, "--columns", help="CoNLL: one file whose last N columns are these raters' tags, e.g. ann1,ann2 (config: input.columns)"),
-    relevant_at: Optional[int] = typer.Option(None, "--relevant-at", help="TREC qrels: lowest grade that counts as relevant (config: input.relevant_at)"),
-    offsets: Optional[str] = typer.Option(None, "--offsets", help="Offset unit of the export: codepoint, utf16 or grapheme (default per tool; docs/formats.md) (config: input.offsets)"),
-    check_text: Optional[str] = typer.Option(None, "--check-text", help="Label Studio, brat: check region texts: whitespace (default), exact or off (config: input.check_text)"),
-    duplicates: Optional[str] = typer.Option(None, "--duplicates", help="Label Studio, Prodigy: a rater's repeated annotation: latest (default) or error (config: input.duplicates)"),
-    text_field: Optional[str] = typer.Option(None, "--text-field", help="Label Studio: the data field holding the text (config: input.text_field)"),
-    empty: Optional[str] = typer.Option(None, "--empty", help="doccano: an example with no span is missing (default) or nothing (config: input.empty)"),
-    rater_field: Optional[str] = typer.Option(None, "--rater-field", help="doccano: a field naming the rater (default: the file's name) (config: input.rater_field)"),
-    rater: Optional[str] = typer.Option(None, "--rater", help="Prodigy: rater from annotator (default), session, prefix (session without its timestamp) or file (config: input.rater)"),
-    discontinuous: Optional[str] = typer.Option(None, "--discontinuous", help="brat: a discontinuous entity as its covering span (default) or its fragments (config: input.discontinuous)"),
-    assessor: Optional[str] = typer.Option(None, "--assessor", help="TREC qrels: the assessor from the file (file), column 2 (column) or auto (config: input.assessor)"),
-    bootstrap: Optional[int] = typer.Option(None, "--bootstrap", help="Intervals: bootstrap replicates over documents, e.g. 1000 (config: intervals.bootstrap)"),
-    ci: float = typer.Option(0.95, "--ci", help="Intervals: level (config: intervals.ci)"),
-    seed: int = typer.Option(0, "--seed", help="Intervals and γ's random continua: random seed (config: intervals.seed)"),
-    unitizing: bool = typer.Option(False, "--unitizing", help="Also Krippendorff's α_U and Mathet et al.'s γ on the spans themselves, no candidates needed (docs/unitizing.md) (config: unitizing.on)"),
-    jobs: int = typer.Option(1, "--jobs", "-j", help="Read, align and count in N worker processes; 0: every core (config: engine.jobs)"),
-    stream: bool = typer.Option(False, "--stream", help="One chunk at a time: memory bounded by the chunk, not the corpus (config: engine.stream)"),
-    engine: str = typer.Option("local", "--engine", help="local or dask (config: engine.engine)"),
-    scheduler: Optional[str] = typer.Option(None, "--scheduler", help="Dask scheduler address; default a local cluster of --jobs workers (config: engine.scheduler)"),
-    output: Output = typer.Option(Output.table, "--output", help="table, json or markdown (config: report.output)"),
-    per_rater: bool = typer.Option(False, "--per-rater", help="Add the per-rater view: each rater against the others and their consensus (docs/diagnostics.md) (config: report.per_rater)"),
+    config: Optional[Path] = _CONFIG,
     out_file: Optional[Path] = typer.Option(None, "-o", "--out", help="Write the output to this file"),
 ) -> None:
     """Align every pair of raters and report positive specific agreement.
@@ -144,15 +149,8 @@ def score_command(
     """
 
     try:
-        files, extra = settings_module.split_arguments([str(p) for p in paths] + list(ctx.args))
-        if not files:
-            raise UsageError("no input files given")
+        files, settings = _command_settings(ctx, paths, config)
         check_outputs([out_file], files)
-        given = {
-            name: value for name, value in ctx.params.items()
-            if name in FLAGS and getattr(ctx.get_parameter_source(name), "name", "DEFAULT") != "DEFAULT"
-        }
-        settings = settings_module.load_settings(config, flags=given, overrides=settings_module.parse_overrides(extra))
         result = score_with_settings(files, settings, progress=_progress())
         _warn_few_raters(result.raters)
         output = Output(settings["report"]["output"])
@@ -163,37 +161,21 @@ def score_command(
 
 
 @app.command("convert")
+@_with_options(declared.flags("convert"), config=False)
 def convert_command(
+    ctx: typer.Context,
     paths: List[Path] = typer.Argument(..., help="Annotation files or directories, in any format spanagree reads", show_default=False),
     out: Path = typer.Option(..., "-o", "--out", help="The file to write", show_default=False),
     to: Optional[str] = typer.Option(None, "--to", help="Output format, one with a writer (spanagree info lists them); default from OUT's suffix (.jsonl: spanagree, .spacy: docbin)"),
-    format: str = typer.Option("auto", "--format", "-f", help=_format_help("Input format (auto: detected per file)")),
-    answers: Optional[str] = typer.Option(None, "--answers", help="prodigy: answers that count, comma-separated (default accept)"),
-    scheme: Optional[str] = typer.Option(None, "--scheme", help="conll: IOB1, IOB2, IOE1, IOE2, IOBES, BILOU (default auto)"),
-    repair: Optional[str] = typer.Option(None, "--repair", help="conll: ill-formed tag sequences: begin, drop or error (default begin)"),
-    columns: Optional[str] = typer.Option(None, "--columns", help="conll: one file, the last N columns are these raters' tags, e.g. ann1,ann2"),
-    relevant_at: Optional[int] = typer.Option(None, "--relevant-at", help="qrels: lowest relevance grade that counts as relevant (default 1)"),
     ents: Optional[str] = typer.Option(None, "--ents", help=".spacy output: this rater's spans also go to doc.ents, for spacy train/evaluate/debug data (docs/spacy.md)"),
     spans_key: Optional[str] = typer.Option(None, "--spans-key", help=".spacy output, with --ents: also copy that rater's spans to this span group (e.g. sc for spancat)"),
-    offsets: Optional[str] = typer.Option(None, "--offsets", help="Offset unit of the export: codepoint, utf16 or grapheme (default per tool)"),
-    check_text: Optional[str] = typer.Option(None, "--check-text", help="labelstudio, brat: check region texts: whitespace (default), exact or off"),
-    duplicates: Optional[str] = typer.Option(None, "--duplicates", help="labelstudio, prodigy: a rater's repeated annotation: latest (default) or error"),
-    text_field: Optional[str] = typer.Option(None, "--text-field", help="labelstudio: the data field holding the text"),
-    empty: Optional[str] = typer.Option(None, "--empty", help="doccano: an example with no span is missing (default) or nothing"),
-    rater_field: Optional[str] = typer.Option(None, "--rater-field", help="doccano: a field naming the rater (default: the file's name)"),
-    rater: Optional[str] = typer.Option(None, "--rater", help="prodigy: rater from annotator (default), session, prefix or file"),
-    discontinuous: Optional[str] = typer.Option(None, "--discontinuous", help="brat: covering (default) or fragments"),
-    assessor: Optional[str] = typer.Option(None, "--assessor", help="qrels: the assessor from auto (default), file or column"),
 ) -> None:
     """Convert annotations to spanagree JSONL, Prodigy JSONL or another format with a writer."""
     from ..outputs.convert import convert  # imported when the command runs (import time)
 
-    given = {"scheme": scheme, "repair": repair, "columns": columns, "relevant_at": relevant_at, "offsets": offsets,
-             "check_text": check_text, "duplicates": duplicates, "text_field": text_field, "empty": empty,
-             "rater_field": rater_field, "rater": rater, "discontinuous": discontinuous, "assessor": assessor}
-    options = {k: v for k, v in given.items() if v is not None}
-    if answers:
-        options["answers"] = tuple(a.strip() for a in answers.split(","))
+    given = _given(ctx, default=True)
+    format, answers = given.pop("format"), _answers(given.pop("answers"))
+    options = {**{k: v for k, v in given.items() if v is not None}, **answers}
     try:
         result = convert(paths, out, to=to, format=format, ents=ents, spans_key=spans_key, **options)
     except SpanagreeError as err:
@@ -212,19 +194,13 @@ def convert_command(
 
 
 @app.command("consensus")
+@_with_options(declared.flags("consensus"), config=False)
 def consensus_command(
+    ctx: typer.Context,
     paths: List[Path] = typer.Argument(..., help="The raters' annotation files, or directories of them", show_default=False),
     min_raters: int = typer.Option(..., "--min-raters", "-k", help="Keep a span when at least this many raters have a span aligned to it", show_default=False),
     out: Path = typer.Option(..., "-o", "--out", help="Where to write the consensus: a .jsonl (spanagree JSONL) or .spacy (DocBin) file", show_default=False),
-    rule: Rule = typer.Option(Rule.exact, "--rule", "-r", help="Which spans align, see docs/alignment.md"),
-    labels: Labels = typer.Option(Labels.strict, "--labels", help="strict: labels must match; ignore: positions only (label by plurality)"),
-    unit: Unit = typer.Option(Unit.char, "--unit", help="Align and vote in characters or tokens"),
-    min_overlap: int = typer.Option(1, "--min-overlap", help="Overlap rule: units two spans must share"),
-    partial_credit: float = typer.Option(0.5, "--partial-credit", help="Partial rule: credit of an inexact match"),
-    proportional: Proportional = typer.Option(Proportional.jaccard, "--proportional", help="Proportional rule: jaccard or dice"),
     name: str = typer.Option("consensus", "--name", help="The consensus rater's name in the output"),
-    format: str = typer.Option("auto", "--format", "-f", help=_format_help("Input format")),
-    answers: Optional[str] = typer.Option(None, "--answers", help="Prodigy answers that count, comma-separated (default accept)"),
     language: str = typer.Option("en", "--language", help=".spacy output: blank spaCy tokenizer for documents without tokens"),
     report_file: Optional[Path] = typer.Option(None, "--report", help="Also write the full report (ties listed) as JSON to this file"),
     ents: bool = typer.Option(True, "--ents/--no-ents", help=".spacy output: also write the consensus as doc.ents (overlapping spans counted, left out of doc.ents)"),
@@ -233,13 +209,13 @@ def consensus_command(
     """Build a consensus gold set by vote; ties are left out and listed, never broken."""
     from ..diagnostics.consensus import run  # imported when the command runs (import time)
 
-    read_options = {"answers": tuple(a.strip() for a in answers.split(","))} if answers else {}
+    given = _given(ctx, default=True)
+    format, read_options = given.pop("format"), _answers(given.pop("answers"))
     try:
         check_outputs([out, report_file], paths)
         report = run(
             paths, out, min_raters=min_raters, format=format, language=language, read_options=read_options,
-            rule=rule.value, labels=labels.value, unit=unit.value, min_overlap=min_overlap,
-            partial_credit=partial_credit, proportional=proportional.value, name=name, ents=ents, spans_key=spans_key,
+            name=name, ents=ents, spans_key=spans_key, **given,
         )
     except SpanagreeError as err:
         _fail(err)
@@ -260,55 +236,38 @@ def consensus_command(
         typer.echo(f"wrote {report_file}", err=True)
 
 
-def _with_score_options(command):
-    """Give ``command`` every reading and scoring option of ``score`` (the same flags, help and
-    config keys, but not its ``--output``), after its own; it reads them with
-    :func:`_command_settings`."""
-    import functools
-    import inspect
+def _answers(answers: Optional[str]) -> dict[str, Any]:
+    """``{"answers": (...)}`` from a comma-separated ``--answers``, or nothing when not given."""
+    return {"answers": tuple(a.strip() for a in answers.split(","))} if answers else {}
 
-    own = inspect.signature(command, eval_str=True).parameters
-    shared = [
-        p for name, p in inspect.signature(score_command, eval_str=True).parameters.items()
-        if name in FLAGS and name != "output" and name not in own
-    ]
-    names = {p.name for p in shared}
 
-    @functools.wraps(command)
-    def wrapper(**kwargs):
-        return command(**{k: v for k, v in kwargs.items() if k not in names})
-
-    parameters = [*own.values(), *shared]
-    wrapper.__signature__ = inspect.Signature(parameters)
-    wrapper.__annotations__ = {p.name: p.annotation for p in parameters}
-    return wrapper
+def _given(ctx: typer.Context, *, default: bool = False) -> dict[str, Any]:
+    """The declared options of the running command that were given on the command line (or,
+    with ``default``, all of them), by name, as plain values."""
+    values = {}
+    for name in ctx.command.callback.declared:
+        if default or getattr(ctx.get_parameter_source(name), "name", "DEFAULT") != "DEFAULT":
+            values[name] = ctx.params[name]
+    return values
 
 
 def _command_settings(ctx: typer.Context, paths: List[Path], config: Optional[Path]):
-    """``(input files, settings)`` as ``score`` builds them: defaults, ``--config``, the flags
-    given, then ``--section.key VALUE`` overrides."""
+    """``(input files, settings)``: defaults, ``--config``, the flags given, then
+    ``--section.key VALUE`` overrides."""
 
     files, extra = settings_module.split_arguments([str(p) for p in paths] + list(ctx.args))
     if not files:
         raise UsageError("no input files given")
-    given = {
-        name: value for name, value in ctx.params.items()
-        if name in FLAGS and name != "output"
-        and getattr(ctx.get_parameter_source(name), "name", "DEFAULT") != "DEFAULT"
-    }
-    settings = settings_module.load_settings(config, flags=given, overrides=settings_module.parse_overrides(extra))
+    settings = settings_module.load_settings(config, flags=_given(ctx), overrides=settings_module.parse_overrides(extra))
     return files, settings
 
 
-@app.command("gate", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
-@_with_score_options
+@_scoring_command("gate")
 def gate_command(
     ctx: typer.Context,
-    paths: List[Path] = typer.Argument(..., help="Annotation files or directories; then any --section.key VALUE config overrides", show_default=False),
+    paths: List[Path] = _PATHS,
     config: Optional[Path] = typer.Option(None, "--config", "-c", help="A .cfg file: the gate section (on, min_documents, and a gate.min table of bounds) and any score settings"),
     minimum: Optional[List[str]] = typer.Option(None, "--min", help="A check NAME=BOUND, repeatable: pairwise_mean_psa, pooled_psa, macro_psa, macro_pooled_psa, label:<LABEL>, label_pooled:<LABEL>, pair:<A>~<B>; with candidates kappa, alpha, pair_kappa:<A>~<B>, fleiss_kappa, fleiss_kappa_complete, conger_kappa, conger_kappa_complete, davies_fleiss_kappa, brennan_prediger, percent_agreement, gwet_ac1, light_kappa, kappa_s, category_kappa:<CAT>; unitizing alpha_u, alpha_u_label:<LABEL>, gamma, gamma_k:<LABEL> (config: the gate.min table; docs/chance-corrected.md, docs/unitizing.md)", show_default=False),
-    on: str = typer.Option("point", "--on", help="point: bound the point estimate; lower: bound the interval's lower end (bootstraps 1000 replicates unless --bootstrap N) (config: gate.on)"),
-    min_documents: Optional[int] = typer.Option(None, "--min-documents", help="Also fail when fewer documents were scored (config: gate.min_documents)"),
     junit: Optional[Path] = typer.Option(None, "--junit", help="Write JUnit XML to this file: one test case per check"),
 ) -> None:
     """Pass or fail agreement against bounds, for CI: exit 0 all checks pass, 1 a check failed or (--on lower) is inconclusive, 2 bad input.
@@ -335,12 +294,11 @@ def gate_command(
         raise typer.Exit(code=1)
 
 
-@app.command("report", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
-@_with_score_options
+@_scoring_command("report")
 def report_command(
     ctx: typer.Context,
-    paths: List[Path] = typer.Argument(..., help="Annotation files or directories; then any --section.key VALUE config overrides", show_default=False),
-    config: Optional[Path] = typer.Option(None, "--config", "-c", help="A .cfg file of settings; flags override it, --section.key VALUE overrides both"),
+    paths: List[Path] = _PATHS,
+    config: Optional[Path] = _CONFIG,
     out: Path = typer.Option(..., "-o", "--out", help="The HTML file to write", show_default=False),
     title: Optional[str] = typer.Option(None, "--title", help="The page's title"),
     documents: int = typer.Option(10, "--documents", min=0, help="How many lowest-agreement documents to show with each rater's spans"),
@@ -360,19 +318,16 @@ def report_command(
         result = score_with_settings(files, settings, progress=_progress(), needs_texts=True)
         _warn_few_raters(result.raters)
         written = html_report.write(result, out, title=title, max_documents=documents, sources=files)
-    except SpanagreeError as err:
-        _fail(err)
-    except OSError as err:
+    except (SpanagreeError, OSError) as err:
         _fail(err)
     typer.echo(f"wrote {written['out']} ({written['bytes']} bytes)", err=True)
 
 
-@app.command("disagreements", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
-@_with_score_options
+@_scoring_command("disagreements")
 def disagreements_command(
     ctx: typer.Context,
-    paths: List[Path] = typer.Argument(..., help="Annotation files or directories; then any --section.key VALUE config overrides", show_default=False),
-    config: Optional[Path] = typer.Option(None, "--config", "-c", help="A .cfg file of settings; flags override it, --section.key VALUE overrides both"),
+    paths: List[Path] = _PATHS,
+    config: Optional[Path] = _CONFIG,
     out: Path = typer.Option(..., "-o", "--out", help="The file to write (.jsonl or .csv, or any name with --output)", show_default=False),
     output: Optional[str] = typer.Option(None, "--output", help="jsonl, csv or prodigy-review (default: from OUT's suffix)"),
     context: int = typer.Option(40, "--context", min=0, help="Characters of context on each side of a case"),
@@ -392,9 +347,7 @@ def disagreements_command(
         written = disagreements.write(result, out, output=kind, context=context,
                                       language=settings["candidates"]["language"], sources=files,
                                       include_agreed=include_agreed)
-    except SpanagreeError as err:
-        _fail(err)
-    except OSError as err:
+    except (SpanagreeError, OSError) as err:
         _fail(err)
     cases = ", ".join(f"{n} {kind}" for kind, n in written["cases"].items())
     what = f"{written['tasks']} tasks" if kind == "prodigy-review" else f"{sum(written['cases'].values())} cases ({cases})"
@@ -407,8 +360,7 @@ def disagreements_command(
         typer.echo(f"  {note}: {n}", err=True)
 
 
-@app.command("alt-test", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
-@_with_score_options
+@_scoring_command("alt-test")
 def alt_test_command(
     ctx: typer.Context,
     paths: List[Path] = typer.Argument(..., help="Annotation files or directories with the humans and the candidate(s); then any --section.key VALUE config overrides", show_default=False),
@@ -416,7 +368,7 @@ def alt_test_command(
     epsilon: float = typer.Option(0.2, "--epsilon", help="Cost-benefit margin ε: 0.2 against experts, 0.15 skilled annotators, 0.1 crowd workers"),
     alpha: float = typer.Option(0.05, "--alpha", help="False discovery rate of the Benjamini-Yekutieli correction"),
     human_documents: int = typer.Option(30, "--min-documents-per-human", help="Fewest documents a human must share with the candidate and another human to be tested"),
-    config: Optional[Path] = typer.Option(None, "--config", "-c", help="A .cfg file of settings; flags override it, --section.key VALUE overrides both"),
+    config: Optional[Path] = _CONFIG,
     output: Output = typer.Option(Output.table, "--output", help="table, json or markdown"),
     out_file: Optional[Path] = typer.Option(None, "-o", "--out", help="Write the output to this file"),
 ) -> None:
@@ -450,14 +402,13 @@ def alt_test_command(
         raise typer.Exit(code=1)
 
 
-@app.command("compare", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
-@_with_score_options
+@_scoring_command("compare")
 def compare_command(
     ctx: typer.Context,
     old: Path = typer.Argument(..., help="The earlier round: a file or a directory of annotation files", show_default=False),
     new: Path = typer.Argument(..., help="The later round (documents matched to OLD by id)", show_default=False),
     max_drop: Optional[List[str]] = typer.Option(None, "--max-drop", help="NAME=DELTA, repeatable: fail when the statistic dropped significantly by more than DELTA (names as in gate: pairwise_mean_psa, pooled_psa, macro_psa, macro_pooled_psa, label:<LABEL>, label_pooled:<LABEL>)", show_default=False),
-    config: Optional[Path] = typer.Option(None, "--config", "-c", help="A .cfg file of settings; flags override it, --section.key VALUE overrides both"),
+    config: Optional[Path] = _CONFIG,
     output: Output = typer.Option(Output.table, "--output", help="table, json or markdown"),
 ) -> None:
     """Did agreement change between two rounds? NEW - OLD for every headline statistic, with a

@@ -34,12 +34,12 @@ import numpy as np
 
 from .arrays import expand
 from ..errors import UsageError
-from . import validate
+from . import options, validate
 
-RULES = ("exact", "overlap", "partial", "proportional")
-LABEL_MODES = ("strict", "ignore")
-PROPORTIONAL = ("jaccard", "dice")
-SEARCHES = ("sweep", "tree")
+RULES = options.BY_NAME["rule"].choices
+LABEL_MODES = options.BY_NAME["labels"].choices
+PROPORTIONAL = options.BY_NAME["proportional"].choices
+SEARCHES = options.BY_NAME["search"].choices
 
 #: Credits closer than this are treated as equal when breaking ties.
 CREDIT_TOLERANCE = 1e-12
@@ -64,20 +64,15 @@ class AlignmentRule:
     ``labels="strict"`` also requires equal labels; ``"ignore"`` compares positions only.
     """
 
-    rule: str = "exact"
-    labels: str = "strict"
-    min_overlap: int = 1
-    partial_credit: float = 0.5
-    proportional: str = "jaccard"
+    rule: str = options.default("rule")
+    labels: str = options.default("labels")
+    min_overlap: int = options.default("min_overlap")
+    partial_credit: float = options.default("partial_credit")
+    proportional: str = options.default("proportional")
 
     def __post_init__(self) -> None:
-        _choice("rule", self.rule, RULES)
-        _choice("labels", self.labels, LABEL_MODES)
-        _choice("proportional", self.proportional, PROPORTIONAL)
-        if type(self.min_overlap) is not int or self.min_overlap < 1:
-            raise UsageError(f"min_overlap must be a whole number >= 1, got {self.min_overlap!r}")
-        if not isinstance(self.partial_credit, (int, float)) or not 0 < self.partial_credit <= 1:
-            raise UsageError(f"partial_credit must be in (0, 1], got {self.partial_credit!r}")
+        for name in options.RULE_OPTIONS:  # each checked as declared in core/options.py
+            options.check(name, getattr(self, name))
 
     @property
     def by_label(self) -> bool:

@@ -35,6 +35,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ..core import options
 from ..core.align import AlignmentRule, align
 from ..core.counts import make_units, side
 from ..errors import Location, UsageError
@@ -58,13 +59,9 @@ def consensus(
     corpus: Corpus,
     *,
     min_raters: int,
-    rule: str | AlignmentRule = "exact",
-    labels: str = "strict",
-    unit: str = "char",
-    min_overlap: int = 1,
-    partial_credit: float = 0.5,
-    proportional: str = "jaccard",
+    rule: str | AlignmentRule = options.default("rule"),
     name: str = DEFAULT_NAME,
+    **alignment: Any,
 ) -> tuple[Corpus, dict[str, Any]]:
     """The consensus of the corpus's raters, as a one-rater Corpus, and a report.
 
@@ -72,7 +69,9 @@ def consensus(
     ----------
     corpus : the raters' annotations.
     min_raters : keep a cluster of aligned spans when at least this many raters have a span in it.
-    rule, labels, unit, min_overlap, partial_credit, proportional : how spans align (docs/alignment.md).
+    rule, labels, unit, min_overlap, partial_credit, proportional : how spans align
+        (docs/alignment.md; declared in :mod:`spanagree.core.options`); ``rule`` may be an
+        :class:`~spanagree.core.align.AlignmentRule`, and then only ``unit`` is read from the others.
     name : the consensus rater's name (must not be one of the raters).
 
     Returns
@@ -92,10 +91,11 @@ def consensus(
     [(0, 5, 'PER')]
     """
     min_raters = check_min_raters(min_raters)
-    if not isinstance(rule, AlignmentRule):
-        rule = AlignmentRule(rule=rule, labels=labels, min_overlap=min_overlap, partial_credit=partial_credit, proportional=proportional)
-    if unit not in ("char", "token"):
-        raise UsageError(f"unit must be one of char, token; got {unit!r}")
+    if isinstance(rule, AlignmentRule):
+        unit = options.keywords(alignment, ["unit"])["unit"]
+    else:
+        settings = options.keywords({"rule": rule, **alignment}, options.COMPONENT_OPTIONS)
+        rule, unit = AlignmentRule(**{k: settings[k] for k in options.RULE_OPTIONS}), settings["unit"]
     if name in corpus.raters:
         raise UsageError(f"the consensus name {name!r} is already a rater's name; choose another name")
 

@@ -20,6 +20,7 @@ without importing spanagree. Nothing here re-implements alignment or counting: D
 
 This module imports spaCy; ``import spanagree`` does not import it.
 """
+import inspect
 import multiprocessing
 import os
 from collections import Counter
@@ -30,7 +31,8 @@ from spacy.language import Language
 from spacy.tokens import Doc
 
 from ..measures.psa import f_beta, psa
-from ..report import UNITS, score_corpus as score
+from ..report import score_corpus as score
+from ..core import options
 from ..core.align import AlignmentRule
 from ..errors import Location, UsageError
 from ..io.docbin import doc_id_of, doc_tokens, spacy_spans, span_tuples
@@ -49,6 +51,25 @@ ENTS_NOTES = {
     "not set": "doc.ents not set (set_ents = false)",
 }
 REFERENCE, PREDICTED = "reference", "predicted"
+#: The alignment options of the components' configs, with their declared defaults (spaCy checks a
+#: config's types against the factory's named parameters; the values are checked once, by
+#: :func:`spanagree.core.options.keywords`, when the component is made).
+ALIGNMENT: Dict[str, Any] = {name: options.default(name) for name in options.COMPONENT_OPTIONS}
+
+
+def _alignment_parameters(factory: Callable, *, unset: bool = False) -> Callable:
+    """Name the alignment options in ``factory``'s signature (typed as their declared defaults),
+    where its ``**alignment`` stands: spaCy checks a config's keys and types against it. With
+    ``unset`` each is optional, default None."""
+    signature = inspect.signature(factory)
+    own = [p for p in signature.parameters.values() if p.kind is not inspect.Parameter.VAR_KEYWORD]
+    named = [
+        inspect.Parameter(k, inspect.Parameter.KEYWORD_ONLY, annotation=Optional[type(v)], default=None) if unset
+        else inspect.Parameter(k, inspect.Parameter.KEYWORD_ONLY, annotation=type(v))
+        for k, v in ALIGNMENT.items()
+    ]
+    factory.__signature__ = signature.replace(parameters=own + named)
+    return factory
 
 
 # --- span_agreement -------------------------------------------------------------------------------
@@ -56,47 +77,21 @@ REFERENCE, PREDICTED = "reference", "predicted"
 
 @Language.factory(
     "span_agreement",
-    default_config={
-        "rater_keys": None,
-        "rater_prefix": None,
-        "rule": "exact",
-        "labels": "strict",
-        "unit": "char",
-        "min_overlap": 1,
-        "partial_credit": 0.5,
-        "proportional": "jaccard",
-        "scorer": {"@scorers": SCORER},
-    },
+    default_config={"rater_keys": None, "rater_prefix": None, **ALIGNMENT, "scorer": {"@scorers": SCORER}},
     assigns=["doc._.agreement"],
     default_score_weights={"ents_f": 1.0, "ents_p": 0.0, "ents_r": 0.0, "ents_per_type": None},
 )
+@_alignment_parameters
 def make_span_agreement(
     nlp: Language,
     name: str,
     rater_keys: Optional[List[str]],
     rater_prefix: Optional[str],
-    rule: str,
-    labels: str,
-    unit: str,
-    min_overlap: int,
-    partial_credit: float,
-    proportional: str,
     scorer: Optional[Callable],
+    **alignment: Any,
 ) -> "SpanAgreement":
     """Build the ``span_agreement`` component (see :class:`SpanAgreement`)."""
-    return SpanAgreement(
-        nlp,
-        name,
-        rater_keys=rater_keys,
-        rater_prefix=rater_prefix,
-        rule=rule,
-        labels=labels,
-        unit=unit,
-        min_overlap=min_overlap,
-        partial_credit=partial_credit,
-        proportional=proportional,
-        scorer=scorer,
-    )
+    return SpanAgreement(nlp, name, rater_keys=rater_keys, rater_prefix=rater_prefix, scorer=scorer, **alignment)
 
 
 class _RaterGroups:
@@ -110,20 +105,17 @@ class _RaterGroups:
     not raters. Name such a group in ``rater_keys`` to count it.
     """
 
-    def __init__(self, nlp: Language, name: str, rater_keys, rater_prefix, rule, labels, unit, min_overlap, partial_credit, proportional):
+    def __init__(self, nlp: Language, name: str, rater_keys, rater_prefix, alignment: Dict[str, Any]):
         if rater_keys is not None and rater_prefix is not None:
             raise UsageError(f"{name}: give rater_keys or rater_prefix, not both")
         if rater_keys is not None and (isinstance(rater_keys, str) or not all(isinstance(k, str) and k for k in rater_keys)):
             raise UsageError(f"{name}: rater_keys must be a list of span group keys, got {rater_keys!r}")
-        if unit not in UNITS:
-            raise UsageError(f"{name}: unit must be one of {', '.join(UNITS)}; got {unit!r}")
+        settings = options.keywords(alignment, options.COMPONENT_OPTIONS, where=name)
         self.name = name
         self.rater_keys = list(rater_keys) if rater_keys is not None else None
         self.rater_prefix = rater_prefix
-        self.rule = AlignmentRule(
-            rule=rule, labels=labels, min_overlap=min_overlap, partial_credit=partial_credit, proportional=proportional
-        )
-        self.unit = unit
+        self.rule = AlignmentRule(**{k: settings[k] for k in options.RULE_OPTIONS})
+        self.unit = settings["unit"]
         self.nlp = nlp
         self._n_docs = 0
         self._outputs: Tuple[Tuple[str, ...], frozenset] = ((), frozenset())
@@ -225,10 +217,9 @@ class SpanAgreement(_RaterGroups):
     ``spanagree score --output json`` on the same data.
     """
 
-    def __init__(self, nlp: Language, name: str = "span_agreement", *, rater_keys=None, rater_prefix=None, rule="exact",
-                 labels="strict", unit="char", min_overlap=1, partial_credit=0.5, proportional="jaccard",
-                 scorer: Optional[Callable] = None):
-        super().__init__(nlp, name, rater_keys, rater_prefix, rule, labels, unit, min_overlap, partial_credit, proportional)
+    def __init__(self, nlp: Language, name: str = "span_agreement", *, rater_keys=None, rater_prefix=None,
+                 scorer: Optional[Callable] = None, **alignment: Any):
+        super().__init__(nlp, name, rater_keys, rater_prefix, alignment)
         if isinstance(scorer, AgreementScorer) and scorer.inherit:
             scorer = scorer.with_rule(self.rule, self.unit)  # no rule given to the scorer: the component's
         self.scorer = scorer
@@ -311,53 +302,27 @@ def _document_summary(record: Dict[str, Any], report: Dict[str, Any]) -> Dict[st
 @Language.factory(
     "span_consensus",
     default_config={
-        "rater_keys": None,
-        "rater_prefix": None,
-        "min_raters": 2,
-        "rule": "exact",
-        "labels": "strict",
-        "unit": "char",
-        "min_overlap": 1,
-        "partial_credit": 0.5,
-        "proportional": "jaccard",
-        "spans_key": "consensus",
-        "set_ents": True,
-        "existing_ents": "replace",
+        "rater_keys": None, "rater_prefix": None, "min_raters": 2, **ALIGNMENT,
+        "spans_key": "consensus", "set_ents": True, "existing_ents": "replace",
     },
     assigns=["doc.spans", "doc.ents", "doc._.consensus"],
 )
+@_alignment_parameters
 def make_span_consensus(
     nlp: Language,
     name: str,
     rater_keys: Optional[List[str]],
     rater_prefix: Optional[str],
     min_raters: int,
-    rule: str,
-    labels: str,
-    unit: str,
-    min_overlap: int,
-    partial_credit: float,
-    proportional: str,
     spans_key: str,
     set_ents: bool,
     existing_ents: str,
+    **alignment: Any,
 ) -> "SpanConsensus":
     """Build the ``span_consensus`` component (see :class:`SpanConsensus`)."""
     return SpanConsensus(
-        nlp,
-        name,
-        rater_keys=rater_keys,
-        rater_prefix=rater_prefix,
-        min_raters=min_raters,
-        rule=rule,
-        labels=labels,
-        unit=unit,
-        min_overlap=min_overlap,
-        partial_credit=partial_credit,
-        proportional=proportional,
-        spans_key=spans_key,
-        set_ents=set_ents,
-        existing_ents=existing_ents,
+        nlp, name, rater_keys=rater_keys, rater_prefix=rater_prefix, min_raters=min_raters, spans_key=spans_key,
+        set_ents=set_ents, existing_ents=existing_ents, **alignment,
     )
 
 
@@ -375,10 +340,9 @@ class SpanConsensus(_RaterGroups):
     """
 
     def __init__(self, nlp: Language, name: str = "span_consensus", *, rater_keys=None, rater_prefix=None, min_raters=2,
-                 rule="exact", labels="strict", unit="char", min_overlap=1, partial_credit=0.5, proportional="jaccard",
-                 spans_key="consensus", set_ents=True, existing_ents="replace"):
+                 spans_key="consensus", set_ents=True, existing_ents="replace", **alignment: Any):
 
-        super().__init__(nlp, name, rater_keys, rater_prefix, rule, labels, unit, min_overlap, partial_credit, proportional)
+        super().__init__(nlp, name, rater_keys, rater_prefix, alignment)
         self.min_raters = check_min_raters(min_raters)
         if existing_ents not in EXISTING_ENTS:
             raise UsageError(f"{name}: existing_ents must be one of {', '.join(EXISTING_ENTS)}; got {existing_ents!r}")
@@ -467,24 +431,16 @@ def _overlapping(spans: List) -> bool:
 # --- spanagree.agreement_scorer.v1 ----------------------------------------------------------------
 
 
-def make_agreement_scorer(
-    rule: Optional[str] = None,
-    labels: Optional[str] = None,
-    min_overlap: Optional[int] = None,
-    partial_credit: Optional[float] = None,
-    proportional: Optional[str] = None,
-    spans_key: Optional[str] = None,
-    attr: Optional[str] = None,
-    unit: Optional[str] = None,
-) -> "AgreementScorer":
+def make_agreement_scorer(*, spans_key: Optional[str] = None, attr: Optional[str] = None, **alignment: Any) -> "AgreementScorer":
     """Make a scorer of predicted against reference spans under a spanagree rule (registered as
     ``spanagree.agreement_scorer.v1``). See ``docs/spacy.md``.
 
     Parameters
     ----------
     rule, labels, min_overlap, partial_credit, proportional : the alignment rule
-        (``docs/spacy.md``). Left unset, the scorer of a ``span_agreement`` component takes the
-        component's rule; anywhere else the defaults apply (exact rule, strict labels).
+        (``docs/spacy.md``; declared in :mod:`spanagree.core.options`). Left unset, the scorer
+        of a ``span_agreement`` component takes the component's rule; anywhere else the
+        defaults apply (exact rule, strict labels).
     spans_key : ``None`` or ``"ents"`` scores ``doc.ents``; any other key ``doc.spans[spans_key]``.
     attr : the prefix of the result keys: ``"ents"`` for ``doc.ents``, ``"spans_{spans_key}"``
         for a span group, as spaCy's own scorers name them.
@@ -496,16 +452,18 @@ def make_agreement_scorer(
     ``_per_type`` (``{label: {"p", "r", "f"}}``) and spanagree's ``_psa``, ``_a``, ``_b``, ``_c``
     and ``_rule``.
     """
-    given = {"rule": rule, "labels": labels, "min_overlap": min_overlap, "partial_credit": partial_credit,
-             "proportional": proportional}
-    explicit = {k: v for k, v in given.items() if v is not None}
+    explicit = {k: v for k, v in alignment.items() if v is not None}
+    settings = options.keywords(explicit, options.COMPONENT_OPTIONS, where=SCORER)
     return AgreementScorer(
-        AlignmentRule(**explicit),
+        AlignmentRule(**{k: settings[k] for k in options.RULE_OPTIONS}),
         spans_key=spans_key,
         attr=attr,
-        unit=unit or "char",
-        inherit=not explicit and unit is None,
+        unit=settings["unit"],
+        inherit=not explicit,
     )
+
+
+_alignment_parameters(make_agreement_scorer, unset=True)
 
 
 class AgreementScorer:
@@ -527,8 +485,7 @@ class AgreementScorer:
 
     def __init__(self, rule: AlignmentRule, *, spans_key: Optional[str] = None, attr: Optional[str] = None,
                  unit: str = "char", inherit: bool = False):
-        if unit not in UNITS:
-            raise UsageError(f"unit must be one of {', '.join(UNITS)}; got {unit!r}")
+        options.check("unit", unit)
         self.rule = rule
         self.spans_key = None if spans_key in (None, "ents") else spans_key
         self.attr = attr or (f"spans_{self.spans_key}" if self.spans_key else "ents")
