@@ -16,12 +16,12 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
 from .core.align import AlignmentRule
-from .core.counts import EXCLUSIONS, OUTCOMES, Counts, count, label_totals
+from .core.counts import EXCLUSIONS, OUTCOMES, Counts, count
 from .errors import UsageError
 from .core.model import Corpus
 from .measures.summary import Layout, Summary, against, bin_rows, prf_arrays, psa as psa_of, ratio
@@ -124,6 +124,20 @@ class AgreementReport:
         if self._point is None:
             self._point = point_summary(self.counts, len(self.corpus.labels), len(self.corpus.raters), raters=True)
         return self._point
+
+    def pairs_written(self, written: Sequence[str]) -> np.ndarray:
+        """Indices of the rater pairs written ``A~B`` (either order; where a name holds ``~``,
+        every split that names two raters counts), for :meth:`with_pairs`."""
+        raters = self.corpus.raters
+        code = {name: i for i, name in enumerate(raters)}
+        keys = set()
+        for text in written:
+            for k, char in enumerate(text):
+                if char == "~" and text[:k] in code and text[k + 1:] in code:
+                    a, b = sorted((code[text[:k]], code[text[k + 1:]]))
+                    keys.add(a * len(raters) + b)
+        pairs = self.counts.units.pairs
+        return np.flatnonzero(np.isin(pairs[:, 0] * len(raters) + pairs[:, 1], list(keys)))
 
     def _build(self, max_pairs: int | None, max_documents: int | None, pairs: np.ndarray | None = None) -> dict[str, Any]:
         corpus, counts = self.corpus, self.counts
