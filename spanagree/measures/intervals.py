@@ -115,33 +115,35 @@ class _Sources:
         if self.matrix is not None:
             return self.split(weights @ self.matrix)
         if self._entries is None:
-            self._entries = [self._nonzero_entries(src) for src in self.sources]
-        out = {}
-        for (name, *_, shape), (rows, values, starts, columns) in zip(self.sources, self._entries):
-            total = np.zeros((len(weights), int(np.prod(shape))))
-            if len(rows):
-                total[:, columns] = np.add.reduceat(weights[:, rows] * values, starts, axis=1)
-            out[name] = total.reshape((len(weights), *shape))
-        return out
+            self._entries = self._nonzero_entries()
+        rows, values, columns = self._entries
+        flat = np.empty((len(weights), self.columns))
+        for replicate, row in enumerate(weights):  # one gather and one bincount per replicate
+            flat[replicate] = np.bincount(columns, weights=row[rows] * values, minlength=self.columns)
+        return self.split(flat)
 
-    def _nonzero_entries(self, source) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """A source's nonzero values as entries sorted by column: (document row, value) of each,
-        where each column's run starts, and the columns."""
-        _, doc, column, values, _ = source
-        rows = np.broadcast_to(self.row_of[doc].reshape((-1,) + (1,) * (column.ndim - 1)), column.shape).reshape(-1)
-        values = np.broadcast_to(values, column.shape).reshape(-1).astype(float)
-        column = column.reshape(-1)
+    def _nonzero_entries(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Every source's nonzero values as entries (document row, value, flat column), one per
+        (document, column): a replicate's sums are then one weighted count over the entries,
+        whatever the number of rater pairs and labels."""
+        rows, values, columns, start = [], [], [], 0
+        for _, doc, column, value, shape in self.sources:
+            rows.append(np.broadcast_to(self.row_of[doc].reshape((-1,) + (1,) * (column.ndim - 1)), column.shape).reshape(-1))
+            values.append(np.broadcast_to(value, column.shape).reshape(-1).astype(float))
+            columns.append(start + column.reshape(-1).astype(np.int64))
+            start += int(np.prod(shape))
+        rows, values, columns = (np.concatenate(x) if x else np.empty(0) for x in (rows, values, columns))
         keep = np.flatnonzero(values)
-        order = keep[np.argsort(column[keep], kind="stable")]
-        column = column[order]
-        starts = np.flatnonzero(np.r_[True, column[1:] != column[:-1]]) if len(column) else np.empty(0, np.int64)
-        return rows[order], values[order], starts, column[starts]
+        key, where = np.unique(columns[keep] * max(self.n_documents, 1) + rows[keep], return_inverse=True)
+        summed = np.bincount(where.reshape(-1), weights=values[keep], minlength=len(key))
+        column, row = np.divmod(key, max(self.n_documents, 1))
+        return row, summed, column
 
     @property
     def width(self) -> int:
         size = self.columns
         if self.matrix is None and self._entries is not None:
-            size = max(size, sum(len(entry[0]) for entry in self._entries))
+            size = max(size, len(self._entries[0]))
         return size
 
     def split(self, flat: np.ndarray) -> dict[str, np.ndarray]:
@@ -234,10 +236,12 @@ class DocumentCounts:
         row_of = np.full(corpus.n_documents, -1, dtype=np.int64)
         row_of[self.docs] = np.arange(len(self.docs))
         self.single_row = row_of[self.single_doc]
-        columns = sum(int(np.prod(src[4])) for src in plain + fixed)
-        dense = len(self.docs) * columns <= DENSE_CELLS
-        self.plain = _Sources(plain, row_of, len(self.docs), dense)
-        self.fixed = _Sources(fixed, row_of, len(self.docs), dense)
+        # each source dense (one matrix product per block) when its documents × columns fit, else
+        # by its nonzero entries; those of the single-document pairs take the pairs' weights
+        self.parts = [
+            (_Sources([src], row_of, len(self.docs), len(self.docs) * int(np.prod(src[4])) <= DENSE_CELLS), by_pair)
+            for sources, by_pair in ((plain, False), (fixed, True)) for src in sources
+        ]
 
     @property
     def n_documents(self) -> int:
@@ -245,18 +249,24 @@ class DocumentCounts:
 
     @property
     def matrix(self) -> np.ndarray | None:
-        """The documents × columns count matrix, when it is built."""
-        return None if self.plain.matrix is None else np.hstack([self.plain.matrix, self.fixed.matrix])
+        """The documents × columns count matrix, when every source is dense."""
+        if any(part.matrix is None for part, _ in self.parts):
+            return None
+        return np.hstack([part.matrix for part, _ in self.parts])
 
     def sums(self, weights: np.ndarray) -> dict[str, np.ndarray]:
         """Weighted sums of every source: ``weights`` is (replicates × documents)."""
-        return {**self.plain.sums(weights), **self.fixed.sums(pair_weights(weights, np.ones(1)))}
+        by_pair = pair_weights(weights, np.ones(1))  # a single-document pair's weight: its document's
+        out: dict[str, np.ndarray] = {}
+        for part, pair_weighted in self.parts:
+            out.update(part.sums(by_pair if pair_weighted else weights))
+        return out
 
     @property
     def width(self) -> int:
         """Cells of one replicate's sums (and of its per-entry products): what a block of
         replicates costs in memory, per replicate."""
-        return self.plain.width + self.fixed.width
+        return sum(part.width for part, _ in self.parts)
 
     def point(self) -> dict[str, np.ndarray]:
         return self.sums(np.ones((1, self.n_documents)))
@@ -264,10 +274,11 @@ class DocumentCounts:
     def leave_one_out(self) -> dict[str, np.ndarray] | None:
         """The sums without each document in turn (the jackknife replicates); None when the
         count matrix is not built (the jackknife is then skipped, and said so)."""
-        if self.plain.matrix is None:
+        if self.matrix is None:
             return None
-        out = self.plain.split(self.plain.matrix.sum(axis=0) - self.plain.matrix)
-        out.update(self.fixed.split(self.fixed.matrix.sum(axis=0) - self.fixed.matrix))
+        out: dict[str, np.ndarray] = {}
+        for part, _ in self.parts:
+            out.update(part.split(part.matrix.sum(axis=0) - part.matrix))
         return out
 
     def statistics(self, parts: dict[str, np.ndarray]) -> dict[tuple, np.ndarray]:

@@ -53,10 +53,15 @@ def f_beta(a: float, b: float, c: float, beta: float = 1.0) -> float | None:
 
 
 def psa_array(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
-    """Element-wise PSA, NaN where undefined."""
-    denominator = 2 * a + b + c
+    """Element-wise PSA, NaN where undefined. Counts are non-negative, so ``2a + b + c = 0``
+    only with ``a = 0``, and the division itself gives NaN (0/0) there.
+
+    >>> psa_array(np.array([1.0, 0.0, 0.0]), np.array([1.0, 0.0, 2.0]), np.array([0.0, 0.0, 0.0])).tolist()
+    [0.6666666666666666, nan, 0.0]
+    """
+    two_a = 2 * np.asarray(a, dtype=np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(denominator > 0, 2 * a / np.where(denominator > 0, denominator, 1), np.nan)
+        return two_a / (two_a + b + c)
 
 
 
