@@ -238,10 +238,13 @@ class DocumentCounts:
         self.single_row = row_of[self.single_doc]
         # each source dense (one matrix product per block) when its documents × columns fit, else
         # by its nonzero entries; those of the single-document pairs take the pairs' weights
-        self.parts = [
-            (_Sources([src], row_of, len(self.docs), len(self.docs) * int(np.prod(src[4])) <= DENSE_CELLS), by_pair)
-            for sources, by_pair in ((plain, False), (fixed, True)) for src in sources
-        ]
+        self.parts = []
+        for sources, by_pair in ((plain, False), (fixed, True)):
+            fits = [len(self.docs) * int(np.prod(src[4])) <= DENSE_CELLS for src in sources]
+            self.parts += [(_Sources([src], row_of, len(self.docs), True), by_pair) for src, ok in zip(sources, fits) if ok]
+            wide = [src for src, ok in zip(sources, fits) if not ok]
+            if wide:  # all in one: one gather and one weighted count per replicate
+                self.parts.append((_Sources(wide, row_of, len(self.docs), False), by_pair))
 
     @property
     def n_documents(self) -> int:

@@ -171,12 +171,11 @@ def oriented_sums(pair_abc: np.ndarray, pairs: np.ndarray, n_raters: int) -> np.
 
 
 def per_rater(values: np.ndarray, pairs: np.ndarray, n_raters: int) -> np.ndarray:
-    """Sums per rater of per-pair values (R, P) over the pairs it is in: (R, N)."""
-    moved = np.moveaxis(values, -1, 0)
-    out = np.zeros((n_raters, *moved.shape[1:]))
-    for column in (pairs[:, 0], pairs[:, 1]):
-        add_rows(out, column, moved)
-    return np.moveaxis(out, 0, -1)
+    """Sums per rater of per-pair values (R, P) over the pairs it is in: (R, N); one weighted
+    count per replicate."""
+    index = pairs.T.reshape(-1)  # each pair's first raters, then its second
+    both = np.concatenate([values, values], axis=-1)
+    return np.stack([np.bincount(index, weights=row, minlength=n_raters) for row in both]).reshape(len(values), n_raters)
 
 
 def by_label(layout: Layout, values: np.ndarray) -> np.ndarray:
