@@ -236,15 +236,13 @@ class DocumentCounts:
         row_of = np.full(corpus.n_documents, -1, dtype=np.int64)
         row_of[self.docs] = np.arange(len(self.docs))
         self.single_row = row_of[self.single_doc]
-        # each source dense (one matrix product per block) when its documents × columns fit, else
-        # by its nonzero entries; those of the single-document pairs take the pairs' weights
-        self.parts = []
-        for sources, by_pair in ((plain, False), (fixed, True)):
-            fits = [len(self.docs) * int(np.prod(src[4])) <= DENSE_CELLS for src in sources]
-            self.parts += [(_Sources([src], row_of, len(self.docs), True), by_pair) for src, ok in zip(sources, fits) if ok]
-            wide = [src for src, ok in zip(sources, fits) if not ok]
-            if wide:  # all in one: one gather and one weighted count per replicate
-                self.parts.append((_Sources(wide, row_of, len(self.docs), False), by_pair))
+        # a dense documents × columns matrix (one matrix product per block of replicates) when it
+        # fits, else the nonzero entries (one gather and one weighted count per replicate); the
+        # sources of the single-document pairs take the pairs' weights
+        columns = sum(int(np.prod(src[4])) for src in plain + fixed)
+        dense = len(self.docs) * columns <= DENSE_CELLS
+        self.parts = [(_Sources(sources, row_of, len(self.docs), dense), by_pair)
+                      for sources, by_pair in ((plain, False), (fixed, True))]
 
     @property
     def n_documents(self) -> int:
