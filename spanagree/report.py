@@ -9,7 +9,10 @@ With ``a`` the matched credit and ``b``, ``c`` each rater's unmatched spans:
 
 Aggregations, all from the same per-unit counts: per pair (sum over shared documents), pairwise
 mean (mean of the pair PSAs: the headline for R raters), pooled (sum over all pairs), per label
-and macro over labels, per document, and each rater against a reference rater.
+and macro over labels, per document, and each rater against a reference rater. The point values
+and every bootstrap replicate come from one function of summed counts
+(:func:`spanagree.measures.summary.summarize`), and each value is written with its interval as
+the dict is built.
 """
 from __future__ import annotations
 
