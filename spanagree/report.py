@@ -9,23 +9,27 @@ With ``a`` the matched credit and ``b``, ``c`` each rater's unmatched spans:
 
 Aggregations, all from the same per-unit counts: per pair (sum over shared documents), pairwise
 mean (mean of the pair PSAs: the headline for R raters), pooled (sum over all pairs), per label
-and macro over labels, per document, and each rater against a reference rater.
+and macro over labels, per document, and each rater against a reference rater. The point values
+and every bootstrap replicate come from one function of summed counts
+(:func:`spanagree.measures.summary.summarize`), and each value is written with its interval as
+the dict is built.
 """
 from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
 from .core import options
 from .core.align import AlignmentRule
-from .core.counts import EXCLUSIONS, OUTCOMES, Counts, count, label_totals
+from .core.counts import EXCLUSIONS, OUTCOMES, Counts, count
 from .errors import UsageError
 from .core.model import Corpus
-from .measures.psa import f_beta, psa, psa_array
+from .measures.summary import Layout, Summary, against, bin_rows, prf_arrays, psa as psa_of, ratio
+from .measures.summary import point as point_summary
 
 if TYPE_CHECKING:  # the engines are imported only when one runs
     from .engine.merge import CorpusSummary
@@ -67,7 +71,8 @@ class AgreementReport:
     per_rater: bool = False  # add the per-rater view (spanagree.diagnostics.raters) to the output
     unitizing: dict | None = None  # α_U and γ (spanagree.measures.unitizing), when asked for
     interval_pairs: Any = None  # indices of the rater pairs that get their own interval (None: all)
-    _intervals: dict | None = field(default=None, repr=False)
+    _intervals: tuple | None = field(default=None, repr=False)  # (pairs key, interval section)
+    _point: tuple | None = field(default=None, repr=False)  # (Layout, Summary) of the data
 
     # --- per pair -----------------------------------------------------------------------------
 
@@ -77,25 +82,28 @@ class AgreementReport:
 
     def pair_abc(self) -> np.ndarray:
         """(n_pairs, 3) sums of a, b, c over each pair's shared documents."""
-        return _sum_rows(self.counts.units.pair, self.counts.abc, len(self.counts.units.pairs))
+        return self.point()[1].pair_abc[0]
 
     def pair_label_abc(self) -> np.ndarray:
-        """(n_pairs, n_labels, 3) sums per pair and label (labels always strict)."""
-        return label_totals(self.counts, len(self.corpus.labels), self.counts.units.pair, len(self.counts.units.pairs))
+        """(n_pairs, n_labels, 3) sums per pair and label (labels always strict; dense: for a
+        few pairs and labels)."""
+        layout, s = self.point()
+        out = np.zeros((len(self.counts.units.pairs), len(self.corpus.labels), 3))
+        out[layout.cell_pair, layout.cell_label] = s.cell_abc[0]
+        return out
 
     def pair_psa(self) -> np.ndarray:
-        abc = self.pair_abc()
-        return psa_array(abc[:, 0], abc[:, 1], abc[:, 2])
+        return self.point()[1].pair_psa[0]
 
     @property
     def pairwise_mean_psa(self) -> float | None:
         """Mean of the per-pair PSAs over pairs where PSA is defined (the "average F")."""
-        return _mean(self.pair_psa())
+        return _float(self.point()[1].pairwise_mean[0])
 
     @property
     def pooled_psa(self) -> float | None:
         """PSA of a, b, c summed over all pairs and documents."""
-        return psa(*self.counts.abc.sum(axis=0).tolist())
+        return _float(self.point()[1].pooled[0])
 
     # --- output -------------------------------------------------------------------------------
 
@@ -114,29 +122,58 @@ class AgreementReport:
         ``overall.pairs``, is unchanged. For pages that show some pairs of very many."""
         return self._build(max_pairs=None, max_documents=None, pairs=np.unique(np.asarray(pairs, dtype=np.int64)))
 
+    def point(self) -> tuple[Layout, Summary]:
+        """Every PSA statistic of the data (:func:`spanagree.measures.summary.summarize`, one
+        replicate), computed once."""
+        if self._point is None:
+            self._point = point_summary(self.counts, len(self.corpus.labels), len(self.corpus.raters), raters=True)
+        return self._point
+
+    def pairs_written(self, written: Sequence[str]) -> np.ndarray:
+        """Indices of the rater pairs written ``A~B`` (either order; where a name holds ``~``,
+        every split that names two raters counts), for :meth:`with_pairs`."""
+        raters = self.corpus.raters
+        code = {name: i for i, name in enumerate(raters)}
+        keys = set()
+        for text in written:
+            for k, char in enumerate(text):
+                if char == "~" and text[:k] in code and text[k + 1:] in code:
+                    a, b = sorted((code[text[:k]], code[text[k + 1:]]))
+                    keys.add(a * len(raters) + b)
+        pairs = self.counts.units.pairs
+        return np.flatnonzero(np.isin(pairs[:, 0] * len(raters) + pairs[:, 1], list(keys)))
+
     def _build(self, max_pairs: int | None, max_documents: int | None, pairs: np.ndarray | None = None) -> dict[str, Any]:
         corpus, counts = self.corpus, self.counts
         units = counts.units
-        pair_abc = self.pair_abc()
-        pair_psa = psa_array(pair_abc[:, 0], pair_abc[:, 1], pair_abc[:, 2])
-        pair_label = self.pair_label_abc()
-        pair_label_psa = psa_array(pair_label[..., 0], pair_label[..., 1], pair_label[..., 2])
-        total = counts.abc.sum(axis=0)
+        layout, s = self.point()
+        pair_abc, pair_psa, total = s.pair_abc[0], s.pair_psa[0], s.total[0]
+        pair_docs = np.bincount(units.pair, minlength=len(units.pairs))
+        shown = np.lexsort((np.arange(len(pair_docs)), -pair_docs))[:max_pairs] if max_pairs else pairs
+        interval = self._interval_lookup(shown)
+        defined_cells = np.bincount(layout.cell_label[~np.isnan(s.cell_psa[0])], minlength=len(corpus.labels))
 
         labels = {}
         for k, name in enumerate(corpus.labels):
-            label_total = pair_label[:, k].sum(axis=0)
-            column = pair_label_psa[:, k]
-            labels[name] = {
-                "pairwise_mean_psa": _mean(column),
-                "pooled_psa": psa(*label_total.tolist()),
-                "a": float(label_total[0]),
-                "b": float(label_total[1]),
-                "c": float(label_total[2]),
-                "pairs_undefined": int(np.isnan(column).sum()),
-            }
-        pair_docs = np.bincount(units.pair, minlength=len(units.pairs))
-        shown = np.lexsort((np.arange(len(pair_docs)), -pair_docs))[:max_pairs] if max_pairs else pairs
+            a, b, c = s.label_total[0, k].tolist()
+            labels[name] = _with_intervals({
+                "pairwise_mean_psa": _float(s.label_mean[0, k]),
+                "pooled_psa": _float(s.label_pooled[0, k]),
+                "a": a,
+                "b": b,
+                "c": c,
+                "pairs_undefined": len(units.pairs) - int(defined_cells[k]),
+            }, interval, ("labels", name))
+        overall = _with_intervals({
+            "pairwise_mean_psa": _float(s.pairwise_mean[0]),
+            "pooled_psa": _float(s.pooled[0]),
+            "a": float(total[0]),
+            "b": float(total[1]),
+            "c": float(total[2]),
+            "pairs": len(units.pairs),
+            "pairs_undefined": int(np.isnan(pair_psa).sum()),
+            "outcomes": dict(zip(OUTCOMES, counts.outcomes.sum(axis=0).tolist())),
+        }, interval, ("overall",), analytic=True)
         result = {
             "documents": self._documents_section(),
             "annotations": self._annotations_section(),
@@ -144,67 +181,70 @@ class AgreementReport:
             "raters": list(corpus.raters),
             "labels_seen": list(corpus.labels),
             "rule": {**counts.rule.to_dict(), "unit": counts.unit_name},
-            "overall": {
-                "pairwise_mean_psa": _mean(pair_psa),
-                "pooled_psa": psa(*total.tolist()),
-                "a": float(total[0]),
-                "b": float(total[1]),
-                "c": float(total[2]),
-                "pairs": len(units.pairs),
-                "pairs_undefined": int(np.isnan(pair_psa).sum()),
-                "outcomes": dict(zip(OUTCOMES, counts.outcomes.sum(axis=0).tolist())),
-            },
-            "macro": {
-                "pairwise_mean_psa": _mean_none([v["pairwise_mean_psa"] for v in labels.values()]),
-                "pooled_psa": _mean_none([v["pooled_psa"] for v in labels.values()]),
-            },
-            "pairs": self._pairs(pair_abc, pair_psa, pair_label, pair_label_psa, pair_docs, shown),
+            "overall": overall,
+            "macro": _with_intervals({
+                "pairwise_mean_psa": _float(s.macro_mean[0]),
+                "pooled_psa": _float(s.macro_pooled[0]),
+            }, interval, ("macro",)),
+            "pairs": self._pairs(pair_abc, pair_psa, layout, s.cell_abc[0], s.cell_psa[0], pair_docs, shown, interval),
             "labels": labels,
             "per_document": self._per_document(max_documents),
         }
         if self.per_rater:
             from .diagnostics.raters import rater_view  # optional section: imported when asked for
 
-            result["per_rater"] = rater_view(self)
+            result["per_rater"] = rater_view(self, interval)
         if self.reference is not None:
             result["reference"] = self._against_reference(pair_abc)
         if self.chance is not None:
-            result["chance_corrected"] = copy.deepcopy(self.chance)
+            result["chance_corrected"] = _chance_with_intervals(copy.deepcopy(self.chance), interval)
         if self.unitizing is not None:
             result["unitizing"] = copy.deepcopy(self.unitizing)
         if self.interval_options is not None:
-            from .measures.intervals import attach  # optional section: imported when asked for
-
-            attach(result, self.intervals(), self)
+            result["intervals"] = {k: v for k, v in self.intervals(shown).items() if k != "statistics"}
         return result
 
-    def intervals(self) -> dict[str, Any]:
-        """Bootstrap intervals and jackknife standard errors of every headline statistic
-        (computed once; see :mod:`spanagree.measures.intervals`)."""
+    def intervals(self, pairs: np.ndarray | None = None) -> dict[str, Any]:
+        """Bootstrap intervals and jackknife standard errors of every headline statistic, and of
+        the rater pairs ``pairs`` (indices; default ``interval_pairs``, or all); computed once
+        per set of pairs (see :mod:`spanagree.measures.intervals`)."""
         if self.interval_options is None:
             raise UsageError("no intervals were asked for: pass bootstrap=N to score()")
-        if self._intervals is None:
+        key = None if pairs is None else tuple(np.asarray(pairs).tolist())
+        if self._intervals is None or self._intervals[0] != key:
             from .measures.intervals import interval_section  # optional section: imported when asked for
 
-            self._intervals = interval_section(self, self.interval_options)
-        return self._intervals
+            self._intervals = (key, interval_section(self, self.interval_options, pairs))
+        return self._intervals[1]
 
-    def _pairs(self, pair_abc, pair_psa, pair_label, pair_label_psa, pair_docs, shown) -> list[dict]:
+    def _interval_lookup(self, pairs: np.ndarray | None):
+        """``path → interval entry`` (None without intervals or for a statistic without one)."""
+        if self.interval_options is None:
+            return lambda path: None
+        return self.intervals(pairs)["statistics"].get
+
+    def _pairs(self, pair_abc, pair_psa, layout, cell_abc, cell_psa, pair_docs, shown, interval) -> list[dict]:
         """One dict per rater pair (those in ``shown``, or all), in pair order."""
         corpus, units = self.corpus, self.counts.units
         shown = np.arange(len(units.pairs)) if shown is None else np.asarray(shown)
-        outcomes = _sum_rows(units.pair, self.counts.outcomes, len(units.pairs))[shown].astype(np.int64)
+        outcomes = bin_rows(units.pair, self.counts.outcomes, len(units.pairs))[shown].astype(np.int64)
+        row_of = np.full(len(units.pairs), -1, dtype=np.int64)
+        row_of[shown] = np.arange(len(shown))
         label_rows: list[dict] = [{} for _ in range(len(shown))]
-        sub_label, sub_psa = pair_label[shown], pair_label_psa[shown]
-        present_p, present_k = np.nonzero(sub_label.any(axis=-1))
+        cells = np.flatnonzero((row_of[layout.cell_pair] >= 0) & cell_abc.any(axis=-1))
+        cells = cells[np.lexsort((layout.cell_label[cells], layout.cell_pair[cells]))]  # by pair, then label
         for p, k, (a, b, c), value in zip(
-            present_p.tolist(), present_k.tolist(), sub_label[present_p, present_k].tolist(),
-            _floats(sub_psa[present_p, present_k]),
+            row_of[layout.cell_pair[cells]].tolist(), layout.cell_label[cells].tolist(), cell_abc[cells].tolist(),
+            _floats(cell_psa[cells]),
         ):
             label_rows[p][corpus.labels[k]] = {"a": a, "b": b, "c": c, "psa": value}
         names = corpus.raters
-        return [
-            {
+        rows = []
+        for p, (ra, rb), docs, (a, b, c), value, label_row, outcome_row in zip(
+            shown.tolist(), units.pairs[shown].tolist(), pair_docs[shown].tolist(), pair_abc[shown].tolist(),
+            _floats(pair_psa[shown]), label_rows, outcomes.tolist(),
+        ):
+            row = {
                 "raters": [names[ra], names[rb]],
                 "documents": docs,
                 "a": a,
@@ -216,11 +256,11 @@ class AgreementReport:
                 # missed / spurious by whose span it is (the pair's first rater is A)
                 "only_in": {names[ra]: outcome_row[3], names[rb]: outcome_row[4]},
             }
-            for (ra, rb), docs, (a, b, c), value, label_row, outcome_row in zip(
-                units.pairs[shown].tolist(), pair_docs[shown].tolist(), pair_abc[shown].tolist(),
-                _floats(pair_psa[shown]), label_rows, outcomes.tolist(),
-            )
-        ]
+            entry = interval(("pairs", p, "psa"))
+            if entry is not None:
+                row["psa_interval"] = _with_analytic_se(entry, a, b, c)
+            rows.append(row)
+        return rows
 
     def _documents_section(self) -> dict:
         corpus, units = self.corpus, self.counts.units
@@ -271,22 +311,21 @@ class AgreementReport:
         """Per-document counts and PSA (all documents in id order, or the ``limit`` lowest)."""
         units = self.counts.units
         n_docs = self.corpus.n_documents
-        abc = _sum_rows(units.doc, self.counts.abc, n_docs)
-        unit_psa = psa_array(*self.counts.abc.T)
+        abc = bin_rows(units.doc, self.counts.abc, n_docs)
+        unit_psa = psa_of(self.counts.abc.astype(np.float64))
         defined = ~np.isnan(unit_psa)
         mean_sum = np.bincount(units.doc[defined], weights=unit_psa[defined], minlength=n_docs)
         mean_n = np.bincount(units.doc[defined], minlength=n_docs)
         n_pairs = np.bincount(units.doc, minlength=n_docs)
         raters = np.bincount(self.corpus.ann_doc, minlength=n_docs)
         scored = np.flatnonzero(n_pairs)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            mean_values = mean_sum[scored] / mean_n[scored]
+        mean_values = ratio(mean_sum[scored], mean_n[scored].astype(np.float64))
         if limit is not None:
             lowest = np.argsort(np.where(np.isnan(mean_values), np.inf, mean_values), kind="stable")[:limit]
             lowest = lowest[~np.isnan(mean_values[lowest])]
             scored, mean_values = scored[lowest], mean_values[lowest]
         means = _floats(mean_values)
-        pooled = _floats(psa_array(*abc[scored].T))
+        pooled = _floats(psa_of(abc[scored]))
         doc_ids = self.corpus.doc_ids
         return [
             {
@@ -309,22 +348,13 @@ class AgreementReport:
         if self.reference not in raters:
             raise UsageError(f"reference rater {self.reference!r} not found; raters: {', '.join(raters)}")
         ref = raters.index(self.reference)
+        pairs = self.counts.units.pairs
+        index, abc = against(pair_abc, pairs, ref)  # the reference as side A: b = its unmatched spans
+        precision, recall, f = (_floats(x) for x in prf_arrays(abc, self.beta))
         result = {}
-        for p, (ra, rb) in enumerate(self.counts.units.pairs.tolist()):
-            if ref not in (ra, rb):
-                continue
-            a, b, c = pair_abc[p].tolist()
-            if rb == ref:  # the reference must be side A: b = its unmatched spans
-                b, c = c, b
-            other = raters[rb if ra == ref else ra]
-            result[other] = {
-                "precision": None if a + c == 0 else a / (a + c),
-                "recall": None if a + b == 0 else a / (a + b),
-                "f": f_beta(a, b, c, self.beta),
-                "a": a,
-                "b": b,
-                "c": c,
-            }
+        for p, (a, b, c), pr, rc, fb in zip(index.tolist(), abc.tolist(), precision, recall, f):
+            ra, rb = pairs[p].tolist()
+            result[raters[rb if ra == ref else ra]] = {"precision": pr, "recall": rc, "f": fb, "a": a, "b": b, "c": c}
         return {"rater": self.reference, "beta": self.beta, "raters": dict(sorted(result.items()))}
 
 
@@ -389,28 +419,52 @@ def score_corpus(
     )
 
 
-def _sum_rows(index: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
-    """Sum rows of ``values`` into ``n`` bins by ``index`` (any trailing shape)."""
-    flat = values.reshape(len(values), int(np.prod(values.shape[1:])))
-    out = np.zeros((n, flat.shape[1]))
-    for j, col in enumerate(flat.T):
-        out[:, j] = np.bincount(index, weights=col, minlength=n)
-    return out.reshape((n, *values.shape[1:]))
-
-
 def _count_distinct(codes: np.ndarray, n: int) -> int:
     """How many distinct values in ``codes`` (integers in ``range(n)``)."""
     return int(np.count_nonzero(np.bincount(codes, minlength=n)))
 
 
-def _mean(values: np.ndarray) -> float | None:
-    defined = values[~np.isnan(values)]
-    return float(defined.mean()) if len(defined) else None
+def _float(value: float) -> float | None:
+    return None if value != value else float(value)
 
 
-def _mean_none(values: list[float | None]) -> float | None:
-    defined = [v for v in values if v is not None]
-    return sum(defined) / len(defined) if defined else None
+def _with_intervals(holder: dict, interval, path: tuple, analytic: bool = False) -> dict:
+    """``holder`` with ``<name>_interval`` beside each PSA of it that has an interval (and the
+    analytic standard error of the pooled PSA, from the holder's a, b, c, when ``analytic``)."""
+    for name in ("pairwise_mean_psa", "pooled_psa"):
+        entry = interval((*path, name))
+        if entry is None:
+            continue
+        if analytic and name == "pooled_psa":
+            entry = _with_analytic_se(entry, holder["a"], holder["b"], holder["c"])
+        holder[f"{name}_interval"] = entry
+    return holder
+
+
+def _with_analytic_se(entry: dict, a: float, b: float, c: float) -> dict:
+    """An interval entry of a PSA with its delta-method standard error added."""
+    from .measures.intervals import analytic_psa_se  # optional section: imported when asked for
+
+    return {**entry, "analytic_se": analytic_psa_se(a, b, c)}
+
+
+def _chance_with_intervals(chance: dict, interval) -> dict:
+    """The chance-corrected section with the interval of each coefficient that has one."""
+    for p, pair in enumerate(chance["pairs"]):
+        entry = interval(("chance", "pairs", p, "cohen_kappa"))
+        if entry is not None:
+            pair["coefficients"]["cohen_kappa"]["interval"] = entry
+    pooled, everyone = chance.get("pooled", {}), chance["all_raters"]
+    entry = interval(("chance", "pooled", "cohen_kappa"))
+    if entry is not None:
+        pooled["cohen_kappa"]["interval"] = entry
+    entry = interval(("chance", "pooled", "positive_agreement"))
+    if entry is not None:
+        pooled["positive_agreement_interval"] = entry
+    entry = interval(("chance", "all_raters", "krippendorff_alpha"))
+    if entry is not None:
+        everyone["krippendorff_alpha"]["interval"] = entry
+    return chance
 
 
 def _floats(values: np.ndarray) -> list[float | None]:

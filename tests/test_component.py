@@ -307,3 +307,25 @@ def test_rater_corpus_without_predicted_rater_feeds_nlp_evaluate(example_path, t
     assert all("sc" in eg.reference.spans and not eg.reference.ents for eg in grouped)
     with pytest.raises(UsageError, match="not found"):
         list(make_rater_corpus(example_path, reference="nobody")(nlp))
+
+
+def test_the_scorers_figures_are_the_reports(example_path):
+    """The scorer and the report read the same summary: P, R, F, PSA and the counts, overall
+    and per label, with the reference rater as side A."""
+    reader = spacy.registry.resolve(
+        {"r": {"@readers": "spanagree.RaterCorpus.v1", "path": str(example_path), "reference": RATERS[0], "predicted": RATERS[2]}}
+    )["r"]
+    with pytest.warns(UserWarning):
+        examples = list(reader(spacy.blank("en")))
+    scores = spacy.registry.get("scorers", "spanagree.agreement_scorer.v1")(rule="partial")(examples)
+    report = spanagree.score(example_path, rule="partial", reference=RATERS[0]).to_dict()
+    against = report["reference"]["raters"][RATERS[2]]
+    for key, name in (("p", "precision"), ("r", "recall"), ("f", "f"), ("a", "a"), ("b", "b"), ("c", "c")):
+        assert scores[f"ents_{key}"] == pytest.approx(against[name], abs=1e-12)
+    pair = next(row for row in report["pairs"] if row["raters"] == [RATERS[0], RATERS[2]])
+    assert scores["ents_psa"] == pytest.approx(pair["psa"], abs=1e-12)
+    assert set(scores["ents_per_type"]) == set(pair["labels"])
+    for label, row in pair["labels"].items():
+        a, b, c = row["a"], row["b"], row["c"]
+        expected = {"p": a / (a + c) if a + c else 0.0, "r": a / (a + b) if a + b else 0.0, "f": row["psa"] or 0.0}
+        assert scores["ents_per_type"][label] == pytest.approx(expected, abs=1e-12)

@@ -107,8 +107,10 @@ def test_a_pair_weighs_the_share_of_its_documents_drawn():
     np.testing.assert_array_equal(intervals.pair_weights(drawn, np.array([1.0, 2.0, 0.0])),
                                   [[0.0, 1.0, 0.0], [1.0, 0.0, 0.0]])
     values = np.array([[0.5, np.nan, 1.0]])
-    assert intervals._weighted_nanmean(values, np.array([[1.0, 5.0, 3.0]]), axis=1)[0] == pytest.approx(0.875)
-    assert np.isnan(intervals._weighted_nanmean(values, np.array([[0.0, 1.0, 0.0]]), axis=1)[0])
+    from spanagree.measures.summary import ratio, weighted_sums
+
+    assert ratio(*weighted_sums(values, np.array([[1.0, 5.0, 3.0]])))[0] == pytest.approx(0.875)
+    assert np.isnan(ratio(*weighted_sums(values, np.array([[0.0, 1.0, 0.0]])))[0])
 
 
 def test_row_quantiles_are_numpys(report):

@@ -13,7 +13,9 @@ def gate(paths, settings: dict[str, dict[str, Any]], extra: Sequence[str] = (), 
     section and ``extra`` ``--min`` values)."""
     checks = gate_checks.checks_from_settings(settings["gate"], extra)
     gate_checks.prepare(settings, checks)
-    report = score_with_settings(paths, settings, progress=progress).to_dict()
+    scored = score_with_settings(paths, settings, progress=progress)
+    # only the rater pairs a check names are built (thousands of raters make millions of pairs)
+    report = scored.with_pairs(scored.pairs_written([c.argument for c in checks if c.statistic == "pair"]))
     gate = settings["gate"]
     return gate_checks.evaluate(report, checks, on=gate["on"], min_documents=gate["min_documents"])
 

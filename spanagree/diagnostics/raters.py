@@ -37,7 +37,8 @@ import numpy as np
 from .disagreements import from_report
 from .consensus import consensus
 from ..core.counts import count, label_totals
-from ..measures.psa import mean_psa, oriented, prf, psa_array
+from ..measures.psa import prf, psa_array
+from ..measures.summary import oriented_sums
 from ..measures.intervals import BLOCK
 from ..core.model import CorpusBuilder
 
@@ -48,24 +49,25 @@ PARTS_MOST = 3
 
 
 
-def rater_view(report) -> list[dict[str, Any]]:
-    """The per-rater section of an :class:`~spanagree.report.AgreementReport` (point values)."""
+def rater_view(report, interval=None) -> list[dict[str, Any]]:
+    """The per-rater section of an :class:`~spanagree.report.AgreementReport` (point values from
+    the report's summary, :mod:`spanagree.measures.summary`); ``interval`` (path → bootstrap
+    entry or None) puts ``mean_psa_interval`` and ``against_others.f_interval`` beside them."""
     corpus, counts = report.corpus, report.counts
     units = counts.units
     names, labels = corpus.raters, corpus.labels
-    n_raters = len(names)
+    n_raters, n_labels = len(names), len(labels)
     pairs = units.pairs
-    pair_abc = report.pair_abc()
-    pair_label = report.pair_label_abc()
-    pair_psa = psa_array(pair_abc[:, 0], pair_abc[:, 1], pair_abc[:, 2])
-    mean = mean_psa(pair_psa, pairs, n_raters)
-    per_rater = oriented(pair_abc, pairs, n_raters)  # (raters, 3)
-    per_label = oriented(pair_label, pairs, n_raters)  # (raters, labels, 3)
-    label_total = pair_label.sum(axis=0)
-    label_pooled = psa_array(label_total[:, 0], label_total[:, 1], label_total[:, 2])
+    layout, s = report.point()
+    mean = s.rater_mean[0]
+    per_rater = s.rater_abc[0]  # (raters, 3)
+    # per (rater, label): each cell's two raters, coded rater × labels + label
+    cell_raters = pairs[layout.cell_pair] * n_labels + layout.cell_label[:, None]
+    per_label = oriented_sums(s.cell_abc, cell_raters, n_raters * n_labels)[0].reshape(n_raters, n_labels, 3)
+    label_pooled = s.label_pooled[0]
     n_pairs = np.bincount(pairs.reshape(-1), minlength=n_raters)
-    undefined = np.zeros(n_raters, np.int64)
-    np.add.at(undefined, pairs[np.isnan(pair_psa)].reshape(-1), 1)
+    undefined = np.bincount(pairs[np.isnan(s.pair_psa[0])].reshape(-1), minlength=n_raters)
+    interval = interval or (lambda path: None)
 
     # the rater of every annotation in some pair, from the pairs themselves
     rater_of = np.full(corpus.n_annotations, -1, dtype=np.int64)
@@ -92,6 +94,10 @@ def rater_view(report) -> list[dict[str, Any]]:
             if f is not None and not np.isnan(pooled):
                 gaps.append((f - float(pooled), label, f, float(pooled)))
         gaps.sort()
+        against_others = {**prf(*per_rater[r].tolist()), "labels": by_label}
+        entry = interval(("raters", r, "against_others", "f"))
+        if entry is not None:
+            against_others["f_interval"] = entry
         out.append({
             "rater": name,
             "documents": int(documents[r]),
@@ -99,7 +105,7 @@ def rater_view(report) -> list[dict[str, Any]]:
             "pairs": int(n_pairs[r]),
             "pairs_undefined": int(undefined[r]),
             "mean_psa": None if np.isnan(mean[r]) else float(mean[r]),
-            "against_others": {**prf(*per_rater[r].tolist()), "labels": by_label},
+            "against_others": against_others,
             "against_consensus": consensus.get(name) if consensus is not None else None,
             "only_theirs": None if only is None else {
                 "spans": sum(only.get(name, Counter()).values()),
@@ -110,6 +116,9 @@ def rater_view(report) -> list[dict[str, Any]]:
                 for gap, label, f, pooled in gaps[:PARTS_MOST]
             ],
         })
+        entry = interval(("raters", r, "mean_psa"))
+        if entry is not None:
+            out[-1]["mean_psa_interval"] = entry
         if consensus is None:
             out[-1]["against_consensus_not_computed"] = why_not
     return out

@@ -27,10 +27,11 @@ from collections import Counter
 from multiprocessing.context import get_spawning_popen
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple
 
+import numpy as np
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from ..measures.psa import f_beta, psa
+from ..measures.summary import against, prf_arrays
 from ..report import score_corpus as score
 from ..core import options
 from ..core.align import AlignmentRule
@@ -526,25 +527,18 @@ class AgreementScorer:
         corpus = builder.build()
         if not corpus.n_spans:
             return result
-        report = score(corpus, self.rule, unit=self.unit)
-        flip = corpus.raters.index(REFERENCE) == 1  # side A is the first rater in sorted order
-        a, b, c = _as_reference(report.pair_abc()[0].tolist(), flip)
+        layout, summary = score(corpus, self.rule, unit=self.unit).point()
+        ref = corpus.raters.index(REFERENCE)
+        _, abc = against(summary.pair_abc[0], layout.pairs, ref)  # the reference as side A
+        a, b, c = abc[0].tolist()
         result.update({f"{prefix}_{k}": v for k, v in spacy_prf(a, b, c).items()})
-        result.update({f"{prefix}_psa": psa(a, b, c), f"{prefix}_a": a, f"{prefix}_b": b, f"{prefix}_c": c})
-        per_type = {}
-        by_label = report.pair_label_abc()[0]
-        for k, label in enumerate(corpus.labels):
-            la, lb, lc = _as_reference(by_label[k].tolist(), flip)
-            if la + lb + lc > 0:
-                per_type[label] = spacy_prf(la, lb, lc)
-        result[f"{prefix}_per_type"] = per_type
+        value = summary.pair_psa[0, 0]
+        result.update({f"{prefix}_psa": None if value != value else float(value), f"{prefix}_a": a, f"{prefix}_b": b, f"{prefix}_c": c})
+        _, by_label = against(summary.cell_abc[0], layout.pairs[layout.cell_pair], ref)
+        result[f"{prefix}_per_type"] = {
+            corpus.labels[k]: spacy_prf(*row) for k, row in zip(layout.cell_label.tolist(), by_label.tolist()) if sum(row) > 0
+        }
         return result
-
-
-def _as_reference(abc: List[float], flip: bool) -> Tuple[float, float, float]:
-    """``(a, b, c)`` with the reference as side A (b: its unmatched spans)."""
-    a, b, c = abc
-    return (a, c, b) if flip else (a, b, c)
 
 
 def spacy_prf(a: float, b: float, c: float) -> Dict[str, float]:
@@ -557,8 +551,5 @@ def spacy_prf(a: float, b: float, c: float) -> Dict[str, float]:
     >>> spacy_prf(1, 0, 1)
     {'p': 0.5, 'r': 1.0, 'f': 0.6666666666666666}
     """
-    return {
-        "p": a / (a + c) if a + c else 0.0,
-        "r": a / (a + b) if a + b else 0.0,
-        "f": f_beta(a, b, c) or 0.0,
-    }
+    p, r, f = (0.0 if x != x else float(x) for x in prf_arrays(np.array([a, b, c], dtype=np.float64)))
+    return {"p": p, "r": r, "f": f}

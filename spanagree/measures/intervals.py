@@ -38,7 +38,9 @@ import numpy as np
 
 from ..errors import UsageError
 from .chance import _pair_rows
-from .psa import interval_statistics as rater_statistics, psa_array
+from .psa import psa_array
+from .stats import cohen_kappa_array, nominal_alpha_array
+from .summary import Fixed, Layout, bin_rows, label_cells, psa, summarize
 
 #: How the intervals are made, as the report says it.
 METHOD = (
@@ -82,117 +84,190 @@ def analytic_psa_se(a: float, b: float, c: float) -> float | None:
     return None if denominator == 0 else 2 * float(np.sqrt(a * (b + c) * (a + b + c))) / denominator
 
 
+class _Sources:
+    """Additive per-document arrays (sources), and their weighted sums over documents.
+
+    A source is ``(name, document of each row, flat column of each value, values, shape of the
+    sums)``. A replicate's sums are ``W @ D`` with D the documents × columns matrix when that
+    fits in memory (one BLAS product per block of replicates); otherwise (many rater pairs) one
+    segment sum over the nonzero entries, sorted by column.
+    """
+
+    def __init__(self, sources: list, row_of: np.ndarray, n_documents: int, dense: bool) -> None:
+        self.sources, self.row_of, self.n_documents = sources, row_of, n_documents
+        self.matrix = self._dense() if dense else None
+        self._entries: list | None = None
+
+    @property
+    def columns(self) -> int:
+        return sum(int(np.prod(src[4])) for src in self.sources)
+
+    def _dense(self) -> np.ndarray:
+        matrix = np.zeros((self.n_documents, self.columns))
+        start = 0
+        for _, doc, column, values, shape in self.sources:
+            rows = np.broadcast_to(self.row_of[doc].reshape((-1,) + (1,) * (column.ndim - 1)), column.shape)
+            np.add.at(matrix, (rows.reshape(-1), start + column.reshape(-1)), np.broadcast_to(values, column.shape).reshape(-1))
+            start += int(np.prod(shape))
+        return matrix
+
+    def sums(self, weights: np.ndarray) -> dict[str, np.ndarray]:
+        if self.matrix is not None:
+            return self.split(weights @ self.matrix)
+        if self._entries is None:
+            self._entries = self._nonzero_entries()
+        rows, values, columns = self._entries
+        flat = np.empty((len(weights), self.columns))
+        for replicate, row in enumerate(weights):  # one gather and one bincount per replicate
+            flat[replicate] = np.bincount(columns, weights=row[rows] * values, minlength=self.columns)
+        return self.split(flat)
+
+    def _nonzero_entries(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Every source's nonzero values as entries (document row, value, flat column), one per
+        (document, column): a replicate's sums are then one weighted count over the entries,
+        whatever the number of rater pairs and labels."""
+        rows, values, columns, start = [], [], [], 0
+        for _, doc, column, value, shape in self.sources:
+            rows.append(np.broadcast_to(self.row_of[doc].reshape((-1,) + (1,) * (column.ndim - 1)), column.shape).reshape(-1))
+            values.append(np.broadcast_to(value, column.shape).reshape(-1).astype(float))
+            columns.append(start + column.reshape(-1).astype(np.int64))
+            start += int(np.prod(shape))
+        rows, values, columns = (np.concatenate(x) if x else np.empty(0) for x in (rows, values, columns))
+        keep = np.flatnonzero(values)
+        key, where = np.unique(columns[keep] * max(self.n_documents, 1) + rows[keep], return_inverse=True)
+        summed = np.bincount(where.reshape(-1), weights=values[keep], minlength=len(key))
+        column, row = np.divmod(key, max(self.n_documents, 1))
+        return row, summed, column
+
+    @property
+    def width(self) -> int:
+        size = self.columns
+        if self.matrix is None and self._entries is not None:
+            size = max(size, len(self._entries[0]))
+        return size
+
+    def split(self, flat: np.ndarray) -> dict[str, np.ndarray]:
+        """Flat column sums (replicates × columns) back into one array per source."""
+        out, start = {}, 0
+        for name, _, _, _, shape in self.sources:
+            size = int(np.prod(shape))
+            out[name] = flat[:, start : start + size].reshape((len(flat), *shape))
+            start += size
+        return out
+
+
 class DocumentCounts:
     """Per-document counts, and every statistic as a function of their weighted sums.
 
-    Each source is one additive array of the report with a document per row (a unit, i.e. a
-    document and rater pair, or an item). A replicate's sums are ``W @ D`` with D the documents ×
-    columns matrix when that fits in memory (one BLAS product per block of replicates); with
-    many rater pairs (crowd corpora) D would be huge and mostly zeros, so the sums are formed
-    per source instead, by segment sums over its rows.
+    Rater pairs seen on two documents or more are computed one by one in each replicate. A pair
+    seen on one document only has the same PSA in every replicate that draws its document, and
+    its weight in the pairwise means is that document's (see :func:`pair_weights`): such pairs
+    are summed by document once (``Σ PSA`` and the number of defined pairs, overall, per label
+    and per rater), so that a replicate costs a weighted sum over documents, not a pass over
+    every such pair. Their own intervals follow in closed form (:meth:`single_pair_entries`).
     """
 
-    def __init__(self, report) -> None:
+    def __init__(self, report, pairs: np.ndarray | None = None) -> None:
         self.report = report
         corpus, counts = report.corpus, report.counts
         units = counts.units
-        n_pairs, n_labels = len(units.pairs), len(corpus.labels)
-        # (name, document of each row, flat column of each value, values, shape of the sums)
-        self.sources = [
-            ("pair_docs", units.doc, units.pair, np.ones(len(units.doc)), (n_pairs,)),
-            ("pair_abc", units.doc, units.pair[:, None] * 3 + np.arange(3), counts.abc, (n_pairs, 3)),
-            self._label_cells(units, counts, n_labels),
+        n_pairs, n_labels, n_raters = len(units.pairs), len(corpus.labels), len(corpus.raters)
+        self.per_rater = bool(report.per_rater)
+        pair_docs = np.bincount(units.pair, minlength=n_pairs)
+        self.multi = np.flatnonzero(pair_docs > 1)  # pairs computed one by one
+        self.pair_docs = pair_docs[self.multi].astype(float)
+        local = np.full(n_pairs, -1, dtype=np.int64)
+        local[self.multi] = np.arange(len(self.multi))
+        wanted = np.arange(n_pairs) if pairs is None else np.asarray(pairs, dtype=np.int64)
+        self.wanted_multi = wanted[local[wanted] >= 0]
+        self.wanted_local = local[self.wanted_multi]
+        self.wanted_single = wanted[local[wanted] < 0]
+
+        unit_psa = psa(counts.abc.astype(float))
+        in_multi = local[units.pair] >= 0
+        single = np.flatnonzero(~in_multi & ~np.isnan(unit_psa))  # single-document pairs with a defined PSA
+        self.single_doc = np.zeros(n_pairs, dtype=np.int64)
+        self.single_psa = np.full(n_pairs, np.nan)
+        self.single_doc[units.pair[~in_multi]] = units.doc[~in_multi]
+        self.single_psa[units.pair[~in_multi]] = unit_psa[~in_multi]
+        multi_units = np.flatnonzero(in_multi)
+
+        row_pair = units.pair[counts.label_unit]
+        cell_pair, cell_label, cell_of = label_cells(row_pair, counts.label_code, n_pairs)
+        cell_abc = bin_rows(cell_of, counts.label_abc, len(cell_pair))
+        cell_psa = psa(cell_abc)
+        cell_multi = local[cell_pair] >= 0
+        cell_local = np.full(len(cell_pair), -1, dtype=np.int64)
+        cell_local[cell_multi] = np.arange(int(cell_multi.sum()))
+        multi_rows = np.flatnonzero(cell_multi[cell_of])
+        fixed_cells = np.flatnonzero(~cell_multi & ~np.isnan(cell_psa))
+        self.layout = Layout(units.pairs[self.multi], local[cell_pair[cell_multi]], cell_label[cell_multi], n_labels, n_raters)
+
+        three, two = np.arange(3), np.arange(2)
+        label_doc = units.doc[counts.label_unit]
+        plain = [  # summed with the documents' weights
+            ("pair_docs", units.doc[multi_units], local[units.pair[multi_units]], np.ones(len(multi_units)), (len(self.multi),)),
+            ("pair_abc", units.doc[multi_units], local[units.pair[multi_units]][:, None] * 3 + three,
+             counts.abc[multi_units], (len(self.multi), 3)),
+            ("cell_abc", label_doc[multi_rows], cell_local[cell_of[multi_rows]][:, None] * 3 + three,
+             counts.label_abc[multi_rows], (len(self.layout.cell_pair), 3)),
+            ("total_abc", units.doc, np.broadcast_to(three, (len(units.doc), 3)), counts.abc, (3,)),
+            ("label_abc", label_doc, counts.label_code[:, None] * 3 + three, counts.label_abc, (n_labels, 3)),
         ]
+        fixed_values = np.stack([unit_psa[single], np.ones(len(single))], axis=1)
+        fixed = [  # summed with the single-document pairs' weights in the pairwise means
+            ("fixed", units.doc[single], np.broadcast_to(two, (len(single), 2)), fixed_values, (2,)),
+            ("fixed_label", self.single_doc[cell_pair[fixed_cells]], cell_label[fixed_cells][:, None] * 2 + two,
+             np.stack([cell_psa[fixed_cells], np.ones(len(fixed_cells))], axis=1), (n_labels, 2)),
+        ]
+        if self.per_rater:
+            first, second = units.pairs[units.pair, 0], units.pairs[units.pair, 1]
+            plain.append(("rater_abc", np.concatenate([units.doc, units.doc]),
+                          np.concatenate([first, second])[:, None] * 3 + three,
+                          np.concatenate([counts.abc, counts.abc[:, [0, 2, 1]]]), (n_raters, 3)))
+            fixed.append(("fixed_rater", np.concatenate([units.doc[single], units.doc[single]]),
+                          np.concatenate([first[single], second[single]])[:, None] * 2 + two,
+                          np.concatenate([fixed_values, fixed_values]), (n_raters, 2)))
         self.chance = getattr(report, "items", None) is not None
         if self.chance:
-            self.sources += _chance_sources(report)
+            plain += _chance_sources(report)
             self.chance_has_none = report.items.has_none
-        self.docs = np.unique(np.concatenate([src[1] for src in self.sources]))
-        self.row_of = np.full(corpus.n_documents, -1, dtype=np.int64)
-        self.row_of[self.docs] = np.arange(len(self.docs))
-        width = sum(int(np.prod(src[4])) for src in self.sources)
-        self.matrix = self._dense() if len(self.docs) * width <= DENSE_CELLS else None
-        self._entries: list | None = None
-        self.pair_docs = np.bincount(units.pair, minlength=n_pairs).astype(float)
-
-    def _label_cells(self, units, counts, n_labels: int) -> tuple:
-        """The (rater pair, label) cells with any count, as a source of (cells, 3) sums: only
-        these have a defined PSA, so replicates cost the cells, not pairs × labels. Sets
-        ``cell_pair`` and ``cell_label`` (cells sorted by label, then pair) and ``label_runs``
-        (where each label's cells start)."""
-        unit, label = counts.label_unit, counts.label_code
-        cells, cell_of = np.unique(label * len(units.pairs) + units.pair[unit], return_inverse=True)
-        self.cell_label, self.cell_pair = np.divmod(cells, len(units.pairs))
-        self.label_runs = np.searchsorted(self.cell_label, np.arange(n_labels))
-        return (
-            "pair_label_abc",
-            units.doc[unit],
-            cell_of.reshape(-1)[:, None] * 3 + np.arange(3),
-            counts.label_abc,
-            (len(cells), 3),
-        )
-
-    def _by_label(self, values: np.ndarray) -> np.ndarray:
-        """Sums over each label's cells: ``values`` (R, cells, ...) → (R, labels, ...); 0 for a
-        label without cells."""
-        n_labels = len(self.label_runs)
-        out = np.zeros((values.shape[0], n_labels, *values.shape[2:]))
-        has = self.label_runs < np.r_[self.label_runs[1:], values.shape[1]]
-        if values.shape[1]:
-            out[:, has] = np.add.reduceat(values, self.label_runs[has], axis=1)
-        return out
+        self.docs = np.unique(np.concatenate([src[1] for src in plain + fixed]))
+        row_of = np.full(corpus.n_documents, -1, dtype=np.int64)
+        row_of[self.docs] = np.arange(len(self.docs))
+        self.single_row = row_of[self.single_doc]
+        # a dense documents × columns matrix (one matrix product per block of replicates) when it
+        # fits, else the nonzero entries (one gather and one weighted count per replicate); the
+        # sources of the single-document pairs take the pairs' weights
+        columns = sum(int(np.prod(src[4])) for src in plain + fixed)
+        dense = len(self.docs) * columns <= DENSE_CELLS
+        self.parts = [(_Sources(sources, row_of, len(self.docs), dense), by_pair)
+                      for sources, by_pair in ((plain, False), (fixed, True))]
 
     @property
     def n_documents(self) -> int:
         return len(self.docs)
 
-    def _dense(self) -> np.ndarray:
-        offsets, offset = [], 0
-        for src in self.sources:
-            offsets.append(offset)
-            offset += int(np.prod(src[4]))
-        matrix = np.zeros((len(self.docs), offset))
-        for (name, doc, column, values, shape), start in zip(self.sources, offsets):
-            rows = np.broadcast_to(self.row_of[doc].reshape((-1,) + (1,) * (column.ndim - 1)), column.shape)
-            np.add.at(matrix, (rows.reshape(-1), start + column.reshape(-1)), np.broadcast_to(values, column.shape).reshape(-1))
-        return matrix
+    @property
+    def matrix(self) -> np.ndarray | None:
+        """The documents × columns count matrix, when every source is dense."""
+        if any(part.matrix is None for part, _ in self.parts):
+            return None
+        return np.hstack([part.matrix for part, _ in self.parts])
 
     def sums(self, weights: np.ndarray) -> dict[str, np.ndarray]:
         """Weighted sums of every source: ``weights`` is (replicates × documents)."""
-        if self.matrix is not None:
-            return self._split(weights @ self.matrix)
-        if self._entries is None:
-            self._entries = [self._nonzero_entries(src) for src in self.sources]
-        out = {}
-        for (name, *_, shape), (rows, values, starts, columns) in zip(self.sources, self._entries):
-            total = np.zeros((len(weights), int(np.prod(shape))))
-            if len(rows):
-                total[:, columns] = np.add.reduceat(weights[:, rows] * values, starts, axis=1)
-            out[name] = total.reshape((len(weights), *shape))
+        by_pair = pair_weights(weights, np.ones(1))  # a single-document pair's weight: its document's
+        out: dict[str, np.ndarray] = {}
+        for part, pair_weighted in self.parts:
+            out.update(part.sums(by_pair if pair_weighted else weights))
         return out
-
-    def _nonzero_entries(self, source) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """A source's nonzero values as entries sorted by column: (document row, value) of each,
-        where each column's run starts, and the columns. A replicate's sums are then one segment
-        sum over the entries, whatever the number of rater pairs and labels."""
-        _, doc, column, values, _ = source
-        rows = np.broadcast_to(self.row_of[doc].reshape((-1,) + (1,) * (column.ndim - 1)), column.shape).reshape(-1)
-        values = np.broadcast_to(values, column.shape).reshape(-1).astype(float)
-        column = column.reshape(-1)
-        keep = np.flatnonzero(values)
-        order = keep[np.argsort(column[keep], kind="stable")]
-        column = column[order]
-        starts = np.flatnonzero(np.r_[True, column[1:] != column[:-1]]) if len(column) else np.empty(0, np.int64)
-        return rows[order], values[order], starts, column[starts]
 
     @property
     def width(self) -> int:
         """Cells of one replicate's sums (and of its per-entry products): what a block of
         replicates costs in memory, per replicate."""
-        size = sum(int(np.prod(src[4])) for src in self.sources)
-        if self.matrix is None and self._entries is not None:
-            size = max(size, sum(len(entry[0]) for entry in self._entries))
-        return size
+        return sum(part.width for part, _ in self.parts)
 
     def point(self) -> dict[str, np.ndarray]:
         return self.sums(np.ones((1, self.n_documents)))
@@ -202,76 +277,83 @@ class DocumentCounts:
         count matrix is not built (the jackknife is then skipped, and said so)."""
         if self.matrix is None:
             return None
-        return self._split(self.matrix.sum(axis=0) - self.matrix)
-
-    def _split(self, flat: np.ndarray) -> dict[str, np.ndarray]:
-        """Flat column sums (replicates × columns) back into one array per source."""
-        out, start = {}, 0
-        for name, _, _, _, shape in self.sources:
-            size = int(np.prod(shape))
-            out[name] = flat[:, start : start + size].reshape((len(flat), *shape))
-            start += size
+        out: dict[str, np.ndarray] = {}
+        for part, _ in self.parts:
+            out.update(part.split(part.matrix.sum(axis=0) - part.matrix))
         return out
 
-    def _pair_statistics(self, pair_psa: np.ndarray) -> tuple[list[tuple], np.ndarray]:
-        """Each rater pair's PSA, or only those of ``report.interval_pairs`` when it is set (a
-        page showing a few of very many pairs): one interval per pair costs a row of replicates."""
-        shown = getattr(self.report, "interval_pairs", None)
-        if shown is None:
-            return [("pairs", p, "psa") for p in range(pair_psa.shape[1])], pair_psa
-        return [("pairs", p, "psa") for p in shown.tolist()], pair_psa[:, shown]
-
     def statistics(self, parts: dict[str, np.ndarray]) -> dict[tuple, np.ndarray]:
-        """Every statistic with an interval, one value per replicate (NaN = undefined)."""
+        """Every statistic with an interval, one value per replicate (NaN = undefined); the
+        single-document pairs' own intervals are not among them (see :meth:`single_pair_entries`)."""
         return {name: values[:, i] for names, values in self.groups(parts) for i, name in enumerate(names)}
 
     def groups(self, parts: dict[str, np.ndarray]) -> list[tuple[list[tuple], np.ndarray]]:
-        """The statistics in groups: (names, values of shape replicates × names)."""
+        """The statistics in groups: (names, values of shape replicates × names), all from
+        :func:`~spanagree.measures.summary.summarize`."""
         labels = self.report.corpus.labels
-        pair = parts["pair_abc"]
-        pair_psa = psa_array(pair[..., 0], pair[..., 1], pair[..., 2])
-        weight = pair_weights(parts["pair_docs"], self.pair_docs)  # (R, P)
-        total = pair.sum(axis=1)
-        label = parts["pair_label_abc"]  # (R, cells, 3)
-        label_psa = psa_array(label[..., 0], label[..., 1], label[..., 2])  # (R, cells): defined on every cell
-        label_total = self._by_label(label)
-        defined = ~np.isnan(label_psa)  # a cell none of whose documents was drawn
-        cell_weight = np.where(defined, weight[:, self.cell_pair], 0.0)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            weight_sum = self._by_label(cell_weight)
-            label_mean = np.where(weight_sum > 0, self._by_label(np.where(defined, label_psa, 0.0) * cell_weight)
-                                  / np.where(weight_sum > 0, weight_sum, 1), np.nan)
-        label_pooled = psa_array(label_total[..., 0], label_total[..., 1], label_total[..., 2])
+        fixed = Fixed(parts["fixed"], parts["fixed_label"], parts.get("fixed_rater"))
+        s = summarize(
+            self.layout, parts["pair_abc"], parts["cell_abc"], parts["total_abc"], parts["label_abc"],
+            pair_weight=pair_weights(parts["pair_docs"], self.pair_docs), fixed=fixed,
+            raters=self.per_rater, rater_abc=parts.get("rater_abc"),
+        )
         out = [
             (
                 [("overall", "pairwise_mean_psa"), ("overall", "pooled_psa"),
                  ("macro", "pairwise_mean_psa"), ("macro", "pooled_psa")],
-                np.stack([_weighted_nanmean(pair_psa, weight, axis=1), psa_array(total[:, 0], total[:, 1], total[:, 2]),
-                          _nanmean(label_mean, axis=1), _nanmean(label_pooled, axis=1)], axis=1),
+                np.stack([s.pairwise_mean, s.pooled, s.macro_mean, s.macro_pooled], axis=1),
             ),
-            ([("labels", name, "pairwise_mean_psa") for name in labels], label_mean),
-            ([("labels", name, "pooled_psa") for name in labels], label_pooled),
-            self._pair_statistics(pair_psa),
+            ([("labels", name, "pairwise_mean_psa") for name in labels], s.label_mean),
+            ([("labels", name, "pooled_psa") for name in labels], s.label_pooled),
+            ([("pairs", p, "psa") for p in self.wanted_multi.tolist()], s.pair_psa[:, self.wanted_local]),
         ]
-        if self.report.per_rater:
-            out += rater_statistics(pair, self.report.counts.units.pairs, len(self.report.corpus.raters), weight)
+        if self.per_rater:
+            n = self.layout.n_raters
+            out += [
+                ([("raters", r, "mean_psa") for r in range(n)], s.rater_mean),
+                ([("raters", r, "against_others", "f") for r in range(n)], s.rater_f),
+            ]
         if self.chance:
             out += _chance_statistics(parts, self.chance_has_none)
         return out
 
+    def single_pair_entries(self, drawn: np.ndarray, replicates: int, jackknife: bool) -> dict[tuple, dict[str, Any]]:
+        """The intervals of the wanted pairs seen on one document, in closed form: a replicate
+        that draws the document gives the pair's PSA, one that does not leaves it undefined
+        (``drawn``: per document row, the replicates that drew it). The same entries as the
+        replicates would give, without a row of replicates per pair."""
+        out = {}
+        for p in self.wanted_single.tolist():
+            value = self.single_psa[p]
+            times = 0 if np.isnan(value) else int(drawn[self.single_row[p]])
+            left_in = self.n_documents - 1 if not np.isnan(value) else 0
+            entry: dict[str, Any] = {
+                "value": _float(value),
+                "low": float(value) if times else None,
+                "high": float(value) if times else None,
+                "se": (0.0 if left_in > 1 else None) if jackknife else None,
+                "bootstrap_se": 0.0 if times > 1 else None,
+            }
+            if times < replicates:
+                entry["undefined_replicates"] = replicates - times
+            out["pairs", p, "psa"] = entry
+        return out
 
-def bootstrap(report, options: IntervalOptions = IntervalOptions()) -> dict[tuple, dict[str, Any]]:
+
+def bootstrap(report, options: IntervalOptions = IntervalOptions(), pairs: np.ndarray | None = None) -> dict[tuple, dict[str, Any]]:
     """Percentile bootstrap intervals and jackknife standard errors for every statistic.
 
     Returns ``{statistic path: {"value", "low", "high", "se", ...}}`` where the path is a tuple
     naming the statistic in the report (``("overall", "pairwise_mean_psa")``,
-    ``("labels", "PER", "pooled_psa")``, ``("pairs", 0, "psa")``, ...).
+    ``("labels", "PER", "pooled_psa")``, ``("pairs", 0, "psa")``, ...). Rater pairs get their
+    own interval only when in ``pairs`` (indices; default ``report.interval_pairs``, or all).
     """
-    counts = DocumentCounts(report)
+    counts = DocumentCounts(report, report.interval_pairs if pairs is None else pairs)
     n = counts.n_documents
     point = counts.statistics(counts.point())
     names = list(point)
     values = np.empty((len(names), options.replicates))  # (statistics, replicates)
+    drawn_in = np.zeros(n, dtype=np.int64)  # replicates that drew each document
     rng = np.random.default_rng(options.seed)
     done = 0
     buffer = np.empty((min(BLOCK, options.replicates), n))  # reused: no fresh pages per block
@@ -281,6 +363,7 @@ def bootstrap(report, options: IntervalOptions = IntervalOptions()) -> dict[tupl
         weights = buffer[:block]
         for row, drawn in enumerate(draws):  # a row at a time: cache-friendly, faster than one flat bincount
             weights[row] = np.bincount(drawn, minlength=n)
+        drawn_in += (weights > 0).sum(axis=0)
         step = max(1, STEP_CELLS // max(counts.width, 1))  # bounded memory with many pairs and labels
         for lo in range(0, block, step):
             row = 0
@@ -309,6 +392,7 @@ def bootstrap(report, options: IntervalOptions = IntervalOptions()) -> dict[tupl
         if defined < values.shape[1]:
             entry["undefined_replicates"] = values.shape[1] - defined
         out[name] = entry
+    out.update(counts.single_pair_entries(drawn_in, options.replicates, jackknife is not None))
     return out
 
 
@@ -335,51 +419,15 @@ def _row_quantiles(values: np.ndarray, alpha: float) -> tuple[np.ndarray, np.nda
     return quantiles[0], quantiles[1], spread, n
 
 
-def interval_section(report, options: IntervalOptions) -> dict[str, Any]:
+def interval_section(report, options: IntervalOptions, pairs: np.ndarray | None = None) -> dict[str, Any]:
     """The intervals in the shape of the report: ``{"method": ..., "statistics": {...}}``."""
     return {
         "method": METHOD,
         "level": options.level,
         "replicates": options.replicates,
         "seed": options.seed,
-        "statistics": bootstrap(report, options),
+        "statistics": bootstrap(report, options, pairs),
     }
-
-
-def attach(result: dict[str, Any], intervals: dict[str, Any], report) -> None:
-    """Put each statistic's interval object beside it in the report dict (``<name>_interval``),
-    with the analytic PSA standard error where it applies."""
-    stats = intervals["statistics"]
-    corpus, units = report.corpus, report.counts.units
-    pair_names = {p: (corpus.raters[a], corpus.raters[b]) for p, (a, b) in enumerate(units.pairs.tolist())}
-    pair_rows = {tuple(row["raters"]): row for row in result["pairs"]}
-    rater_rows = {row["rater"]: row for row in result.get("per_rater", ())}
-    for path, entry in stats.items():
-        parts = list(path)
-        if parts[0] == "pairs":
-            target = pair_rows.get(pair_names[parts[1]])
-            if target is None:  # a summary shows only some pairs
-                continue
-            entry = {**entry, "analytic_se": analytic_psa_se(target["a"], target["b"], target["c"])}
-            target["psa_interval"] = entry
-            continue
-        if parts[0] == "raters":
-            row = rater_rows.get(corpus.raters[parts[1]])
-            if row is None:
-                continue
-            holder = row if len(parts) == 3 else row[parts[2]]
-            holder[f"{parts[-1]}_interval"] = entry
-            continue
-        if parts[0] == "chance":
-            _attach_chance(result.get("chance_corrected"), parts[1:], entry)
-            continue
-        holder = result
-        for key in parts[:-1]:
-            holder = holder[key]
-        if path == ("overall", "pooled_psa"):
-            entry = {**entry, "analytic_se": analytic_psa_se(holder["a"], holder["b"], holder["c"])}
-        holder[f"{parts[-1]}_interval"] = entry
-    result["intervals"] = {k: v for k, v in intervals.items() if k != "statistics"}
 
 
 # --- chance-corrected statistics ---------------------------------------------------------------
@@ -404,10 +452,10 @@ def _chance_sources(report) -> list:
 
 def _chance_statistics(parts: dict[str, np.ndarray], has_none: bool = True) -> list[tuple[list[tuple], np.ndarray]]:
     tables = parts["chance_tables"]  # (R, P, k, k)
-    kappa = _cohen_kappa(tables)
+    kappa = cohen_kappa_array(tables)
     out = [
         ([("chance", "pairs", p, "cohen_kappa") for p in range(tables.shape[1])], kappa),
-        ([("chance", "all_raters", "krippendorff_alpha")], _nominal_alpha(parts["coincidence"])[:, None]),
+        ([("chance", "all_raters", "krippendorff_alpha")], nominal_alpha_array(parts["coincidence"])[:, None]),
     ]
     if not has_none:  # single-label documents: no marked/NONE table
         return out
@@ -418,45 +466,9 @@ def _chance_statistics(parts: dict[str, np.ndarray], has_none: bool = True) -> l
     two_by_two = np.stack([marked[:, :2], marked[:, 2:]], axis=1)
     out.append((
         [("chance", "pooled", "cohen_kappa"), ("chance", "pooled", "positive_agreement")],
-        np.stack([_cohen_kappa(two_by_two), psa_array(marked[:, 0], marked[:, 1], marked[:, 2])], axis=1),
+        np.stack([cohen_kappa_array(two_by_two), psa_array(marked[:, 0], marked[:, 1], marked[:, 2])], axis=1),
     ))
     return out
-
-
-def _cohen_kappa(tables: np.ndarray) -> np.ndarray:
-    """Cohen's κ of every (…, k, k) table, computed as 1 − Do/De (Cohen 1960)."""
-    n = tables.sum(axis=(-1, -2))
-    rows, cols = tables.sum(axis=-1), tables.sum(axis=-2)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        observed_disagreement = (n - np.trace(tables, axis1=-2, axis2=-1)) / n
-        expected_disagreement = 1 - (rows * cols).sum(axis=-1) / (n * n)
-        return np.where(expected_disagreement > 0, 1 - observed_disagreement / expected_disagreement, np.nan)
-
-
-def _nominal_alpha(o: np.ndarray) -> np.ndarray:
-    """Krippendorff's α (nominal) of every (…, k, k) coincidence matrix:
-    α = 1 − (n − 1)(n − Σ_c o_cc) / (n² − Σ_c n_c²) (Krippendorff 2011)."""
-    n_c = o.sum(axis=-1)
-    n = n_c.sum(axis=-1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        expected = n * n - (n_c * n_c).sum(axis=-1)
-        return np.where(expected > 0, 1 - (n - 1) * (n - np.trace(o, axis1=-2, axis2=-1)) / expected, np.nan)
-
-
-def _attach_chance(chance: dict | None, parts: list[str], entry: dict) -> None:
-    if chance is None:
-        return
-    if parts[0] == "pairs":
-        if parts[1] < len(chance["pairs"]):
-            chance["pairs"][parts[1]]["coefficients"]["cohen_kappa"]["interval"] = entry
-    elif parts[0] == "pooled":
-        holder = chance["pooled"]
-        if parts[1] == "cohen_kappa":
-            holder["cohen_kappa"]["interval"] = entry
-        else:
-            holder[f"{parts[1]}_interval"] = entry
-    elif parts[0] == "all_raters":
-        chance["all_raters"][parts[1]]["interval"] = entry
 
 
 # --- helpers ------------------------------------------------------------------------------------
@@ -467,24 +479,6 @@ def pair_weights(drawn: np.ndarray, seen: np.ndarray) -> np.ndarray:
     documents over their count in the data (1 in the data, 0 when none is drawn)."""
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(seen > 0, drawn / np.where(seen > 0, seen, 1), 0.0)
-
-
-def _weighted_nanmean(values: np.ndarray, weights: np.ndarray, axis: int) -> np.ndarray:
-    """Mean of the defined values weighted by ``weights``; NaN where no weight is on a defined value."""
-    weights = np.where(np.isnan(values), 0.0, weights)
-    total = np.where(weights > 0, values, 0.0) * weights
-    count = weights.sum(axis=axis)
-    total = total.sum(axis=axis)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(count > 0, total / np.where(count > 0, count, 1), np.nan)
-
-
-def _nanmean(values: np.ndarray, axis: int) -> np.ndarray:
-    defined = ~np.isnan(values)
-    count = defined.sum(axis=axis)
-    total = np.where(defined, values, 0.0).sum(axis=axis)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(count > 0, total / np.maximum(count, 1), np.nan)
 
 
 def _jackknife_se(values: np.ndarray) -> float | None:

@@ -1,4 +1,4 @@
-"""Positive specific agreement from summed counts, and its per-rater orientation.
+"""Positive specific agreement from summed counts; its aggregations are in spanagree.measures.summary.
 
 With ``a`` the matched credit and ``b``, ``c`` each rater's unmatched spans (definitions in
 ``docs/agreement.md``):
@@ -53,25 +53,16 @@ def f_beta(a: float, b: float, c: float, beta: float = 1.0) -> float | None:
 
 
 def psa_array(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
-    """Element-wise PSA, NaN where undefined."""
-    denominator = 2 * a + b + c
+    """Element-wise PSA, NaN where undefined. Counts are non-negative, so ``2a + b + c = 0``
+    only with ``a = 0``, and the division itself gives NaN (0/0) there.
+
+    >>> psa_array(np.array([1.0, 0.0, 0.0]), np.array([1.0, 0.0, 2.0]), np.array([0.0, 0.0, 0.0])).tolist()
+    [0.6666666666666666, nan, 0.0]
+    """
+    two_a = 2 * np.asarray(a, dtype=np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(denominator > 0, 2 * a / np.where(denominator > 0, denominator, 1), np.nan)
+        return two_a / (two_a + b + c)
 
-
-
-def oriented(pair_values: np.ndarray, pairs: np.ndarray, n_raters: int, axis: int = 0) -> np.ndarray:
-    """Sums per rater of ``(a, own, other)`` from per-pair ``(a, b, c)`` (b = the pair's first
-    rater's unmatched spans). ``pair_values`` has the pairs (``pairs``, shape (n_pairs, 2)) on
-    ``axis`` and (a, b, c) last; the result has a rater axis in place of the pair axis."""
-    first, second = pairs[:, 0], pairs[:, 1]
-    swapped = pair_values[..., [0, 2, 1]]
-    moved_a = np.moveaxis(pair_values, axis, 0)
-    moved_b = np.moveaxis(swapped, axis, 0)
-    out = np.zeros((n_raters, *moved_a.shape[1:]))
-    add_rows(out, first, moved_a)
-    add_rows(out, second, moved_b)
-    return np.moveaxis(out, 0, axis)
 
 
 def add_rows(out: np.ndarray, index: np.ndarray, values: np.ndarray) -> None:
@@ -85,23 +76,6 @@ def add_rows(out: np.ndarray, index: np.ndarray, values: np.ndarray) -> None:
     out[ordered[starts]] += np.add.reduceat(values[order], starts, axis=0)
 
 
-def mean_psa(pair_psa: np.ndarray, pairs: np.ndarray, n_raters: int, weights: np.ndarray | None = None) -> np.ndarray:
-    """Per rater, the mean over its pairs of the defined pair PSAs; NaN when none is defined.
-    ``pair_psa`` has shape (..., n_pairs); ``weights`` (same shape), the pairs' weights in a
-    bootstrap replicate (see :mod:`spanagree.measures.intervals`), 1 when not given."""
-    defined = ~np.isnan(pair_psa)
-    weight = defined.astype(float) if weights is None else np.where(defined, weights, 0.0)
-    values = np.where(defined, pair_psa, 0.0) * weight
-    moved_v, moved_d = np.moveaxis(values, -1, 0), np.moveaxis(weight, -1, 0)
-    total = np.zeros((n_raters, *moved_v.shape[1:]))
-    count = np.zeros_like(total)
-    for column in (pairs[:, 0], pairs[:, 1]):
-        add_rows(total, column, moved_v)
-        add_rows(count, column, moved_d)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.moveaxis(np.where(count > 0, total / np.where(count > 0, count, 1), np.nan), 0, -1)
-
-
 def prf(a: float, own: float, other: float) -> dict[str, float | None]:
     """Precision, recall and F of a rater with ``a`` matched, ``own`` unconfirmed spans and
     ``other`` spans of the reference it did not mark; None where undefined."""
@@ -113,20 +87,3 @@ def prf(a: float, own: float, other: float) -> dict[str, float | None]:
         "own": float(own),
         "other": float(other),
     }
-
-
-def interval_statistics(
-    pair_abc: np.ndarray, pairs: np.ndarray, n_raters: int, weights: np.ndarray | None = None
-) -> list[tuple[list[tuple], np.ndarray]]:
-    """Per-rater statistics per bootstrap replicate, from per-replicate pair sums (R, P, 3) and
-    the pairs' weights in each replicate (R, P): groups of (names, values (R, raters))."""
-
-    pair_psa = psa_array(pair_abc[..., 0], pair_abc[..., 1], pair_abc[..., 2])
-    mean = mean_psa(pair_psa, pairs, n_raters, weights)  # (R, raters)
-    summed = oriented(pair_abc, pairs, n_raters, axis=1)  # (R, raters, 3)
-    f = psa_array(summed[..., 0], summed[..., 1], summed[..., 2])
-    return [
-        ([("raters", r, "mean_psa") for r in range(n_raters)], mean),
-        ([("raters", r, "against_others", "f") for r in range(n_raters)], f),
-    ]
-

@@ -856,9 +856,39 @@ def cohen_kappa_parts(table: ArrayLike) -> AgreementParts:
     """
     def chance(t: np.ndarray, n: float) -> tuple[float, float]:
         rows, columns = t.sum(axis=1), t.sum(axis=0)
-        return rows @ columns / n**2, rows @ (n - columns) / n**2
+        return rows @ columns / n**2, float(kappa_disagreements(t)[1])
 
     return _table_coefficient("cohen_kappa", table, chance)
+
+
+def kappa_disagreements(tables: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Cohen's observed and expected disagreement of every (…, k, k) table (rows rater 1):
+    ``Do = 1 − Σ_c t_cc / n`` and ``De = Σ_c n_c·(n − m_c) / n²`` with ``n_c``, ``m_c`` the row
+    and column sums; NaN for an empty table. κ = 1 − Do/De (:func:`disagreement_ratio`); the
+    point estimate (:func:`cohen_kappa_parts`) and every bootstrap replicate use these terms."""
+    t = np.asarray(tables, dtype=float)
+    n = t.sum(axis=(-1, -2))
+    rows, columns = t.sum(axis=-1), t.sum(axis=-2)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        observed = (n - np.trace(t, axis1=-2, axis2=-1)) / n
+        expected = (rows * (n[..., None] - columns)).sum(axis=-1) / n**2
+    return observed, expected
+
+
+def disagreement_ratio(observed: np.ndarray, expected: np.ndarray) -> np.ndarray:
+    """``1 − Do/De`` element-wise, NaN where ``De`` is not positive (the coefficient is 0/0)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(expected > 0, 1 - observed / np.where(expected > 0, expected, 1), np.nan)
+
+
+def cohen_kappa_array(tables: np.ndarray) -> np.ndarray:
+    """Cohen's κ of every (…, k, k) table (any leading axes, e.g. replicates × pairs), NaN where
+    undefined; the same terms as :func:`cohen_kappa`.
+
+    >>> cohen_kappa_array(np.array([[[2, 2], [1, 5]], [[3, 0], [0, 0]]])).round(4).tolist()
+    [0.3478, nan]
+    """
+    return disagreement_ratio(*kappa_disagreements(tables))
 
 
 def cohen_kappa(table: ArrayLike) -> float:
@@ -1696,9 +1726,32 @@ def krippendorff_alpha_parts(
             **common,
         )
     d2 = _squared_distances(delta, cats, marginals)
-    observed = float((o * d2).sum() / n_values)
-    expected = float(marginals @ d2 @ marginals / (n_values * (n_values - 1)))
+    observed, expected = (float(x) for x in alpha_disagreements(o, d2))
     return _finish("krippendorff_alpha", observed, expected, **common)
+
+
+def alpha_disagreements(o: np.ndarray, d2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Krippendorff's observed and expected disagreement of every (…, k, k) coincidence matrix
+    ``o`` under the squared distances ``d2`` (k, k): ``Do = Σ o_ck δ²_ck / n`` and
+    ``De = Σ n_c n_k δ²_ck / (n (n − 1))`` (Krippendorff 2011); α = 1 − Do/De. The point
+    estimate (:func:`krippendorff_alpha_parts`) and every bootstrap replicate use these terms."""
+    o = np.asarray(o, dtype=float)
+    marginals = o.sum(axis=-1)
+    n = marginals.sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        observed = (o * d2).sum(axis=(-1, -2)) / n
+        expected = np.einsum("...c,ck,...k->...", marginals, d2, marginals) / (n * (n - 1))
+    return observed, expected
+
+
+def nominal_alpha_array(o: np.ndarray) -> np.ndarray:
+    """Krippendorff's nominal α of every (…, k, k) coincidence matrix, NaN where undefined.
+
+    >>> float(nominal_alpha_array(np.array([[4.0, 2.0], [2.0, 4.0]])).round(4))
+    0.3889
+    """
+    k = o.shape[-1]
+    return disagreement_ratio(*alpha_disagreements(o, 1.0 - np.eye(k)))
 
 
 def krippendorff_alpha(
