@@ -170,3 +170,27 @@ def test_matching_module_solves_a_chain_exactly():
     rows, cols = np.append(rows, 3), np.append(cols, 2)
     picked = max_weight_matching(rows, cols, np.array([2.0, 3.0, 3.0, 1.0, 2.0**40]), 4, 3, group=group)
     assert picked.tolist() == [0, 2, 4]
+
+
+@settings(max_examples=60, deadline=None)
+@given(edges=st.lists(st.tuples(st.integers(0, 9), st.integers(0, 9), st.integers(1, 6), st.integers(0, 1)),
+                      min_size=1, max_size=40, unique_by=lambda e: e[:2]),
+       exact=st.booleans())
+def test_match_on_credits_that_are_not_small_fractions(edges, exact):
+    # gamma passes arbitrary real weights: those are compared on a 2^-36 grid, so the credit total
+    # must equal the DP's; with fraction credits (k/7) every level must too
+    edges = sorted(edges)
+    ia = np.array([e[0] for e in edges])
+    ib = np.array([e[1] for e in edges])
+    credit = np.array([e[2] / 7 if exact else np.sqrt(e[2]) / 3 for e in edges])
+    levels = np.array([[e[3]] for e in edges])
+    found = {}
+    for side in (0, 10):
+        with dp_max_side(side):
+            m = match(ia, ib, credit, 10, 10, levels=levels)
+        assert len(set(m.a_index.tolist())) == len(m.a_index) and len(set(m.b_index.tolist())) == len(m.b_index)
+        picked = {(a, b) for a, b in zip(m.a_index.tolist(), m.b_index.tolist())}
+        found[side] = (m.total, sum(e[3] for e in edges if e[:2] in picked), len(picked))
+    assert found[0][0] == pytest.approx(found[10][0], abs=1e-9)
+    if exact:
+        assert found[0][1:] == found[10][1:]

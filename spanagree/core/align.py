@@ -11,14 +11,21 @@ seen by one rater pair), so a whole corpus is aligned in a handful of NumPy pass
    the same pairs; it is kept as an independent path and for comparison (``bench/``).
 2. **Credit** per pair from the rule (exact, overlap, partial, proportional).
 3. **Matching.** Pairs whose two spans have no other candidate are matched directly. The rest form
-   small connected components, each solved exactly by dynamic programming over the smaller side,
-   or by the Hungarian algorithm when both sides are large, for the lexicographic best of
+   connected components, each solved exactly for the lexicographic best (below): a *star* (one
+   span on one side) by taking its best pair; a component whose smaller side has at most
+   ``DP_MAX_SIDE`` spans by dynamic programming over that side; every larger one by a sparse
+   assignment (LAPJVsp, :mod:`spanagree.core.matching`) on one whole-number weight per pair that
+   folds the levels below into it (:func:`_fold`), many components per call. Its cost grows with
+   the candidate pairs and the augmenting paths, not with the cube of the component size as the
+   dense Hungarian algorithm's did, so dense overlap (thousands of spans in one component) stays
+   fast. The lexicographic best of
 
    1. the largest total credit (credits within ``CREDIT_TOLERANCE`` are equal);
    2. then the most *identical* pairs (same start, end and label);
    3. then the most pairs with the same label (this only matters with ``labels="ignore"``);
    4. then the most pairs;
-   5. then the earliest spans (the first optimum found, spans in canonical order).
+   5. then the earliest spans (the first optimum found, spans in canonical order), in stars and
+      components solved by dynamic programming; in larger ones the assignment algorithm's choice.
 
    Levels 2 and 3 make the matching the best explanation of the two raters' spans: a span marked
    identically by both is never paired off elsewhere when an equally good matching keeps the
@@ -43,8 +50,9 @@ SEARCHES = ("sweep", "tree")
 
 #: Credits closer than this are treated as equal when breaking ties.
 CREDIT_TOLERANCE = 1e-12
-#: Components whose smaller side has at most this many spans are solved by dynamic programming.
-DP_MAX_SIDE = 8
+#: Components whose smaller side has at most this many spans are solved by dynamic programming
+#: (in Python: cheaper than a sparse assignment call only for the smallest components).
+DP_MAX_SIDE = 2
 
 
 @dataclass(frozen=True)
@@ -236,7 +244,6 @@ def match(
         comp = _components(ia[rest], ib[rest], n_a)
         order = np.argsort(comp, kind="stable")
         rest, comp = rest[order], comp[order]
-        bounds = [0, *(np.flatnonzero(np.diff(comp)) + 1).tolist(), len(rest)]
         _, comp = np.unique(comp, return_inverse=True)
         comp = comp.reshape(-1)
         n_comp = int(comp[-1]) + 1
@@ -247,8 +254,7 @@ def match(
         keep.append(rest[star][_best_per_star(comp[star], ia[rest][star], ib[rest][star], credit[rest][star], levels[rest][star])])
         large = (small_side > DP_MAX_SIDE) & ~star
         if large.any():
-            picked = _sparse_batch(ia[rest][large], ib[rest][large], credit[rest][large], levels[rest][large], comp[large], n_rows, n_cols)
-            keep.append(rest[large][picked])
+            keep.append(_sparse_batch(rest, large, ia, ib, credit, levels, comp, n_rows, n_cols, small_side))
         middle = ~star & ~large
         rest, comp = rest[middle], comp[middle]
         bounds = [0, *(np.flatnonzero(np.diff(comp)) + 1).tolist(), len(rest)]
@@ -390,10 +396,10 @@ def _solve_component(
     """Positions (into the given edges) of an optimal matching of one component.
 
     Maximises total credit; ties go to the larger sums of ``keys`` (level by level), then to more
-    matched pairs, then (for components solved by dynamic programming) to matching earlier spans
-    first. When the smaller side has more than ``DP_MAX_SIDE`` spans, a sparse assignment
-    (:func:`_sparse_matching`); otherwise, when every credit is 1 and every key the same, a
-    maximum-cardinality matching (augmenting paths), else dynamic programming over the smaller side.
+    matched pairs, then to matching earlier spans first. For components whose smaller side has
+    at most ``DP_MAX_SIDE`` spans (larger ones go to :func:`_sparse_batch`): when every credit is
+    1 and every key the same, a maximum-cardinality matching (augmenting paths), else dynamic
+    programming over the smaller side.
     """
     rows = {a: k for k, a in enumerate(sorted(set(ia)))}
     cols = {b: k for k, b in enumerate(sorted(set(ib)))}
@@ -401,9 +407,6 @@ def _solve_component(
     c = [cols[b] for b in ib]
     if len(cols) > len(rows):
         rows, cols, r, c = cols, rows, c, r
-    if len(cols) > DP_MAX_SIDE:
-        keys = [(*k, 1) for k in keys]  # the pair count is the last tie-break level
-        return _sparse_matching(np.array(r), np.array(c), np.array(credit), keys, len(rows), len(cols))
     if unit_credit and len(set(keys)) == 1:
         return _augmenting_matching(r, c, len(rows))
     keys = [(*k, 1) for k in keys]
@@ -501,55 +504,62 @@ MAX_DENOMINATOR = 2**20
 
 
 def _sparse_batch(
-    ia: np.ndarray, ib: np.ndarray, credit: np.ndarray, levels: np.ndarray, comp: np.ndarray,
-    n_rows: np.ndarray, n_cols: np.ndarray,
+    rest: np.ndarray, large: np.ndarray, ia: np.ndarray, ib: np.ndarray, credit: np.ndarray, levels: np.ndarray,
+    comp: np.ndarray, n_rows: np.ndarray, n_cols: np.ndarray, small_side: np.ndarray,
 ) -> np.ndarray:
-    """Positions of the optimal matching of many large components, in one sparse assignment.
-
-    Components are independent, so each is folded on its own scale as :func:`_fold` does
-    (vectorised here, with one credit scale for all; one by one for a component whose credit
-    alone would not fit) and all are solved at once.
-    """
+    """Edges (indices into all edges) of the optimal matching of the ``large`` components of the
+    ``rest`` edges, by sparse assignment. A component whose tie-break levels would not all fit the
+    folded weights and whose smaller side has at most ``DP_FALLBACK_SIDE`` spans is solved by
+    dynamic programming instead (``large`` is cleared there, for the caller)."""
     from .matching import max_weight_matching
 
-    full = np.concatenate([levels, np.ones((len(ia), 1), dtype=np.int64)], axis=1)  # the pair count last
+    at = np.flatnonzero(large)
+    weight, short = _fold_batch(credit[rest[at]], levels[rest[at]], comp[at], n_rows, n_cols)
+    back = short & (small_side[at] <= DP_FALLBACK_SIDE)
+    large[at[back]] = False
+    at, weight = at[~back], weight[~back]
+    if not len(at):
+        return np.zeros(0, np.int64)
+    edges = rest[at]
+    _, r = np.unique(ia[edges], return_inverse=True)
+    _, c = np.unique(ib[edges], return_inverse=True)
+    r, c = r.reshape(-1), c.reshape(-1)
+    return edges[max_weight_matching(r, c, weight, int(r.max()) + 1, int(c.max()) + 1, group=comp[at])]
+
+
+#: Components up to this many spans on the smaller side whose tie-break levels would not all fit
+#: the sparse assignment's weights (non-whole credits only) are solved by dynamic programming.
+DP_FALLBACK_SIDE = 8
+
+
+def _fold_batch(
+    credit: np.ndarray, levels: np.ndarray, comp: np.ndarray, n_rows: np.ndarray, n_cols: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_fold` for many independent components at once, each on its own scale (vectorised;
+    one by one for a component whose credit alone would not fit). Returns the weights and, per
+    edge, whether its component lost tie-break levels."""
+    full = np.concatenate([levels, np.ones((len(credit), 1), dtype=np.int64)], axis=1)  # the pair count last
     keys = _useful_levels(credit, full)
     base = (np.minimum(n_rows, n_cols) + 1).astype(np.float64)
-    q = _common_denominator(credit) or GRID
+    q = _denominators_per_group(credit, comp, len(n_rows))
     top = np.zeros(len(n_rows))
     np.maximum.at(top, comp, credit)
     # per component, as many levels as keep 2 (n_rows + n_cols) (largest weight + 1) < 2^52
     room = 51.5 - 1 - np.log2(n_rows + n_cols) - np.log2(np.ceil(q * np.maximum(top, 1)) + 1)
     n_levels = np.minimum(np.floor(room / np.log2(base)), keys.shape[1]).astype(np.int64)
     ok = (n_levels >= 0)[comp]
-    weight = np.zeros(len(ia))
+    weight = np.zeros(len(credit))
     if ok.any():
         b, depth = base[comp[ok]], n_levels[comp[ok]]
         lower = np.zeros(int(ok.sum()))
         for level in range(keys.shape[1]):
             used = level < depth
             lower = np.where(used, lower * b + keys[ok, level], lower)
-        weight[ok] = np.maximum(np.round(credit[ok] * q), 1) * b**depth + lower
+        weight[ok] = np.maximum(np.round(credit[ok] * q[comp[ok]]), 1) * b**depth + lower
     for k in np.unique(comp[~ok]).tolist():
         at = np.flatnonzero(comp == k)
         weight[at] = _fold(credit[at], full[at], int(n_rows[k]), int(n_cols[k]))
-    rows, r = np.unique(ia, return_inverse=True)
-    cols, c = np.unique(ib, return_inverse=True)
-    return max_weight_matching(r.reshape(-1), c.reshape(-1), weight, len(rows), len(cols), group=comp)
-
-
-def _sparse_matching(
-    r: np.ndarray, c: np.ndarray, w: np.ndarray, keys: list[tuple[int, ...]], n_rows: int, n_cols: int,
-) -> list[int]:
-    """Lexicographic optimum of a large component by sparse assignment (:mod:`.matching`).
-
-    The objective (credit, then the key sums level by level) is folded into one whole-number
-    weight per edge by :func:`_fold`, and the maximum-weight matching under it is exact.
-    """
-    from .matching import max_weight_matching
-
-    weight = _fold(w, np.array(keys, dtype=np.int64).reshape(len(w), -1), n_rows, n_cols)
-    return max_weight_matching(r, c, weight, n_rows, n_cols).tolist()
+    return weight, (n_levels < keys.shape[1])[comp]
 
 
 def _fold(credit: np.ndarray, keys: np.ndarray, n_rows: int, n_cols: int) -> np.ndarray:
@@ -601,6 +611,32 @@ def _useful_levels(credit: np.ndarray, keys: np.ndarray) -> np.ndarray:
             continue  # a constant level counts pairs, and so does a constant credit
         kept.append(column)
     return np.stack(kept, axis=1) if kept else np.zeros((len(credit), 0), dtype=np.int64)
+
+
+def _denominators_per_group(credit: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarray:
+    """Per group, the credit scale of :func:`_fold`: the least common multiple of its credits'
+    denominators (exact fractions up to ``MAX_DENOMINATOR``) when it is at most 2^40, else ``GRID``."""
+    from fractions import Fraction
+
+    values, where = np.unique(credit, return_inverse=True)
+    dens = []
+    for value in values.tolist():
+        fraction = Fraction(value).limit_denominator(MAX_DENOMINATOR)
+        dens.append(fraction.denominator if float(fraction) == value else 0)
+    den = np.array(dens, dtype=np.int64)[where.reshape(-1)]
+    # distinct (group, denominator) pairs; the product of a group's bounds its lcm
+    pairs = np.unique(group * (MAX_DENOMINATOR + 1) + den)
+    g, d = pairs // (MAX_DENOMINATOR + 1), pairs % (MAX_DENOMINATOR + 1)
+    inexact = np.zeros(n_groups, dtype=bool)
+    inexact[g[d == 0]] = True
+    size = np.bincount(g, weights=np.log2(np.maximum(d, 1)), minlength=n_groups)
+    q = np.full(n_groups, float(GRID))
+    small = ~inexact & (size <= 40)
+    if small.any():
+        starts = np.flatnonzero(np.concatenate([[True], g[1:] != g[:-1]]))
+        per_group = np.lcm.reduceat(np.maximum(d, 1), starts)
+        q[g[starts][small[g[starts]]]] = per_group[small[g[starts]]].astype(np.float64)
+    return q
 
 
 def _common_denominator(credit: np.ndarray) -> int | None:

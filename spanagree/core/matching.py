@@ -67,7 +67,7 @@ def max_weight_matching(
 
 
 #: Candidate pairs per LAPJVsp call when many components are solved (see the module docstring).
-BATCH_EDGES = 8000
+BATCH_EDGES = 3000
 
 
 def _solve(rows: np.ndarray, cols: np.ndarray, weight: np.ndarray, group: np.ndarray) -> np.ndarray:
