@@ -35,11 +35,14 @@ seen by one rater pair), so a whole corpus is aligned in a handful of NumPy pass
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from fractions import Fraction
+from math import lcm
 from typing import Sequence
 
 import numpy as np
 
 from .arrays import expand
+from .matching import fits, max_weight_matching
 from ..errors import UsageError
 from . import validate
 
@@ -511,8 +514,6 @@ def _sparse_batch(
     ``rest`` edges, by sparse assignment. A component whose tie-break levels would not all fit the
     folded weights and whose smaller side has at most ``DP_FALLBACK_SIDE`` spans is solved by
     dynamic programming instead (``large`` is cleared there, for the caller)."""
-    from .matching import max_weight_matching
-
     at = np.flatnonzero(large)
     weight, short = _fold_batch(credit[rest[at]], levels[rest[at]], comp[at], n_rows, n_cols)
     back = short & (small_side[at] <= DP_FALLBACK_SIDE)
@@ -574,8 +575,6 @@ def _fold(credit: np.ndarray, keys: np.ndarray, n_rows: int, n_cols: int) -> np.
     would not, the last levels are dropped (they only order matchings of equal credit) and, as a
     last resort, the credit grid is made coarser; docs/alignment.md says when that can happen.
     """
-    from .matching import fits
-
     keys = _useful_levels(credit, keys)
     base = min(n_rows, n_cols) + 1
     q_exact = _common_denominator(credit)
@@ -616,8 +615,6 @@ def _useful_levels(credit: np.ndarray, keys: np.ndarray) -> np.ndarray:
 def _denominators_per_group(credit: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarray:
     """Per group, the credit scale of :func:`_fold`: the least common multiple of its credits'
     denominators (exact fractions up to ``MAX_DENOMINATOR``) when it is at most 2^40, else ``GRID``."""
-    from fractions import Fraction
-
     values, where = np.unique(credit, return_inverse=True)
     dens = []
     for value in values.tolist():
@@ -642,9 +639,6 @@ def _denominators_per_group(credit: np.ndarray, group: np.ndarray, n_groups: int
 def _common_denominator(credit: np.ndarray) -> int | None:
     """The least common multiple of the credits' denominators, if each credit is an exact fraction
     with a denominator up to ``MAX_DENOMINATOR`` (None otherwise, or when it exceeds 2^40)."""
-    from fractions import Fraction
-    from math import lcm
-
     q = 1
     for value in np.unique(credit).tolist():
         fraction = Fraction(value).limit_denominator(MAX_DENOMINATOR)
