@@ -194,3 +194,27 @@ def test_match_on_credits_that_are_not_small_fractions(edges, exact):
     assert found[0][0] == pytest.approx(found[10][0], abs=1e-9)
     if exact:
         assert found[0][1:] == found[10][1:]
+
+
+@pytest.mark.parametrize("rule", [AlignmentRule("proportional", "ignore"), AlignmentRule("proportional", "strict", proportional="dice"),
+                                  AlignmentRule("partial", "ignore", partial_credit=0.7), AlignmentRule("overlap", "ignore")],
+                         ids=lambda r: f"{r.rule}-{r.labels}-{r.proportional}")
+def test_one_large_component_total_equals_an_independent_assignment_solver(rule):
+    # 1,000 spans a side, 10 to 40 long, one starting every 3 units: large components. The largest
+    # total credit must equal SciPy's dense linear_sum_assignment (the dense Hungarian algorithm
+    # this replaced rounded credits coarsely in components this large and fails here)
+    from scipy.optimize import linear_sum_assignment
+
+    rng = np.random.default_rng(7)
+    a_spans = [(3 * i, 3 * i + int(rng.integers(10, 40)), "XY"[i % 2]) for i in range(1000)]
+    b_spans = sorted({(s + int(rng.integers(0, 9)), e + int(rng.integers(0, 9)), lab) if rng.random() < 0.8 else (s, e, lab)
+                      for s, e, lab in a_spans})
+    labels = ["X", "Y"]
+    a, _ = columns([a_spans], labels)
+    b, _ = columns([b_spans], labels)
+    found = align(a, b, rule)
+    ia, ib = align_module.candidate_pairs(a, b, by_label=rule.by_label)
+    dense = np.zeros((len(a), len(b)))
+    dense[ia, ib] = rule.credit(a.start[ia], a.end[ia], b.start[ib], b.end[ib])
+    r, c = linear_sum_assignment(dense, maximize=True)
+    assert found.total == pytest.approx(dense[r, c].sum(), abs=1e-9)
