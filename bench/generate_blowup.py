@@ -2,8 +2,9 @@
 
     python bench/generate_blowup.py labels -o bench/data/labels_100k.jsonl
     python bench/generate_blowup.py raters -o bench/data/raters_1000.jsonl
-    python bench/generate_blowup.py dense -o bench/data/dense_100k.jsonl
-    python bench/generate_blowup.py nested -o bench/data/nested_4k.jsonl
+    python bench/generate_blowup.py dense -o bench/data/dense.jsonl
+    python bench/generate_blowup.py dense --independent -o bench/data/dense_independent.jsonl
+    python bench/generate_blowup.py nested -o bench/data/nested.jsonl
 
 ``labels``: 10,000 documents × 2 raters, 10 spans each, 100,000 distinct labels (span ``i`` of
 document ``d`` has label ``L<10 d + i>``; the second rater shifts or relabels about a fifth).
