@@ -504,6 +504,8 @@ def _better(x: tuple[float, tuple[int, ...], tuple[int, ...]], y: tuple[float, t
 GRID = 2**36
 #: Largest denominator looked for when writing a credit as an exact fraction (spans up to 2^20 long).
 MAX_DENOMINATOR = 2**20
+#: With more distinct credits than this in the large components, credits go on the grid directly.
+MAX_DISTINCT_CREDITS = 50_000
 
 
 def _sparse_batch(
@@ -614,8 +616,11 @@ def _useful_levels(credit: np.ndarray, keys: np.ndarray) -> np.ndarray:
 
 def _denominators_per_group(credit: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarray:
     """Per group, the credit scale of :func:`_fold`: the least common multiple of its credits'
-    denominators (exact fractions up to ``MAX_DENOMINATOR``) when it is at most 2^40, else ``GRID``."""
+    denominators (exact fractions up to ``MAX_DENOMINATOR``) when it is at most 2^40, else ``GRID``
+    (``GRID`` for all when there are more than ``MAX_DISTINCT_CREDITS`` distinct credits)."""
     values, where = np.unique(credit, return_inverse=True)
+    if len(values) > MAX_DISTINCT_CREDITS:  # writing each as a fraction would cost more than it saves
+        return np.full(n_groups, float(GRID))
     dens = []
     for value in values.tolist():
         fraction = Fraction(value).limit_denominator(MAX_DENOMINATOR)
