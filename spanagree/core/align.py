@@ -11,14 +11,21 @@ seen by one rater pair), so a whole corpus is aligned in a handful of NumPy pass
    the same pairs; it is kept as an independent path and for comparison (``bench/``).
 2. **Credit** per pair from the rule (exact, overlap, partial, proportional).
 3. **Matching.** Pairs whose two spans have no other candidate are matched directly. The rest form
-   small connected components, each solved exactly by dynamic programming over the smaller side,
-   or by the Hungarian algorithm when both sides are large, for the lexicographic best of
+   connected components, each solved exactly for the lexicographic best (below): a *star* (one
+   span on one side) by taking its best pair; a component whose smaller side has at most
+   ``DP_MAX_SIDE`` spans by dynamic programming over that side; every larger one by a sparse
+   assignment (LAPJVsp, :mod:`spanagree.core.matching`) on one whole-number weight per pair that
+   folds the levels below into it (:func:`_fold`), many components per call. Its cost grows with
+   the candidate pairs and the augmenting paths, not with the cube of the component size as the
+   dense Hungarian algorithm's did, so dense overlap (thousands of spans in one component) stays
+   fast. The lexicographic best of
 
    1. the largest total credit (credits within ``CREDIT_TOLERANCE`` are equal);
    2. then the most *identical* pairs (same start, end and label);
    3. then the most pairs with the same label (this only matters with ``labels="ignore"``);
    4. then the most pairs;
-   5. then the earliest spans (the first optimum found, spans in canonical order).
+   5. then the earliest spans (the first optimum found, spans in canonical order), in stars and
+      components solved by dynamic programming; in larger ones the assignment algorithm's choice.
 
    Levels 2 and 3 make the matching the best explanation of the two raters' spans: a span marked
    identically by both is never paired off elsewhere when an equally good matching keeps the
@@ -28,11 +35,14 @@ seen by one rater pair), so a whole corpus is aligned in a handful of NumPy pass
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from fractions import Fraction
+from math import lcm
 from typing import Sequence
 
 import numpy as np
 
 from .arrays import expand
+from .matching import fits, max_weight_matching
 from ..errors import UsageError
 from . import options, validate
 
@@ -43,8 +53,9 @@ SEARCHES = options.BY_NAME["search"].choices
 
 #: Credits closer than this are treated as equal when breaking ties.
 CREDIT_TOLERANCE = 1e-12
-#: Components whose smaller side has at most this many spans are solved by dynamic programming.
-DP_MAX_SIDE = 8
+#: Components whose smaller side has at most this many spans are solved by dynamic programming
+#: (in Python: cheaper than a sparse assignment call only for the smallest components).
+DP_MAX_SIDE = 2
 
 
 @dataclass(frozen=True)
@@ -231,12 +242,27 @@ def match(
         comp = _components(ia[rest], ib[rest], n_a)
         order = np.argsort(comp, kind="stable")
         rest, comp = rest[order], comp[order]
+        _, comp = np.unique(comp, return_inverse=True)
+        comp = comp.reshape(-1)
+        n_comp = int(comp[-1]) + 1
+        n_rows = _distinct_per_group(comp, ia[rest], n_comp)
+        n_cols = _distinct_per_group(comp, ib[rest], n_comp)
+        small_side = np.minimum(n_rows, n_cols)[comp]
+        star = (small_side == 1) & (DP_MAX_SIDE >= 1)
+        keep.append(rest[star][_best_per_star(comp[star], ia[rest][star], ib[rest][star], credit[rest][star], levels[rest][star])])
+        large = (small_side > DP_MAX_SIDE) & ~star
+        if large.any():
+            keep.append(_sparse_batch(rest, large, ia, ib, credit, levels, comp, n_rows, n_cols, small_side))
+        middle = ~star & ~large
+        rest, comp = rest[middle], comp[middle]
         bounds = [0, *(np.flatnonzero(np.diff(comp)) + 1).tolist(), len(rest)]
         unit_credit = bool(np.all(credit[rest] == 1.0))
         rows, cols, weights = ia[rest].tolist(), ib[rest].tolist(), credit[rest].tolist()
         keys = [tuple(k) for k in levels[rest].tolist()]
         chosen = []
         for lo, hi in zip(bounds[:-1], bounds[1:]):
+            if lo == hi:
+                continue
             picked = _solve_component(rows[lo:hi], cols[lo:hi], weights[lo:hi], keys[lo:hi], unit_credit)
             chosen.extend(lo + k for k in picked)
         keep.append(rest[np.array(chosen, dtype=np.int64)])
@@ -341,15 +367,37 @@ def _components(ia: np.ndarray, ib: np.ndarray, n_a: int) -> np.ndarray:
         label = new
 
 
+def _distinct_per_group(group: np.ndarray, node: np.ndarray, n_groups: int) -> np.ndarray:
+    """How many distinct nodes each group's edges touch."""
+    pairs = np.unique(group * (int(node.max()) + 1) + node) if len(node) else np.zeros(0, np.int64)
+    return np.bincount(pairs // (int(node.max()) + 1) if len(node) else pairs, minlength=n_groups)
+
+
+def _best_per_star(comp: np.ndarray, ia: np.ndarray, ib: np.ndarray, credit: np.ndarray, levels: np.ndarray) -> np.ndarray:
+    """Positions of the chosen edge of each *star* (a component one of whose sides is one span):
+    the largest credit (within ``CREDIT_TOLERANCE``), then the larger levels, then the earliest
+    span of the larger side, which is what :func:`_solve_component` would choose."""
+    if not len(comp):
+        return np.zeros(0, np.int64)
+    centre_is_b = _distinct_per_group(comp, ib, int(comp.max()) + 1) == 1
+    leaf = np.where(centre_is_b[comp], ia, ib)
+    level = np.round(credit / CREDIT_TOLERANCE)
+    order = np.lexsort((leaf, *(-levels[:, ::-1].T), -level, comp))
+    first = np.ones(len(order), dtype=bool)
+    first[1:] = comp[order][1:] != comp[order][:-1]
+    return order[first]
+
+
 def _solve_component(
     ia: list[int], ib: list[int], credit: list[float], keys: list[tuple[int, ...]], unit_credit: bool
 ) -> list[int]:
     """Positions (into the given edges) of an optimal matching of one component.
 
     Maximises total credit; ties go to the larger sums of ``keys`` (level by level), then to more
-    matched pairs, then to matching earlier spans first. When every credit is 1 and every key the
-    same this is a maximum-cardinality matching (augmenting paths); otherwise dynamic programming
-    over the smaller side, or the Hungarian algorithm when both are large.
+    matched pairs, then to matching earlier spans first. For components whose smaller side has
+    at most ``DP_MAX_SIDE`` spans (larger ones go to :func:`_sparse_batch`): when every credit is
+    1 and every key the same, a maximum-cardinality matching (augmenting paths), else dynamic
+    programming over the smaller side.
     """
     rows = {a: k for k, a in enumerate(sorted(set(ia)))}
     cols = {b: k for k, b in enumerate(sorted(set(ib)))}
@@ -357,18 +405,14 @@ def _solve_component(
     c = [cols[b] for b in ib]
     if len(cols) > len(rows):
         rows, cols, r, c = cols, rows, c, r
-    uniform = len(set(keys)) == 1
-    if unit_credit and uniform:
+    if unit_credit and len(set(keys)) == 1:
         return _augmenting_matching(r, c, len(rows))
-    # the pair count is the last tie-break level
     keys = [(*k, 1) for k in keys]
-    if len(cols) <= DP_MAX_SIDE:
-        if unit_credit:  # credit 1 and every level a whole number: one exact score per edge
-            base = len(cols) + 1
-            score = [sum(k * base ** (len(key) - l) for l, k in enumerate(key)) + base ** (len(key) + 1) for key in keys]
-            return _dp_matching(r, c, [float(x) for x in score], [()] * len(keys), len(rows))
-        return _dp_matching(r, c, credit, keys, len(rows))
-    return _hungarian_matching(np.array(r), np.array(c), np.array(credit), keys, len(rows), len(cols), unit_credit)
+    if unit_credit:  # credit 1 and every level a whole number: one exact score per edge
+        base = len(cols) + 1
+        score = [sum(k * base ** (len(key) - l) for l, k in enumerate(key)) + base ** (len(key) + 1) for key in keys]
+        return _dp_matching(r, c, [float(x) for x in score], [()] * len(keys), len(rows))
+    return _dp_matching(r, c, credit, keys, len(rows))
 
 
 def _augmenting_matching(r: list[int], c: list[int], n_rows: int) -> list[int]:
@@ -451,76 +495,159 @@ def _better(x: tuple[float, tuple[int, ...], tuple[int, ...]], y: tuple[float, t
     return x[1] > y[1]
 
 
-def _hungarian_matching(
-    r: np.ndarray, c: np.ndarray, w: np.ndarray, keys: list[tuple[int, ...]], n_rows: int, n_cols: int,
-    unit_credit: bool,
-) -> list[int]:
-    """Maximum-credit assignment by the Hungarian algorithm (Kuhn 1955; Munkres 1957).
+#: Credit grid when credits are not whole multiples of a small fraction: 2^-36 (about 1.5e-11).
+GRID = 2**36
+#: Largest denominator looked for when writing a credit as an exact fraction (spans up to 2^20 long).
+MAX_DENOMINATOR = 2**20
+#: With more distinct credits than this in the large components, credits go on the grid directly.
+MAX_DISTINCT_CREDITS = 50_000
 
-    Rows >= columns. The lexicographic objective (credit, then the key sums level by level) is
-    folded into one whole-number profit per edge: with ``base = n + 1`` (n = the smaller side, so
-    no key sum reaches ``base``), ``profit = credit·Q·base^k + Σ_l key_l·base^(k-1-l)``. Credits
-    are rounded to multiples of ``1/Q`` (Q = 1 for whole credits; otherwise as large as keeps every
-    sum exact in 64-bit floats, at least 2^20 for components of up to a few hundred spans), so
-    totals closer than ``1/Q`` count as equal there. Non-edges cost nothing, which is the same as
-    leaving both ends unmatched.
+
+def _sparse_batch(
+    rest: np.ndarray, large: np.ndarray, ia: np.ndarray, ib: np.ndarray, credit: np.ndarray, levels: np.ndarray,
+    comp: np.ndarray, n_rows: np.ndarray, n_cols: np.ndarray, small_side: np.ndarray,
+) -> np.ndarray:
+    """Edges (indices into all edges) of the optimal matching of the ``large`` components of the
+    ``rest`` edges, by sparse assignment. A component whose tie-break levels would not all fit the
+    folded weights and whose smaller side has at most ``DP_FALLBACK_SIDE`` spans is solved by
+    dynamic programming instead (``large`` is cleared there, for the caller)."""
+    at = np.flatnonzero(large)
+    weight, short = _fold_batch(credit[rest[at]], levels[rest[at]], comp[at], n_rows, n_cols)
+    back = short & (small_side[at] <= DP_FALLBACK_SIDE)
+    large[at[back]] = False
+    at, weight = at[~back], weight[~back]
+    if not len(at):
+        return np.zeros(0, np.int64)
+    edges = rest[at]
+    _, r = np.unique(ia[edges], return_inverse=True)
+    _, c = np.unique(ib[edges], return_inverse=True)
+    r, c = r.reshape(-1), c.reshape(-1)
+    return edges[max_weight_matching(r, c, weight, int(r.max()) + 1, int(c.max()) + 1, group=comp[at])]
+
+
+#: Components up to this many spans on the smaller side whose tie-break levels would not all fit
+#: the sparse assignment's weights (non-whole credits only) are solved by dynamic programming.
+DP_FALLBACK_SIDE = 8
+
+
+def _fold_batch(
+    credit: np.ndarray, levels: np.ndarray, comp: np.ndarray, n_rows: np.ndarray, n_cols: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_fold` for many independent components at once, each on its own scale (vectorised;
+    one by one for a component whose credit alone would not fit). Returns the weights and, per
+    edge, whether its component lost tie-break levels."""
+    full = np.concatenate([levels, np.ones((len(credit), 1), dtype=np.int64)], axis=1)  # the pair count last
+    keys = _useful_levels(credit, full)
+    base = (np.minimum(n_rows, n_cols) + 1).astype(np.float64)
+    q = _denominators_per_group(credit, comp, len(n_rows))
+    top = np.zeros(len(n_rows))
+    np.maximum.at(top, comp, credit)
+    # per component, as many levels as keep 2 (n_rows + n_cols) (largest weight + 1) < 2^52
+    room = 51.5 - 1 - np.log2(n_rows + n_cols) - np.log2(np.ceil(q * np.maximum(top, 1)) + 1)
+    n_levels = np.minimum(np.floor(room / np.log2(base)), keys.shape[1]).astype(np.int64)
+    ok = (n_levels >= 0)[comp]
+    weight = np.zeros(len(credit))
+    if ok.any():
+        b, depth = base[comp[ok]], n_levels[comp[ok]]
+        lower = np.zeros(int(ok.sum()))
+        for level in range(keys.shape[1]):
+            used = level < depth
+            lower = np.where(used, lower * b + keys[ok, level], lower)
+        weight[ok] = np.maximum(np.round(credit[ok] * q[comp[ok]]), 1) * b**depth + lower
+    for k in np.unique(comp[~ok]).tolist():
+        at = np.flatnonzero(comp == k)
+        weight[at] = _fold(credit[at], full[at], int(n_rows[k]), int(n_cols[k]))
+    return weight, (n_levels < keys.shape[1])[comp]
+
+
+def _fold(credit: np.ndarray, keys: np.ndarray, n_rows: int, n_cols: int) -> np.ndarray:
+    """One whole-number weight per edge whose sums order matchings as (credit, key sums) do.
+
+    With ``base = min(n_rows, n_cols) + 1`` (no key sum of a matching reaches it), ``weight =
+    credit·Q·base^k + Σ_l key_l·base^(k-1-l)``. ``Q`` makes every credit whole: the least common
+    multiple of the credits' denominators when each is an exact fraction with a denominator up to
+    2^20 (the partial rule's ``{1, p}``; Jaccard's shared ÷ union), else the grid ``2^36``. Levels
+    that add nothing are dropped first (constant columns, repeats, the pair count when every
+    credit is the same). Sums must stay exact in 64-bit floats (:func:`.matching.fits`); if they
+    would not, the last levels are dropped (they only order matchings of equal credit) and, as a
+    last resort, the credit grid is made coarser; docs/alignment.md says when that can happen.
     """
+    keys = _useful_levels(credit, keys)
     base = min(n_rows, n_cols) + 1
-    n_keys = len(keys[0])
-    scale = base ** n_keys
-    room = 2.0 ** 50 / (scale * base)
-    q = 1.0 if unit_credit else float(2 ** max(0, min(30, int(np.log2(max(room, 1.0))))))
-    extra = np.array([sum(k * base ** (n_keys - 1 - l) for l, k in enumerate(key)) for key in keys], dtype=np.float64)
-    profit = np.zeros((n_cols, n_rows))  # the algorithm below wants rows <= columns
-    edge_at = -np.ones((n_cols, n_rows), dtype=np.int64)
-    profit[c, r] = np.round(w * q) * scale + extra
-    edge_at[c, r] = np.arange(len(w))
-    assignment = _hungarian(-profit)
-    return [int(edge_at[i, j]) for i, j in enumerate(assignment) if edge_at[i, j] >= 0]
+    q_exact = _common_denominator(credit)
+    top = max(float(credit.max()), 1.0)
+    for n_levels in range(keys.shape[1], -1, -1):
+        scale = base ** n_levels
+        for q in ([q_exact] if q_exact else []) + [GRID]:
+            if fits(n_rows, n_cols, int(np.ceil(q * top)) * scale + scale):
+                return _weights(credit, keys[:, :n_levels], q, base)
+    q = 1
+    while fits(n_rows, n_cols, int(np.ceil(4 * q * top))):
+        q *= 2
+    return _weights(credit, keys[:, :0], q, base)
 
 
-def _hungarian(cost: np.ndarray) -> list[int]:
-    """Minimum-cost assignment of every row to a distinct column (n rows <= m columns).
+def _weights(credit: np.ndarray, keys: np.ndarray, q: int, base: int) -> np.ndarray:
+    n_levels = keys.shape[1]
+    whole = np.maximum(np.round(credit * q), 1)  # a candidate pair is worth something
+    lower = np.zeros(len(credit))
+    for level in range(n_levels):
+        lower = lower * base + keys[:, level]
+    return whole * float(base ** n_levels) + lower
 
-    The shortest-augmenting-path form with potentials, O(n² m).
-    """
-    n, m = cost.shape
-    inf = float("inf")
-    u = np.zeros(n + 1)
-    v = np.zeros(m + 1)
-    p = np.zeros(m + 1, dtype=np.int64)  # p[j]: row (1-based) assigned to column j
-    way = np.zeros(m + 1, dtype=np.int64)
-    for i in range(1, n + 1):
-        p[0] = i
-        j0 = 0
-        minv = np.full(m + 1, inf)
-        used = np.zeros(m + 1, dtype=bool)
-        while True:
-            used[j0] = True
-            i0 = p[j0]
-            reduced = cost[i0 - 1] - u[i0] - v[1:]
-            free = ~used[1:]
-            better = free & (reduced < minv[1:])
-            minv[1:][better] = reduced[better]
-            way[1:][better] = j0
-            candidates = np.where(free, minv[1:], inf)
-            j1 = int(np.argmin(candidates)) + 1
-            delta = candidates[j1 - 1]
-            u[p[used]] += delta
-            v[used] -= delta
-            minv[1:][free] -= delta
-            j0 = j1
-            if p[j0] == 0:
-                break
-        while j0:
-            j1 = way[j0]
-            p[j0] = p[j1]
-            j0 = j1
-    assignment = [0] * n
-    for j in range(1, m + 1):
-        if p[j]:
-            assignment[p[j] - 1] = j - 1
-    return assignment
+
+def _useful_levels(credit: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """The key columns that can change the order of matchings, in order."""
+    kept: list[np.ndarray] = []
+    for level in range(keys.shape[1]):
+        column = keys[:, level]
+        if not column.any() or any(np.array_equal(column, k) for k in kept):
+            continue
+        if column.min() == column.max() and np.all(credit == credit[0]):
+            continue  # a constant level counts pairs, and so does a constant credit
+        kept.append(column)
+    return np.stack(kept, axis=1) if kept else np.zeros((len(credit), 0), dtype=np.int64)
+
+
+def _denominators_per_group(credit: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarray:
+    """Per group, the credit scale of :func:`_fold`: the least common multiple of its credits'
+    denominators (exact fractions up to ``MAX_DENOMINATOR``) when it is at most 2^40, else ``GRID``
+    (``GRID`` for all when there are more than ``MAX_DISTINCT_CREDITS`` distinct credits)."""
+    values, where = np.unique(credit, return_inverse=True)
+    if len(values) > MAX_DISTINCT_CREDITS:  # writing each as a fraction would cost more than it saves
+        return np.full(n_groups, float(GRID))
+    dens = []
+    for value in values.tolist():
+        fraction = Fraction(value).limit_denominator(MAX_DENOMINATOR)
+        dens.append(fraction.denominator if float(fraction) == value else 0)
+    den = np.array(dens, dtype=np.int64)[where.reshape(-1)]
+    # distinct (group, denominator) pairs; the product of a group's bounds its lcm
+    pairs = np.unique(group * (MAX_DENOMINATOR + 1) + den)
+    g, d = pairs // (MAX_DENOMINATOR + 1), pairs % (MAX_DENOMINATOR + 1)
+    inexact = np.zeros(n_groups, dtype=bool)
+    inexact[g[d == 0]] = True
+    size = np.bincount(g, weights=np.log2(np.maximum(d, 1)), minlength=n_groups)
+    q = np.full(n_groups, float(GRID))
+    small = ~inexact & (size <= 40)
+    if small.any():
+        starts = np.flatnonzero(np.concatenate([[True], g[1:] != g[:-1]]))
+        per_group = np.lcm.reduceat(np.maximum(d, 1), starts)
+        q[g[starts][small[g[starts]]]] = per_group[small[g[starts]]].astype(np.float64)
+    return q
+
+
+def _common_denominator(credit: np.ndarray) -> int | None:
+    """The least common multiple of the credits' denominators, if each credit is an exact fraction
+    with a denominator up to ``MAX_DENOMINATOR`` (None otherwise, or when it exceeds 2^40)."""
+    q = 1
+    for value in np.unique(credit).tolist():
+        fraction = Fraction(value).limit_denominator(MAX_DENOMINATOR)
+        if float(fraction) != value:
+            return None
+        q = lcm(q, fraction.denominator)
+        if q > 2**40:
+            return None
+    return q
 
 
 def _choice(name: str, value: object, allowed: Sequence[str]) -> None:
