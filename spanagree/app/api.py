@@ -12,6 +12,7 @@ from typing import Any, Sequence, overload
 from ..core import validate
 from ..core.align import AlignmentRule
 from ..core.model import Corpus
+from ..engine.mode import asked_for_engine, choose_mode
 from ..errors import UsageError
 from ..io import read
 from ..measures.alt_test import MIN_DOCUMENTS, AltTestResult, _check_parameters, from_report
@@ -38,10 +39,10 @@ def score(
     search: str = "sweep",
     format: str = "auto",
     read_options: dict[str, Any] | None = None,
-    jobs: int = 1,
+    jobs: int | None = None,
     engine: str = "local",
     client: Any = None,
-    stream: bool = False,
+    stream: bool | None = None,
     progress: Any = None,
     per_rater: bool = False,
     unitizing: bool | dict[str, Any] = False,
@@ -78,6 +79,8 @@ def score(
         ``corpus`` then holds ids and counts but no spans or texts (so the per-rater view's
         span-level parts are then None, with the reason). With ``candidates``, or a
         format other than spanagree or Prodigy JSONL, the input is read serially (and said so).
+        Left unset (None), large input grouped by document is counted on every core, and said so
+        (:mod:`spanagree.engine.mode`); ``stream=False`` keeps the in-memory path.
     unitizing : also compute Krippendorff's α_U and Mathet et al.'s γ on the spans themselves
         (no candidates needed) under ``"unitizing"``; a dict sets γ's options (``samples``,
         ``alpha``, ``beta``, ``categorical``), and ``seed`` seeds γ's random continua (see
@@ -89,7 +92,7 @@ def score(
     validate.positive("beta", beta)
     validate.replicates(bootstrap)
     validate.seed(seed)
-    engine_asked = jobs != 1 or engine != "local" or stream or client is not None
+    engine_asked = asked_for_engine(jobs, stream, engine, client)
     if unitizing and engine_asked:
         raise UsageError(
             "unitizing agreement needs every span in memory, which --jobs, --stream and --engine do not "
@@ -97,10 +100,14 @@ def score(
         )
     counts = None
     if not isinstance(corpus, Corpus):
-        if engine_asked:
+        mode = choose_mode(
+            corpus, format, read_options, jobs=jobs, stream=stream, engine=engine, client=client,
+            needs_spans=bool(unitizing or per_rater or candidates is not None),
+        )
+        if mode.engine:
             counted = _count_with_engine(
                 corpus, rule, labels, unit, min_overlap, partial_credit, proportional, candidates, search,
-                format, read_options, jobs, engine, client, progress,
+                format, read_options, mode.jobs, engine, client, progress, mode.note,
             )
             if counted is not None:
                 corpus, counts = counted
@@ -164,12 +171,12 @@ def alt_test(
 
 def _count_with_engine(
     paths, rule, labels, unit, min_overlap, partial_credit, proportional, candidates, search,
-    format, read_options, jobs, engine, client, progress,
+    format, read_options, jobs, engine, client, progress, note=None,
 ):
     """The :class:`~spanagree.engine.Counted` of :func:`spanagree.engine.count_paths`, or None when the serial
     path must read the input (candidates need every span and text)."""
     # the engines load multiprocessing and concurrent.futures: imported only when one is asked for
-    from ..engine import EngineFallbackWarning, count_paths
+    from ..engine import AutoEngineWarning, EngineFallbackWarning, count_paths
 
     if candidates is not None:
         warnings.warn(
@@ -182,7 +189,12 @@ def _count_with_engine(
         rule = AlignmentRule(
             rule=rule, labels=labels, min_overlap=min_overlap, partial_credit=partial_credit, proportional=proportional
         )
-    return count_paths(
+    if note is not None:
+        warnings.warn(note, AutoEngineWarning, stacklevel=3)
+    counted = count_paths(
         paths, rule, unit=unit, search=search, jobs=jobs, engine=engine, client=client, format=format,
         read_options=read_options, progress=progress,
     )
+    if note is not None and counted.corpus.has_spans is False:
+        counted.corpus.engine["chosen"] = note
+    return counted

@@ -130,8 +130,8 @@ def score_command(
     ci: float = typer.Option(0.95, "--ci", help="Intervals: level (config: intervals.ci)"),
     seed: int = typer.Option(0, "--seed", help="Intervals and γ's random continua: random seed (config: intervals.seed)"),
     unitizing: bool = typer.Option(False, "--unitizing", help="Also Krippendorff's α_U and Mathet et al.'s γ on the spans themselves, no candidates needed (docs/unitizing.md) (config: unitizing.on)"),
-    jobs: int = typer.Option(1, "--jobs", "-j", help="Read, align and count in N worker processes; 0: every core (config: engine.jobs)"),
-    stream: bool = typer.Option(False, "--stream", help="One chunk at a time: memory bounded by the chunk, not the corpus (config: engine.stream)"),
+    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", help="Read, align and count in N worker processes; 0: every core; default: every core for large input grouped by document (config: engine.jobs)"),
+    stream: Optional[bool] = typer.Option(None, "--stream/--no-stream", help="One chunk at a time: memory bounded by the chunk, not the corpus; --no-stream: in memory; default: chosen by size (config: engine.stream)"),
     engine: str = typer.Option("local", "--engine", help="local or dask (config: engine.engine)"),
     scheduler: Optional[str] = typer.Option(None, "--scheduler", help="Dask scheduler address; default a local cluster of --jobs workers (config: engine.scheduler)"),
     output: Output = typer.Option(Output.table, "--output", help="table, json or markdown (config: report.output)"),
@@ -562,6 +562,24 @@ def _interrupt(signum, frame) -> None:
     raise Interrupted(signum)
 
 
+def _notes_on_stderr() -> None:
+    """How the input was read (an engine chosen for large input, a serial fallback, a second
+    read of documents not grouped) as one ``spanagree: note:`` line on stderr, not a Python warning."""
+    import warnings
+
+    from ..engine import mode
+
+    shown = warnings.showwarning
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        if issubclass(category, mode.AutoEngineWarning) or category.__module__.startswith("spanagree.engine"):
+            sys.stderr.write(f"spanagree: note: {message}\n")
+        else:
+            shown(message, category, filename, lineno, file, line)
+
+    warnings.showwarning = show
+
+
 def main() -> None:
     """Console entry point. SIGINT exits 130 and SIGTERM 143 (128 + the signal), without a
     traceback, after the engines have stopped their workers and no output is half written."""
@@ -569,6 +587,7 @@ def main() -> None:
     import signal
 
     _MAIN_PID[:] = [os.getpid()]
+    _notes_on_stderr()
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, _interrupt)
     try:

@@ -40,8 +40,9 @@ The command-line options and the config keys are one vocabulary (``--partial-cre
     beta = 1.0                # γ: weight of the categorical dissimilarity
 
     [engine]
-    jobs = 1                  # worker processes (0: every core)
-    stream = false            # one chunk at a time: memory bounded by the chunk, not the corpus
+    jobs = null               # worker processes (0: every core); null: every core for large input
+    stream = null             # one chunk at a time: memory bounded by the chunk, not the corpus;
+                              # null: for large input grouped by document; false: in memory
     engine = "local"          # local | dask
     scheduler = null          # a Dask scheduler address; null: a local cluster of `jobs` workers
 
@@ -82,7 +83,7 @@ from typing import Any, Mapping, Sequence
 from ..errors import UsageError
 from ..core.validate import MAX_REPLICATES, MAX_SAMPLES, shown
 from . import api
-from ..io import read
+from ..engine.mode import asked_for_engine
 
 #: Reader options of the annotation tools' exports (docs/formats.md): passed when set, checked
 #: by the readers, whose messages name the key.
@@ -113,7 +114,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     "report": {"reference": None, "beta": 1.0, "output": "table", "per_rater": False},
     "candidates": {"source": None, "language": "en", "strict_candidates": False},
     "intervals": {"bootstrap": None, "ci": 0.95, "seed": 0},
-    "engine": {"jobs": 1, "stream": False, "engine": "local", "scheduler": None},
+    "engine": {"jobs": None, "stream": None, "engine": "local", "scheduler": None},
     "unitizing": {"on": False, "samples": 30, "alpha": 1.0, "beta": 1.0},
     "gate": {"on": "point", "min_documents": None, "min": {}},
 }
@@ -291,7 +292,7 @@ def score_options(settings: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
 def uses_engine(settings: Mapping[str, Mapping[str, Any]]) -> bool:
     """True when ``[engine]`` asks for workers, streaming or Dask instead of the in-memory path."""
     engine = settings["engine"]
-    return engine["jobs"] != 1 or engine["stream"] or engine["engine"] != "local"
+    return asked_for_engine(engine["jobs"], engine["stream"], engine["engine"])
 
 
 def score_with_settings(paths, settings: Mapping[str, Mapping[str, Any]], *, progress=None, needs_texts: bool = False):
@@ -307,14 +308,12 @@ def score_with_settings(paths, settings: Mapping[str, Mapping[str, Any]], *, pro
                 "this command shows document texts and spans, which --jobs, --stream and --engine do not "
                 "keep (they hold counts only); run it without them"
             )
-        engine = settings["engine"]
-        return api.score(
-            paths, format=settings["input"]["format"], read_options=read_options(settings), progress=progress,
-            jobs=engine["jobs"], stream=engine["stream"], engine=engine["engine"], client=engine["scheduler"],
-            **score_options(settings),
-        )
-    corpus = read(paths, format=settings["input"]["format"], progress=progress, **read_options(settings))
-    return api.score(corpus, **score_options(settings))
+    engine = settings["engine"]
+    return api.score(
+        paths, format=settings["input"]["format"], read_options=read_options(settings), progress=progress,
+        jobs=engine["jobs"], stream=False if needs_texts else engine["stream"], engine=engine["engine"],
+        client=engine["scheduler"], **score_options(settings),
+    )
 
 
 def score(paths, config: str | Path | None = None, **overrides):
@@ -440,10 +439,10 @@ def _validate(settings: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
     if type(iv["seed"]) is not int or not 0 <= iv["seed"] < 2**64:
         fail("intervals", "seed", "a whole number from 0 to 2**64 - 1")
     engine = settings["engine"]
-    if type(engine["jobs"]) is not int or engine["jobs"] < 0:
-        fail("engine", "jobs", "a whole number >= 0 (0: every core)")
-    if not isinstance(engine["stream"], bool):
-        fail("engine", "stream", "true or false")
+    if engine["jobs"] is not None and (type(engine["jobs"]) is not int or engine["jobs"] < 0):
+        fail("engine", "jobs", "null or a whole number >= 0 (0: every core)")
+    if engine["stream"] is not None and not isinstance(engine["stream"], bool):
+        fail("engine", "stream", "null, true or false")
     if engine["scheduler"] is not None and not (isinstance(engine["scheduler"], str) and engine["scheduler"]):
         fail("engine", "scheduler", "null or a Dask scheduler address")
     un = settings["unitizing"]

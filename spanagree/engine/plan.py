@@ -16,17 +16,17 @@ that no document was read by two tasks, and reads the documents that were again,
 """
 from __future__ import annotations
 
-import glob
 import inspect
 import io
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Hashable, Sequence
+from typing import Hashable
 
 from ..errors import InputError, Location, UsageError
-from ..io import detect_format, expand_paths, formats
+from ..io import detect_format, formats
 from ..io.common import _loads
+from .mode import GROUPED_PROBE_BYTES, expand_inputs
 from .chunks import ErrorInfo, Piece, _KeyedBuilder, can_read_ranges, reader_for
 
 #: Largest chunk, in bytes: bounds a worker's memory (a chunk's documents are held while read).
@@ -70,23 +70,6 @@ class Plan:
     @property
     def total_bytes(self) -> int:
         return sum(f.size for f in self.files)
-
-
-def expand_inputs(paths: str | Path | Sequence[str | Path]) -> list[Path]:
-    """Paths to read: glob patterns expanded (sorted), then as :func:`spanagree.io.expand_paths`."""
-    if isinstance(paths, (str, Path)):
-        paths = [paths]
-    out: list[str | Path] = []
-    for p in paths:
-        text = str(p)
-        if any(ch in text for ch in "*?[") and not Path(text).exists():
-            found = sorted(glob.glob(text, recursive=True))
-            if not found:
-                raise UsageError(f"no files match {text!r}")
-            out.extend(found)
-        else:
-            out.append(p)
-    return expand_paths(out)
 
 
 def make_plan(
@@ -380,3 +363,43 @@ def _aligned_cut(handle, f: FilePlan, guess: int, order_at, options: dict) -> in
             start = line_start
         return start
     return _document_boundary(handle, f, guess, options)
+
+
+
+# --- is large input grouped? (for the choice of mode, spanagree.engine.mode) --------------------
+
+
+def why_not_grouped(files: list[Path], format: str, options: dict) -> str | None:
+    """None when every file is in a format read in ranges and grouped by document as far as
+    :data:`~spanagree.engine.mode.GROUPED_PROBE_BYTES` at its start and middle tell; else why not."""
+    if format != "auto" and format not in formats():
+        return "an unknown format"
+    plans = []
+    for index, path in enumerate(files):
+        try:
+            name = detect_format(path) if format == "auto" else format
+        except InputError:
+            return "a format that cannot be told"
+        if not can_read_ranges(name):
+            return f"the {name} format is read by the serial reader"
+        plans.append(FilePlan(index, path, os.path.abspath(path), name, path.stat().st_size))
+    if set(options) - set().union(*(_accepted(f.format) for f in plans)):
+        return "reader options the engines' formats do not take"
+    if not all(_grouped(f, options) for f in plans):
+        return "not grouped by document"
+    return None
+
+
+def _grouped(f: FilePlan, options: dict) -> bool:
+    """True when the lines read at the start and in the middle of the file come in runs of one
+    document each (no document's lines resume after another document's)."""
+    options = {k: v for k, v in options.items() if k in _accepted(f.format)}
+    with open(f.open_path, "rb") as handle:
+        for position in (0, f.size // 2):
+            start = _line_start(handle, position, f.size)
+            keys, _ = _window_keys(handle, f, start, start + GROUPED_PROBE_BYTES, options)
+            named = [k for _, k in keys if k is not None]
+            runs = [k for i, k in enumerate(named) if i == 0 or named[i - 1] != k]
+            if len(runs) != len(set(runs)):
+                return False
+    return True
