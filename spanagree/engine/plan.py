@@ -33,10 +33,13 @@ from .chunks import ErrorInfo, Piece, _KeyedBuilder, can_read_ranges, reader_for
 CHUNK_BYTES = 16 * 1024 * 1024
 #: Smallest chunk, in bytes (smaller ones cost more in overhead than they gain in balance).
 MIN_CHUNK_BYTES = 1024 * 1024
-#: Chunks per worker at least, so that the workers finish together.
-CHUNKS_PER_JOB = 4
+#: Chunks per worker at least, so that the workers finish together (the last chunk of one worker
+#: is time the other waits; see bench/RESULTS.md, "Scale").
+CHUNKS_PER_JOB = 8
 #: How far past a cut the planner looks for a document boundary, in bytes.
 PROBE_BYTES = 4 * 1024 * 1024
+#: The first window read past a cut (it grows to PROBE_BYTES when no boundary is in it).
+FIRST_PROBE_BYTES = 64 * 1024
 #: Bytes read on each side of a cut to learn the order of the documents around it.
 ALIGN_BYTES = 64 * 1024
 #: Documents at the start of each file compared to recognise one file per rater.
@@ -197,17 +200,23 @@ def _document_boundary(handle, f: FilePlan, position: int, options: dict) -> int
     if cut >= f.size:
         return f.size
     before = _previous_line_start(handle, cut)
-    keys, complete = _window_keys(handle, f, before, cut + PROBE_BYTES, options, stop_after=cut)
-    previous = None
-    for start, key in keys:
-        if key is None:
-            continue
-        if start >= cut and previous is not None and key != previous:
-            return start
-        previous = key
-    if complete and cut + PROBE_BYTES >= f.size:
-        return f.size  # the last document runs to the end of the file
-    return cut
+    # windows growing from FIRST_PROBE_BYTES: a document boundary is usually a few lines away,
+    # and the planner's reading is serial work in the parent
+    window = min(FIRST_PROBE_BYTES, PROBE_BYTES)
+    while True:
+        keys, complete = _window_keys(handle, f, before, cut + window, options, stop_after=cut)
+        previous = None
+        for start, key in keys:
+            if key is None:
+                continue
+            if start >= cut and previous is not None and key != previous:
+                return start
+            previous = key
+        if complete and cut + window >= f.size:
+            return f.size  # the last document runs to the end of the file
+        if not complete or window >= PROBE_BYTES:
+            return cut
+        window = min(window * 8, PROBE_BYTES)
 
 
 def _window_keys(
