@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from ..errors import InputError, UsageError
+from ..errors import UsageError
 from ..io import expand_paths
 
 #: Input at least this large, in bytes (all files together), grouped by document and in a format
@@ -95,14 +95,33 @@ def choose_mode(
     return Mode(True, 1 if jobs == 1 else 0, note)
 
 
+def _regular_files(paths) -> list[Path] | None:
+    """The files ``paths`` stand for (patterns expanded, a directory's ``*.jsonl``), or None when
+    one is missing or not a regular file. Nothing is opened: a named pipe or ``/dev/stdin`` can
+    be read only once, and that read is the reader's."""
+    if isinstance(paths, (str, Path)):
+        paths = [paths]
+    try:
+        given = list(paths)
+    except TypeError:
+        return None
+    files: list[Path] = []
+    for p in given:
+        text = str(p)
+        found = sorted(glob.glob(text, recursive=True)) if any(ch in text for ch in "*?[") and not Path(text).exists() else [text]
+        for name in map(Path, found):
+            inside = sorted(name.glob("*.jsonl")) if name.is_dir() else [name]
+            if not inside or not all(f.is_file() for f in inside):
+                return None
+            files.extend(inside)
+    return files or None
+
+
 def _large_and_grouped(paths, format: str, options: dict) -> tuple[int, str | None]:
     """The input's size, and None when it is large, grouped and read in ranges (else why not)."""
-    try:
-        files = expand_inputs(paths)
-    except (InputError, UsageError):
-        return 0, "left to the reader, which reports the paths"
-    if not all(f.is_file() for f in files):
-        return 0, "not plain files"
+    files = _regular_files(paths)
+    if files is None:
+        return 0, "not regular files (a stream is read once, by the reader)"
     size = sum(f.stat().st_size for f in files)
     if size < AUTO_ENGINE_BYTES:
         return size, "small"
