@@ -13,6 +13,7 @@ import orjson
 import typer
 
 from ..errors import SpanagreeError
+from ..engine.mode import AutoEngineWarning
 from ..core.files import check_outputs, write_bytes
 from ..io import formats
 from ..core.version import __version__
@@ -567,12 +568,10 @@ def _notes_on_stderr() -> None:
     read of documents not grouped) as one ``spanagree: note:`` line on stderr, not a Python warning."""
     import warnings
 
-    from ..engine import mode
-
     shown = warnings.showwarning
 
     def show(message, category, filename, lineno, file=None, line=None):
-        if issubclass(category, mode.AutoEngineWarning) or category.__module__.startswith("spanagree.engine"):
+        if issubclass(category, AutoEngineWarning) or category.__module__.startswith("spanagree.engine"):
             sys.stderr.write(f"spanagree: note: {message}\n")
         else:
             shown(message, category, filename, lineno, file, line)

@@ -37,7 +37,7 @@ from .plan import Plan, chunk_size, make_plan
 from .local import local_executor, resolve_jobs
 from ..core.counts import count
 from ..io import read
-from .mode import expand_inputs
+from .plan import expand_inputs
 
 
 class Counted(NamedTuple):

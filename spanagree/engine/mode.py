@@ -14,20 +14,14 @@ for the choice.
 from __future__ import annotations
 
 import glob
-import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
-from ..errors import UsageError
-from ..io import expand_paths
 
 #: Input at least this large, in bytes (all files together), grouped by document and in a format
 #: the engines read in ranges, is counted by the engine on every core when nothing asks otherwise
 #: (measured: bench/RESULTS.md, "Bounded memory by default").
 AUTO_ENGINE_BYTES = 64 * 1024 * 1024
-#: Bytes read at the start and in the middle of each file to tell whether it is grouped.
-GROUPED_PROBE_BYTES = 256 * 1024
 
 
 class AutoEngineWarning(UserWarning):
@@ -43,23 +37,6 @@ class Mode:
     engine: bool
     jobs: int = 1
     note: str | None = None
-
-
-def expand_inputs(paths: str | Path | Sequence[str | Path]) -> list[Path]:
-    """Paths to read: glob patterns expanded (sorted), then as :func:`spanagree.io.expand_paths`."""
-    if isinstance(paths, (str, Path)):
-        paths = [paths]
-    out: list[str | Path] = []
-    for p in paths:
-        text = str(p)
-        if any(ch in text for ch in "*?[") and not Path(text).exists():
-            found = sorted(glob.glob(text, recursive=True))
-            if not found:
-                raise UsageError(f"no files match {text!r}")
-            out.extend(found)
-        else:
-            out.append(p)
-    return expand_paths(out)
 
 
 def asked_for_engine(jobs: int | None, stream: bool | None, engine: str = "local", client=None) -> bool:

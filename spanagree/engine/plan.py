@@ -16,17 +16,17 @@ that no document was read by two tasks, and reads the documents that were again,
 """
 from __future__ import annotations
 
+import glob
 import inspect
 import io
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Hashable
+from typing import Hashable, Sequence
 
 from ..errors import InputError, Location, UsageError
-from ..io import detect_format, formats
+from ..io import detect_format, expand_paths, formats
 from ..io.common import _loads
-from .mode import GROUPED_PROBE_BYTES, expand_inputs
 from .chunks import ErrorInfo, Piece, _KeyedBuilder, can_read_ranges, reader_for
 
 #: Largest chunk, in bytes: bounds a worker's memory (a chunk's documents are held while read).
@@ -44,6 +44,9 @@ FIRST_PROBE_BYTES = 64 * 1024
 ALIGN_BYTES = 64 * 1024
 #: Documents at the start of each file compared to recognise one file per rater.
 LEADING_DOCUMENTS = 64
+#: Bytes read at the start and in the middle of each file to tell whether it is grouped
+#: (:func:`why_not_grouped`, for :mod:`spanagree.engine.mode`).
+GROUPED_PROBE_BYTES = 256 * 1024
 
 
 @dataclass
@@ -73,6 +76,23 @@ class Plan:
     @property
     def total_bytes(self) -> int:
         return sum(f.size for f in self.files)
+
+
+def expand_inputs(paths: str | Path | Sequence[str | Path]) -> list[Path]:
+    """Paths to read: glob patterns expanded (sorted), then as :func:`spanagree.io.expand_paths`."""
+    if isinstance(paths, (str, Path)):
+        paths = [paths]
+    out: list[str | Path] = []
+    for p in paths:
+        text = str(p)
+        if any(ch in text for ch in "*?[") and not Path(text).exists():
+            found = sorted(glob.glob(text, recursive=True))
+            if not found:
+                raise UsageError(f"no files match {text!r}")
+            out.extend(found)
+        else:
+            out.append(p)
+    return expand_paths(out)
 
 
 def make_plan(
@@ -380,7 +400,7 @@ def _aligned_cut(handle, f: FilePlan, guess: int, order_at, options: dict) -> in
 
 def why_not_grouped(files: list[Path], format: str, options: dict) -> str | None:
     """None when every file is in a format read in ranges and grouped by document as far as
-    :data:`~spanagree.engine.mode.GROUPED_PROBE_BYTES` at its start and middle tell; else why not."""
+    :data:`GROUPED_PROBE_BYTES` at its start and middle tell; else why not."""
     if format != "auto" and format not in formats():
         return "an unknown format"
     plans = []
