@@ -34,7 +34,7 @@ CHUNK_BYTES = 16 * 1024 * 1024
 #: Smallest chunk, in bytes (smaller ones cost more in overhead than they gain in balance).
 MIN_CHUNK_BYTES = 1024 * 1024
 #: Chunks per worker at least, so that the workers finish together (the last chunk of one worker
-#: is time the other waits; see bench/RESULTS.md, "Scale").
+#: is time the other waits; see bench/RESULTS.md, "Bounded memory by default, every core").
 CHUNKS_PER_JOB = 8
 #: How far past a cut the planner looks for a document boundary, in bytes.
 PROBE_BYTES = 4 * 1024 * 1024
