@@ -1,13 +1,20 @@
 """Whole processes side by side with the limit or the peer: wall time and peak memory.
 
     python bench/bench_limits.py --real-dir DIR [--runs 3] [--write-results]
+        [--large bench/data/synth_1m.jsonl] [--medium bench/data/synth_100k.jsonl]
 
 Each row runs spanagree as a user would (``python -m spanagree ...``, from this checkout) and,
 beside it, the process it is measured against: a process that only parses the same file with
 orjson (the floor for reading it at all), the same file parsed with the standard library, or a
 plain ``score`` when the row adds work to it (intervals, the HTML report). The commands of one
 row run interleaved, ``--runs`` times each, and the medians are kept (the machine is shared).
-Peak memory is the child's maximum resident set size.
+Peak memory is the child's maximum resident set size (with worker processes: the largest one
+process's, not their sum; ``bench/bench_scale.py`` samples the sum).
+
+``--large FILE`` adds the run with no option on a large grouped corpus (the engine on every core,
+chosen by size) beside an orjson parse of the same file; ``--medium FILE`` adds ``--jobs 2``
+beside ``--jobs 1 --stream`` (the same engine in one process) and ``--no-stream`` (in memory).
+Corpora: ``python bench/generate.py --documents 1000000 -o bench/data/synth_1m.jsonl`` (and 100000).
 """
 from __future__ import annotations
 
@@ -52,11 +59,21 @@ def run(command: list[str]) -> tuple[float, float]:
     return wall, usage.ru_maxrss / 1024
 
 
-def rows(real: Path, out_dir: Path) -> list[tuple[str, list[str], list[tuple[str, list[str]]]]]:
+def rows(
+    real: Path, out_dir: Path, large: Path | None = None, medium: Path | None = None
+) -> list[tuple[str, list[str], list[tuple[str, list[str]]]]]:
     """(work, spanagree command, [(peer name, peer command), ...]) for each row."""
     toxic = real / "toxic_spans.jsonl"
     plain = spanagree("score", str(toxic))
-    return [
+    extra = []
+    if medium is not None:
+        extra.append((f"`score {medium.name} --jobs 2`", spanagree("score", str(medium), "--jobs", "2"),
+                      [("`--jobs 1 --stream`", spanagree("score", str(medium), "--jobs", "1", "--stream")),
+                       ("`--no-stream`", spanagree("score", str(medium), "--no-stream"))]))
+    if large is not None:
+        extra.append((f"`score {large.name}`, no option", spanagree("score", str(large)),
+                      [("orjson parse", parse_only(large, "orjson"))]))
+    return extra + [
         ("`score toxic_spans.jsonl`, table", plain,
          [("orjson parse", parse_only(toxic, "orjson")), ("json parse", parse_only(toxic, "json"))]),
         ("the same, `--output json`", spanagree("score", str(toxic), "--output", "json"),
@@ -73,6 +90,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--real-dir", type=Path, required=True, help="directory with toxic_spans.jsonl")
     parser.add_argument("--runs", type=int, default=3, help="interleaved runs per command; medians kept")
     parser.add_argument("--write-results", action="store_true", help=f"write the section '{SECTION}' of bench/RESULTS.md")
+    parser.add_argument("--large", type=Path, help="a large grouped corpus (e.g. 1M documents): the run with no option")
+    parser.add_argument("--medium", type=Path, help="a grouped corpus of about 100k documents: --jobs 2 against one process")
     args = parser.parse_args(argv)
     command = "python " + shlex.join(sys.argv if argv is None else [sys.argv[0], *argv])
     lines = [
@@ -83,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
         "|---|---|---|---|",
     ]
     with tempfile.TemporaryDirectory() as tmp:
-        for work, ours, peers in rows(args.real_dir, Path(tmp)):
+        for work, ours, peers in rows(args.real_dir, Path(tmp), args.large, args.medium):
             commands = [ours] + [c for _, c in peers]
             samples: list[list[tuple[float, float]]] = [[] for _ in commands]
             for _ in range(args.runs):

@@ -31,6 +31,9 @@ _COMMAND = "a CLI command's own modules, imported when it runs"
 _SECTION = "an optional report section, imported when it is asked for"
 LAZY: dict[tuple[str, str], str] = {
     ("spanagree.app.api", "spanagree.engine"): "the engines load multiprocessing and concurrent.futures",
+    ("spanagree.engine", "spanagree.engine.driver"): "the driver loads the process pools; choosing the mode does not",
+    ("spanagree.engine", "spanagree.engine.merge"): "the same: imported with the driver",
+    ("spanagree.engine.mode", "spanagree.engine.plan"): "the planner and the readers' ranges, only for large input",
     ("spanagree.measures.alt_test", "spanagree.measures.stats"): "Shah's S, only with candidate items",
     ("spanagree.report", "spanagree.diagnostics.raters"): _SECTION,
     ("spanagree.report", "spanagree.measures.intervals"): _SECTION,

@@ -13,6 +13,7 @@ from typing import Any, Sequence, overload
 from ..core import options, validate
 from ..core.align import AlignmentRule
 from ..core.model import Corpus
+from ..engine.mode import asked_for_engine, choose_mode
 from ..errors import UsageError
 from ..io import read
 from ..measures.alt_test import MIN_DOCUMENTS, AltTestResult, _check_parameters, from_report
@@ -98,18 +99,21 @@ def score_settings(
     for name in options.RULE_OPTIONS:
         del settings[name]
     jobs, engine, stream, format = (settings.pop(name) for name in ("jobs", "engine", "stream", "format"))
-    engine_asked = jobs != 1 or engine != "local" or stream or client is not None
-    if settings["unitizing"] and engine_asked:
+    if settings["unitizing"] and asked_for_engine(jobs, stream, engine, client):
         raise UsageError(
             "unitizing agreement needs every span in memory, which --jobs, --stream and --engine do not "
             "keep (they hold counts only); run it without them"
         )
     counts = None
     if not isinstance(corpus, Corpus):
-        if engine_asked:
+        mode = choose_mode(
+            corpus, format, read_options, jobs=jobs, stream=stream, engine=engine, client=client,
+            needs_spans=bool(settings["unitizing"] or settings["per_rater"] or settings["candidates"] is not None),
+        )
+        if mode.engine:
             counted = _count_with_engine(
-                corpus, rule, settings, format=format, read_options=read_options, jobs=jobs, engine=engine,
-                client=client, progress=progress,
+                corpus, rule, settings, mode.note, format=format, read_options=read_options, jobs=mode.jobs,
+                engine=engine, client=client, progress=progress,
             )
             if counted is not None:
                 corpus, counts = counted
@@ -193,15 +197,20 @@ def alt_test(
     return from_report(report, candidate, epsilon=epsilon, alpha=alpha, min_documents=min_documents)
 
 
-def _count_with_engine(paths, rule: AlignmentRule, settings: dict[str, Any], **engine: Any):
+def _count_with_engine(paths, rule: AlignmentRule, settings: dict[str, Any], note: str | None, **engine: Any):
     """The :class:`~spanagree.engine.Counted` of :func:`spanagree.engine.count_paths`, or None when the serial
     path must read the input (candidates need every span and text)."""
     # the engines load multiprocessing and concurrent.futures: imported only when one is asked for
-    from ..engine import EngineFallbackWarning, count_paths
+    from ..engine import AutoEngineWarning, EngineFallbackWarning, count_paths
 
     if settings["candidates"] is not None:
         warnings.warn(
             "read serially: candidates need every span and text in memory", EngineFallbackWarning, stacklevel=3
         )
         return None
-    return count_paths(paths, rule, unit=settings["unit"], search=settings["search"], **engine)
+    if note is not None:  # the engine was chosen here, for large input: say so
+        warnings.warn(note, AutoEngineWarning, stacklevel=3)
+    counted = count_paths(paths, rule, unit=settings["unit"], search=settings["search"], **engine)
+    if note is not None and counted.corpus.has_spans is False:
+        counted.corpus.engine["chosen"] = note
+    return counted

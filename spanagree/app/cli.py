@@ -15,6 +15,7 @@ import orjson
 import typer
 
 from ..errors import SpanagreeError
+from ..engine.mode import AutoEngineWarning
 from ..core.files import check_outputs, write_bytes
 from ..io import formats
 from ..core.version import __version__
@@ -62,6 +63,8 @@ def _make_parameter(option: declared.Option, *, config: bool) -> inspect.Paramet
     if config:
         help_text += f" (config: {option.dotted})"
     names = [option.flag] + ([option.short] if option.short else [])
+    if kind is bool and option.default is None:  # three states: on, off (--no-...), or left to the run
+        names[0] = f"{option.flag}/--no-{option.flag[2:]}"
     return inspect.Parameter(
         option.name, inspect.Parameter.KEYWORD_ONLY, annotation=kind if scalar else Optional[kind],
         default=typer.Option(option.default if scalar else None, *names, help=help_text),
@@ -513,6 +516,22 @@ def _interrupt(signum, frame) -> None:
     raise Interrupted(signum)
 
 
+def _notes_on_stderr() -> None:
+    """How the input was read (an engine chosen for large input, a serial fallback, a second
+    read of documents not grouped) as one ``spanagree: note:`` line on stderr, not a Python warning."""
+    import warnings
+
+    shown = warnings.showwarning
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        if issubclass(category, AutoEngineWarning) or category.__module__.startswith("spanagree.engine"):
+            sys.stderr.write(f"spanagree: note: {message}\n")
+        else:
+            shown(message, category, filename, lineno, file, line)
+
+    warnings.showwarning = show
+
+
 def main() -> None:
     """Console entry point. SIGINT exits 130 and SIGTERM 143 (128 + the signal), without a
     traceback, after the engines have stopped their workers and no output is half written."""
@@ -520,6 +539,7 @@ def main() -> None:
     import signal
 
     _MAIN_PID[:] = [os.getpid()]
+    _notes_on_stderr()
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, _interrupt)
     try:

@@ -29,6 +29,7 @@ from typing import Any, Mapping, Sequence
 from ..errors import UsageError
 from ..core import options
 from . import api
+from ..engine.mode import asked_for_engine
 
 #: Every section with its keys' defaults, from the declaration (:mod:`spanagree.core.options`).
 DEFAULTS: dict[str, dict[str, Any]] = options.sections()
@@ -153,7 +154,7 @@ def score_options(settings: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
 def uses_engine(settings: Mapping[str, Mapping[str, Any]]) -> bool:
     """True when ``[engine]`` asks for workers, streaming or Dask instead of the in-memory path."""
     engine = settings["engine"]
-    return engine["jobs"] != 1 or engine["stream"] or engine["engine"] != "local"
+    return asked_for_engine(engine["jobs"], engine["stream"], engine["engine"])
 
 
 def score_with_settings(paths, settings: Mapping[str, Mapping[str, Any]], *, progress=None, needs_texts: bool = False):
@@ -170,6 +171,8 @@ def score_with_settings(paths, settings: Mapping[str, Mapping[str, Any]], *, pro
             "keep (they hold counts only); run it without them"
         )
     checked = options.keywords(score_options(settings), [o.name for o in options.api_options()], check=False)
+    if needs_texts:  # never chosen for large input either: the pages need the spans
+        checked["stream"] = False
     return api.score_settings(
         paths, checked, read_options=read_options(settings), progress=progress,
         client=settings["engine"]["scheduler"] if engine else None,

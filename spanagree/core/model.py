@@ -261,31 +261,45 @@ class CorpusBuilder:
         tokens: np.ndarray | None = None,
     ) -> None:
         """Add one rater's validated spans for one document."""
+        # once per line of input: attribute look-ups kept few on purpose
+        n_read = len(spans)
         self.n_annotations_read += 1
-        self.n_spans_read += len(spans)
+        self.n_spans_read += n_read
         doc = self._doc_index.get(key)
         if doc is None or self._texts[doc] != text:  # new document, or a text to check and report
             doc = self.document(key, doc_id, text, where, rater)
         if tokens is not None:
             self._add_tokens(doc, rater, tokens)
-        rater_code = self._rater_index.setdefault(rater, len(self._rater_index))
-        unique = sorted(set(spans)) if len(spans) > 1 else list(spans)
-        if len(unique) < len(spans):
-            self.exclusions.spans["duplicate span of the same rater (kept once)"] += len(spans) - len(unique)
+        rater_index = self._rater_index
+        rater_code = rater_index.get(rater)
+        if rater_code is None:
+            rater_code = rater_index[rater] = len(rater_index)
+        if n_read > 1:
+            unique = sorted(set(spans))
+            if len(unique) < n_read:
+                self.exclusions.spans["duplicate span of the same rater (kept once)"] += n_read - len(unique)
+        else:
+            unique = spans
         ann_key = (doc, rater_code)
-        previous = self._ann_seen.get(ann_key)
-        if previous is not None:
-            self._repeated(previous, unique, len(spans), rater, doc_id, where)
+        seen = self._ann_seen
+        if ann_key in seen:
+            self._repeated(seen[ann_key], list(unique), n_read, rater, doc_id, where)
             return
-        self._ann_seen[ann_key] = (len(self._starts), len(unique), where)
+        starts = self._starts
+        seen[ann_key] = (len(starts), len(unique), where)
         self._ann_doc.append(doc)
         self._ann_rater.append(rater_code)
         self._ann_len.append(len(unique))
-        if unique:
-            starts, ends, labels = zip(*unique)
-            self._starts.extend(starts)
-            self._ends.extend(ends)
-            self._labels.extend(labels)
+        if len(unique) == 1:
+            start, end, label = unique[0]
+            starts.append(start)
+            self._ends.append(end)
+            self._labels.append(label)
+        elif unique:
+            first, second, third = zip(*unique)
+            starts.extend(first)
+            self._ends.extend(second)
+            self._labels.extend(third)
 
     def _add_tokens(self, doc: int, rater: str, tokens: np.ndarray) -> None:
         """Keep the first token list of a document. When raters' lists differ, remember, for the

@@ -256,9 +256,12 @@ OPTIONS: tuple[Option, ...] = (
     Option("unitizing", "beta", 1.0, number(0, closed_low=True, text="a number >= 0"),
            "γ: weight of the categorical dissimilarity", name="gamma_beta", flag=None, api=False),
     # [engine] (spanagree.engine)
-    Option("engine", "jobs", 1, whole(0, note=" (0: every core)"),
-           "Read, align and count in N worker processes; 0: every core", short="-j"),
-    Option("engine", "stream", False, FLAG, "One chunk at a time: memory bounded by the chunk, not the corpus"),
+    Option("engine", "jobs", None, whole(0, nullable=True, note=" (0: every core)"),
+           "Read, align and count in N worker processes; 0: every core; default: every core for large input "
+           "grouped by document", short="-j", cli_type=int),
+    Option("engine", "stream", None, Check(lambda v: isinstance(v, bool), "null, true or false", nullable=True),
+           "One chunk at a time: memory bounded by the chunk, not the corpus; --no-stream: in memory; "
+           "default: chosen by size", cli_type=bool),
     Option("engine", "engine", "local", choice("local", "dask"), "local or dask"),
     Option("engine", "scheduler", None, name("a Dask scheduler address"),
            "Dask scheduler address; default a local cluster of --jobs workers", api=False),

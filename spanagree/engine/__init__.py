@@ -15,9 +15,24 @@ chunks: memory holds one chunk's documents at a time (a chunk holds whole docume
 """
 from __future__ import annotations
 
-from .driver import Counted, EngineFallbackWarning, NotGroupedWarning, count_paths
-from .merge import CorpusSummary
+from typing import TYPE_CHECKING
+
+from .mode import AutoEngineWarning
 
 ENGINES = ("local", "dask")
 
-__all__ = ["ENGINES", "Counted", "CorpusSummary", "EngineFallbackWarning", "NotGroupedWarning", "count_paths"]
+__all__ = ["ENGINES", "AutoEngineWarning", "Counted", "CorpusSummary", "EngineFallbackWarning", "NotGroupedWarning", "count_paths"]
+
+if TYPE_CHECKING:
+    from .driver import Counted, EngineFallbackWarning, NotGroupedWarning, count_paths
+    from .merge import CorpusSummary
+
+
+def __getattr__(name: str):
+    """The driver (and its process pools) is imported when first used, not when the planner is:
+    choosing the in-memory path costs no engine start-up."""
+    if name in __all__[2:]:
+        from . import driver, merge
+
+        return getattr(merge if name == "CorpusSummary" else driver, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -264,15 +264,16 @@ def _merge_label_cells(partials, unit_offsets, destination, label_maps) -> tuple
     (label codes keep their order: both are sorted by name)."""
     n_cells = sum(len(p.label_unit) for p in partials)
     dtype = np.result_type(*[p.label_abc.dtype for p in partials]) if partials else np.uint8
-    unit = np.empty(n_cells, dtype=np.int64)
+    # unit indices fit 32 bits below 2**31 units (half the bytes of the largest merged array);
+    # label codes stay int64, as the report multiplies them
+    unit = np.empty(n_cells, dtype=np.int32 if unit_offsets[-1] < 2**31 else np.int64)
     code = np.empty(n_cells, dtype=np.int64)
     abc = np.empty((n_cells, 3), dtype=dtype)
     at = 0
     for i, p in enumerate(partials):
         rows = slice(at, at + len(p.label_unit))
-        unit[rows] = unit_offsets[i] + p.label_unit.astype(np.int64)
-        if destination is not None:
-            unit[rows] = destination[unit[rows]]
+        mine = unit_offsets[i] + p.label_unit.astype(np.int64)
+        unit[rows] = mine if destination is None else destination[mine]
         code[rows] = label_maps[i][p.label_code.astype(np.int64)]
         abc[rows] = p.label_abc
         at = rows.stop

@@ -33,14 +33,20 @@ from .chunks import ErrorInfo, Piece, _KeyedBuilder, can_read_ranges, reader_for
 CHUNK_BYTES = 16 * 1024 * 1024
 #: Smallest chunk, in bytes (smaller ones cost more in overhead than they gain in balance).
 MIN_CHUNK_BYTES = 1024 * 1024
-#: Chunks per worker at least, so that the workers finish together.
-CHUNKS_PER_JOB = 4
+#: Chunks per worker at least, so that the workers finish together (the last chunk of one worker
+#: is time the other waits; see bench/RESULTS.md, "Bounded memory by default, every core").
+CHUNKS_PER_JOB = 8
 #: How far past a cut the planner looks for a document boundary, in bytes.
 PROBE_BYTES = 4 * 1024 * 1024
+#: The first window read past a cut (it grows to PROBE_BYTES when no boundary is in it).
+FIRST_PROBE_BYTES = 64 * 1024
 #: Bytes read on each side of a cut to learn the order of the documents around it.
 ALIGN_BYTES = 64 * 1024
 #: Documents at the start of each file compared to recognise one file per rater.
 LEADING_DOCUMENTS = 64
+#: Bytes read at the start and in the middle of each file to tell whether it is grouped
+#: (:func:`why_not_grouped`, for :mod:`spanagree.engine.mode`).
+GROUPED_PROBE_BYTES = 256 * 1024
 
 
 @dataclass
@@ -214,17 +220,23 @@ def _document_boundary(handle, f: FilePlan, position: int, options: dict) -> int
     if cut >= f.size:
         return f.size
     before = _previous_line_start(handle, cut)
-    keys, complete = _window_keys(handle, f, before, cut + PROBE_BYTES, options, stop_after=cut)
-    previous = None
-    for start, key in keys:
-        if key is None:
-            continue
-        if start >= cut and previous is not None and key != previous:
-            return start
-        previous = key
-    if complete and cut + PROBE_BYTES >= f.size:
-        return f.size  # the last document runs to the end of the file
-    return cut
+    # windows growing from FIRST_PROBE_BYTES: a document boundary is usually a few lines away,
+    # and the planner's reading is serial work in the parent
+    window = min(FIRST_PROBE_BYTES, PROBE_BYTES)
+    while True:
+        keys, complete = _window_keys(handle, f, before, cut + window, options, stop_after=cut)
+        previous = None
+        for start, key in keys:
+            if key is None:
+                continue
+            if start >= cut and previous is not None and key != previous:
+                return start
+            previous = key
+        if complete and cut + window >= f.size:
+            return f.size  # the last document runs to the end of the file
+        if not complete or window >= PROBE_BYTES:
+            return cut
+        window = min(window * 8, PROBE_BYTES)
 
 
 def _window_keys(
@@ -380,3 +392,43 @@ def _aligned_cut(handle, f: FilePlan, guess: int, order_at, options: dict) -> in
             start = line_start
         return start
     return _document_boundary(handle, f, guess, options)
+
+
+
+# --- is large input grouped? (for the choice of mode, spanagree.engine.mode) --------------------
+
+
+def why_not_grouped(files: list[Path], format: str, options: dict) -> str | None:
+    """None when every file is in a format read in ranges and grouped by document as far as
+    :data:`GROUPED_PROBE_BYTES` at its start and middle tell; else why not."""
+    if format != "auto" and format not in formats():
+        return "an unknown format"
+    plans = []
+    for index, path in enumerate(files):
+        try:
+            name = detect_format(path) if format == "auto" else format
+        except InputError:
+            return "a format that cannot be told"
+        if not can_read_ranges(name):
+            return f"the {name} format is read by the serial reader"
+        plans.append(FilePlan(index, path, os.path.abspath(path), name, path.stat().st_size))
+    if set(options) - set().union(*(_accepted(f.format) for f in plans)):
+        return "reader options the engines' formats do not take"
+    if not all(_grouped(f, options) for f in plans):
+        return "not grouped by document"
+    return None
+
+
+def _grouped(f: FilePlan, options: dict) -> bool:
+    """True when the lines read at the start and in the middle of the file come in runs of one
+    document each (no document's lines resume after another document's)."""
+    options = {k: v for k, v in options.items() if k in _accepted(f.format)}
+    with open(f.open_path, "rb") as handle:
+        for position in (0, f.size // 2):
+            start = _line_start(handle, position, f.size)
+            keys, _ = _window_keys(handle, f, start, start + GROUPED_PROBE_BYTES, options)
+            named = [k for _, k in keys if k is not None]
+            runs = [k for i, k in enumerate(named) if i == 0 or named[i - 1] != k]
+            if len(runs) != len(set(runs)):
+                return False
+    return True

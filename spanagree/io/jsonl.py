@@ -23,8 +23,16 @@ def read_spanagree(path: Path, builder: CorpusBuilder, lines: LineSource | None 
     """Read one spanagree JSONL file into ``builder``; ``lines``: where its ``(location, object)``
     lines come from instead of the whole file (the engines pass byte ranges of it)."""
     stem = path.stem
+    add = builder.add
     for where, obj in json_lines(path, builder.tick) if lines is None else lines:
-        doc_id, text, rater, raw_spans = obj.get("doc_id"), obj.get("text"), obj.get("annotator", stem), obj.get("spans")
+        get = obj.get
+        doc_id, text, rater, raw_spans = get("doc_id"), get("text"), get("annotator", stem), get("spans")
+        if (
+            type(raw_spans) is list and type(doc_id) is str and type(text) is str and type(rater) is str
+            and doc_id and rater and len(obj) <= 4
+        ):  # the common line: document, text, rater and spans only
+            add(doc_id, doc_id, text, rater, parse_spans(raw_spans, len(text), where, doc_id) if raw_spans else [], where)
+            continue
         if not (type(doc_id) is str and doc_id and type(text) is str and type(rater) is str and rater):
             # slow path: the precise error for whichever field is wrong
             doc_id = doc_id_of(obj, "doc_id", where)
