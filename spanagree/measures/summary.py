@@ -106,7 +106,7 @@ def summarize(
     pair_psa = psa(pair_abc)
     weight = np.where(np.isnan(pair_psa), 0.0, np.ones(pair_psa.shape) if pair_weight is None else pair_weight)
     values = np.where(weight > 0, pair_psa, 0.0) * weight
-    numerator, denominator = weighted_sums(pair_psa, weight)
+    numerator, denominator = values.sum(axis=-1), weight.sum(axis=-1)  # weighted_sums(pair_psa, weight)
     if fixed is not None:
         numerator, denominator = numerator + fixed.overall[:, 0], denominator + fixed.overall[:, 1]
 
