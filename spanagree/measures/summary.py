@@ -111,7 +111,7 @@ def summarize(
         numerator, denominator = numerator + fixed.overall[:, 0], denominator + fixed.overall[:, 1]
 
     cell_psa = psa(cell_abc)
-    cell_weight = np.where(np.isnan(cell_psa), 0.0, weight[:, layout.cell_pair])
+    cell_weight = np.where(np.isnan(cell_psa), 0.0, np.take(weight, layout.cell_pair, axis=1))
     label_numerator = by_label(layout, np.where(cell_weight > 0, cell_psa, 0.0) * cell_weight)
     label_denominator = by_label(layout, cell_weight)
     if fixed is not None:
