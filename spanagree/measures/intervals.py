@@ -292,7 +292,7 @@ class DocumentCounts:
         row_of[self.docs] = np.arange(len(self.docs))
         self.single_row = row_of[self.single_doc]
         # a dense documents × columns matrix (one matrix product per block of replicates) when it
-        # fits, else the nonzero entries (one gather and one weighted count per replicate); the
+        # fits, else the nonzero entries, grouped by how many each column has (see _Sources); the
         # sources of the single-document pairs take the pairs' weights
         columns = sum(int(np.prod(src[4])) for src in plain + fixed)
         dense = len(self.docs) * columns <= DENSE_CELLS
