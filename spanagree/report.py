@@ -17,6 +17,8 @@ the dict is built.
 from __future__ import annotations
 
 import copy
+import gc
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
@@ -144,6 +146,10 @@ class AgreementReport:
         return np.flatnonzero(np.isin(pairs[:, 0] * len(raters) + pairs[:, 1], list(keys)))
 
     def _build(self, max_pairs: int | None, max_documents: int | None, pairs: np.ndarray | None = None) -> dict[str, Any]:
+        with _no_cycle_collection():  # a dict per pair and per document: tens of thousands, no cycles
+            return self._build_now(max_pairs, max_documents, pairs)
+
+    def _build_now(self, max_pairs: int | None, max_documents: int | None, pairs: np.ndarray | None) -> dict[str, Any]:
         corpus, counts = self.corpus, self.counts
         units = counts.units
         layout, s = self.point()
@@ -417,6 +423,20 @@ def score_corpus(
         corpus, counts, reference=reference, beta=settings["beta"], chance=chance, items=items,
         interval_options=interval_options, per_rater=settings["per_rater"], unitizing=section,
     )
+
+
+@contextmanager
+def _no_cycle_collection():
+    """Pause Python's cyclic garbage collector while a block builds many small containers that
+    form no reference cycles (it would otherwise rescan them again and again as they pile up:
+    about half the time of the full JSON report on 16k documents and 41k rater pairs)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def _count_distinct(codes: np.ndarray, n: int) -> int:

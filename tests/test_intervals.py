@@ -59,6 +59,21 @@ def test_dense_and_segment_sum_paths_agree(report, monkeypatch):
         np.testing.assert_allclose(sparse.sums(weights)[name], values, atol=1e-9)
 
 
+def test_replicate_sums_are_the_same_by_every_path(report, monkeypatch):
+    """The dense product, the small dense matrix beside the entries, the entries grouped by how
+    many each column has and the long columns' weighted counts give equal sums."""
+    weights = np.random.default_rng(1).integers(0, 4, size=(11, DocumentCounts(report).n_documents)).astype(float)
+    expected = DocumentCounts(report).sums(weights)
+    monkeypatch.setattr(intervals, "DENSE_CELLS", 0)
+    for small, grouped in ((10**9, 16), (0, 16), (0, 1), (0, 0)):
+        monkeypatch.setattr(intervals, "SMALL_DENSE_CELLS", small)
+        monkeypatch.setattr(intervals, "GROUPED_MAX", grouped)
+        got = DocumentCounts(report).sums(weights)
+        assert set(got) == set(expected)
+        for name, values in expected.items():
+            np.testing.assert_allclose(got[name], values, atol=1e-9, err_msg=f"{name} {small} {grouped}")
+
+
 def test_jackknife_matches_leaving_each_document_out(report):
     counts = DocumentCounts(report)
     loo = counts.statistics(counts.leave_one_out())["overall", "pooled_psa"]

@@ -231,3 +231,28 @@ def test_chance_intervals_sit_beside_their_coefficients(tmp_path):
             assert kappa["interval"]["value"] == pytest.approx(kappa["value"], abs=1e-12)
     alpha = chance["all_raters"]["krippendorff_alpha"]
     assert alpha["interval"]["low"] <= alpha["interval"]["high"]
+
+
+@pytest.mark.parametrize("small, grouped", [(10**9, 16), (0, 16), (0, 1), (0, 0)])
+def test_every_way_of_summing_the_replicates_gives_the_same_intervals(crowd, monkeypatch, small, grouped):
+    """Without the dense count matrix (many rater pairs), the replicates' sums come from a small
+    dense matrix and the nonzero entries, grouped by their number per column or counted one by
+    one: the intervals are those of the dense path (checked against the brute force above); the
+    jackknife needs the dense matrix, so only its standard errors are missing."""
+    report, _ = crowd
+    options = intervals.IntervalOptions(replicates=REPLICATES, seed=SEED)
+    expected = intervals.bootstrap(report, options)
+    monkeypatch.setattr(intervals, "DENSE_CELLS", 0)
+    monkeypatch.setattr(intervals, "SMALL_DENSE_CELLS", small)
+    monkeypatch.setattr(intervals, "GROUPED_MAX", grouped)
+    got = intervals.bootstrap(report, options)
+    assert set(got) == set(expected)
+    for path, entry in expected.items():
+        assert got[path].keys() == entry.keys(), path
+        for key, value in entry.items():
+            if key == "se":
+                assert got[path][key] in (None, 0.0), path
+            elif value is None:
+                assert got[path][key] is None, path
+            else:
+                assert got[path][key] == pytest.approx(value, abs=1e-12), (path, key)

@@ -53,6 +53,12 @@ BLOCK = 250
 STEP_CELLS = 4_000_000
 #: The documents × columns count matrix is built when it has at most this many cells.
 DENSE_CELLS = 20_000_000
+#: Otherwise, sources with at most this many cells (documents × their columns) still get one.
+SMALL_DENSE_CELLS = 2_000_000
+#: Replicates whose weights are gathered for every nonzero entry at once (sparse sums).
+GATHER = 8
+#: Columns with at most this many nonzero entries are summed by one vector pass per entry.
+GROUPED_MAX = 16
 #: Documents above which the jackknife (one replicate per document) is not run.
 JACKKNIFE_MAX = 20_000
 
@@ -89,23 +95,27 @@ class _Sources:
 
     A source is ``(name, document of each row, flat column of each value, values, shape of the
     sums)``. A replicate's sums are ``W @ D`` with D the documents × columns matrix when that
-    fits in memory (one BLAS product per block of replicates); otherwise (many rater pairs) one
-    segment sum over the nonzero entries, sorted by column.
+    fits in memory (one BLAS product per block of replicates). Otherwise (many rater pairs) the
+    sources with few columns (totals, labels) still make a dense matrix of their own, and the
+    others are kept as their nonzero entries sorted by column: a few replicates at a time gather
+    their documents' weights for every entry and sum each column's run of entries
+    (``np.add.reduceat``), the product of a sparse matrix with a few weight vectors.
     """
 
     def __init__(self, sources: list, row_of: np.ndarray, n_documents: int, dense: bool) -> None:
         self.sources, self.row_of, self.n_documents = sources, row_of, n_documents
-        self.matrix = self._dense() if dense else None
-        self._entries: list | None = None
+        self.matrix = self._dense(sources) if dense else None
+        self._entries: tuple | None = None
+        self._small: tuple | None = None
 
     @property
     def columns(self) -> int:
         return sum(int(np.prod(src[4])) for src in self.sources)
 
-    def _dense(self) -> np.ndarray:
-        matrix = np.zeros((self.n_documents, self.columns))
+    def _dense(self, sources: list) -> np.ndarray:
+        matrix = np.zeros((self.n_documents, sum(int(np.prod(src[4])) for src in sources)))
         start = 0
-        for _, doc, column, values, shape in self.sources:
+        for _, doc, column, values, shape in sources:
             rows = np.broadcast_to(self.row_of[doc].reshape((-1,) + (1,) * (column.ndim - 1)), column.shape)
             np.add.at(matrix, (rows.reshape(-1), start + column.reshape(-1)), np.broadcast_to(values, column.shape).reshape(-1))
             start += int(np.prod(shape))
@@ -115,24 +125,69 @@ class _Sources:
         if self.matrix is not None:
             return self.split(weights @ self.matrix)
         if self._entries is None:
-            self._entries = self._nonzero_entries()
-        rows, values, columns = self._entries
-        flat = np.empty((len(weights), self.columns))
-        for replicate, row in enumerate(weights):  # one gather and one bincount per replicate
-            flat[replicate] = np.bincount(columns, weights=row[rows] * values, minlength=self.columns)
+            self._prepare()
+        small_columns, small_matrix = self._small
+        flat = np.zeros((len(weights), self.columns))
+        if len(small_columns):
+            flat[:, small_columns] = weights @ small_matrix
+        for lo in range(0, len(weights), GATHER):
+            block = weights[lo : lo + GATHER]
+            for columns, rows, values in self._entries[0]:  # columns of k entries: k gathers
+                total = np.take(block, rows[0], axis=1)
+                total *= values[0]
+                for j in range(1, len(rows)):
+                    term = np.take(block, rows[j], axis=1)
+                    term *= values[j]
+                    total += term
+                flat[lo : lo + GATHER, columns] = total
+            columns, rows, values, column_of = self._entries[1]  # the few long columns: weighted counts
+            for replicate, row in enumerate(block if len(columns) else ()):
+                flat[lo + replicate, columns] = np.bincount(column_of, weights=row[rows] * values, minlength=len(columns))
         return self.split(flat)
 
-    def _nonzero_entries(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Every source's nonzero values as entries (document row, value, flat column), one per
-        (document, column): a replicate's sums are then one weighted count over the entries,
-        whatever the number of rater pairs and labels."""
+    def _prepare(self) -> None:
+        """Split the sources into those summed by a small dense matrix (few columns, integer
+        counts: exact in any order) and those kept as entries; group the entries' columns by
+        how many entries they have (most rater pairs are seen on a few documents), so that a
+        replicate costs a few vector passes, not one segment per column. Either way each
+        column's entries are added in document order, as one weighted count would."""
+        small, rest, small_columns, rest_columns, start = [], [], [], [], 0
+        for src in self.sources:
+            size = int(np.prod(src[4]))
+            if size * self.n_documents <= SMALL_DENSE_CELLS and np.array_equal(src[3], np.round(src[3])):
+                small.append(src)
+                small_columns.append(np.arange(start, start + size))
+            else:
+                rest.append(src)
+                rest_columns.append(np.arange(start, start + size))
+            start += size
+        small_columns = np.concatenate(small_columns) if small_columns else np.empty(0, dtype=np.int64)
+        self._small = (small_columns, self._dense(small) if small else np.empty((self.n_documents, 0)))
+        rest_columns = np.concatenate(rest_columns) if rest_columns else np.empty(0, dtype=np.int64)
+        rows, values, columns = self._nonzero_entries(rest)
+        runs = np.flatnonzero(np.r_[True, columns[1:] != columns[:-1]]) if len(columns) else np.empty(0, dtype=np.int64)
+        lengths = np.diff(np.r_[runs, len(columns)])
+        grouped = []
+        for k in range(1, GROUPED_MAX + 1):
+            which = np.flatnonzero(lengths == k)
+            if len(which):
+                index = (runs[which][:, None] + np.arange(k)).T  # (k, columns): j-th entry of each
+                grouped.append((rest_columns[columns[runs[which]]], rows[index], values[index]))
+        long = np.flatnonzero(lengths > GROUPED_MAX)
+        entries = np.repeat(runs[long] - np.r_[0, np.cumsum(lengths[long])[:-1]], lengths[long]) + np.arange(lengths[long].sum())
+        self._entries = (grouped, (rest_columns[columns[runs[long]]], rows[entries], values[entries],
+                                   np.repeat(np.arange(len(long)), lengths[long])))
+
+    def _nonzero_entries(self, sources: list) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The sources' nonzero values as entries (document row, value, flat column among these
+        sources), one per (document, column), sorted by column."""
         rows, values, columns, start = [], [], [], 0
-        for _, doc, column, value, shape in self.sources:
+        for _, doc, column, value, shape in sources:
             rows.append(np.broadcast_to(self.row_of[doc].reshape((-1,) + (1,) * (column.ndim - 1)), column.shape).reshape(-1))
             values.append(np.broadcast_to(value, column.shape).reshape(-1).astype(float))
             columns.append(start + column.reshape(-1).astype(np.int64))
             start += int(np.prod(shape))
-        rows, values, columns = (np.concatenate(x) if x else np.empty(0) for x in (rows, values, columns))
+        rows, values, columns = (np.concatenate(x) if x else np.empty(0, dtype=np.int64) for x in (rows, values, columns))
         keep = np.flatnonzero(values)
         key, where = np.unique(columns[keep] * max(self.n_documents, 1) + rows[keep], return_inverse=True)
         summed = np.bincount(where.reshape(-1), weights=values[keep], minlength=len(key))
@@ -141,10 +196,7 @@ class _Sources:
 
     @property
     def width(self) -> int:
-        size = self.columns
-        if self.matrix is None and self._entries is not None:
-            size = max(size, len(self._entries[0]))
-        return size
+        return self.columns
 
     def split(self, flat: np.ndarray) -> dict[str, np.ndarray]:
         """Flat column sums (replicates × columns) back into one array per source."""
@@ -204,13 +256,15 @@ class DocumentCounts:
         self.layout = Layout(units.pairs[self.multi], local[cell_pair[cell_multi]], cell_label[cell_multi], n_labels, n_raters)
 
         three, two = np.arange(3), np.arange(2)
+        n_multi, n_cells = len(self.multi), len(self.layout.cell_pair)
         label_doc = units.doc[counts.label_unit]
+        # PSA needs a and b + c only: two columns per pair, cell and rater, a's then (b + c)'s
         plain = [  # summed with the documents' weights
-            ("pair_docs", units.doc[multi_units], local[units.pair[multi_units]], np.ones(len(multi_units)), (len(self.multi),)),
-            ("pair_abc", units.doc[multi_units], local[units.pair[multi_units]][:, None] * 3 + three,
-             counts.abc[multi_units], (len(self.multi), 3)),
-            ("cell_abc", label_doc[multi_rows], cell_local[cell_of[multi_rows]][:, None] * 3 + three,
-             counts.label_abc[multi_rows], (len(self.layout.cell_pair), 3)),
+            ("pair_docs", units.doc[multi_units], local[units.pair[multi_units]], np.ones(len(multi_units)), (n_multi,)),
+            ("pair_abc", units.doc[multi_units], local[units.pair[multi_units]][:, None] + two * n_multi,
+             _a_bc(counts.abc[multi_units]), (2, n_multi)),
+            ("cell_abc", label_doc[multi_rows], cell_local[cell_of[multi_rows]][:, None] + two * n_cells,
+             _a_bc(counts.label_abc[multi_rows]), (2, n_cells)),
             ("total_abc", units.doc, np.broadcast_to(three, (len(units.doc), 3)), counts.abc, (3,)),
             ("label_abc", label_doc, counts.label_code[:, None] * 3 + three, counts.label_abc, (n_labels, 3)),
         ]
@@ -222,9 +276,10 @@ class DocumentCounts:
         ]
         if self.per_rater:
             first, second = units.pairs[units.pair, 0], units.pairs[units.pair, 1]
+            a_bc = _a_bc(counts.abc)  # a rater's own + other spans are its pairs' b + c, either side
             plain.append(("rater_abc", np.concatenate([units.doc, units.doc]),
-                          np.concatenate([first, second])[:, None] * 3 + three,
-                          np.concatenate([counts.abc, counts.abc[:, [0, 2, 1]]]), (n_raters, 3)))
+                          np.concatenate([first, second])[:, None] + two * n_raters,
+                          np.concatenate([a_bc, a_bc]), (2, n_raters)))
             fixed.append(("fixed_rater", np.concatenate([units.doc[single], units.doc[single]]),
                           np.concatenate([first[single], second[single]])[:, None] * 2 + two,
                           np.concatenate([fixed_values, fixed_values]), (n_raters, 2)))
@@ -237,7 +292,7 @@ class DocumentCounts:
         row_of[self.docs] = np.arange(len(self.docs))
         self.single_row = row_of[self.single_doc]
         # a dense documents × columns matrix (one matrix product per block of replicates) when it
-        # fits, else the nonzero entries (one gather and one weighted count per replicate); the
+        # fits, else the nonzero entries, grouped by how many each column has (see _Sources); the
         # sources of the single-document pairs take the pairs' weights
         columns = sum(int(np.prod(src[4])) for src in plain + fixed)
         dense = len(self.docs) * columns <= DENSE_CELLS
@@ -293,9 +348,9 @@ class DocumentCounts:
         labels = self.report.corpus.labels
         fixed = Fixed(parts["fixed"], parts["fixed_label"], parts.get("fixed_rater"))
         s = summarize(
-            self.layout, parts["pair_abc"], parts["cell_abc"], parts["total_abc"], parts["label_abc"],
+            self.layout, _last(parts["pair_abc"]), _last(parts["cell_abc"]), parts["total_abc"], parts["label_abc"],
             pair_weight=pair_weights(parts["pair_docs"], self.pair_docs), fixed=fixed,
-            raters=self.per_rater, rater_abc=parts.get("rater_abc"),
+            raters=self.per_rater, rater_abc=_last(parts["rater_abc"]) if self.per_rater else None,
         )
         out = [
             (
@@ -479,6 +534,16 @@ def pair_weights(drawn: np.ndarray, seen: np.ndarray) -> np.ndarray:
     documents over their count in the data (1 in the data, 0 when none is drawn)."""
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(seen > 0, drawn / np.where(seen > 0, seen, 1), 0.0)
+
+
+def _a_bc(abc: np.ndarray) -> np.ndarray:
+    """Rows of a, b, c as rows of a and b + c: all that PSA needs (see summary.psa)."""
+    return np.stack([abc[:, 0], abc[:, 1] + abc[:, 2]], axis=1)
+
+
+def _last(sums: np.ndarray) -> np.ndarray:
+    """Sums laid out (R, 2, n) as a (R, n, 2) view: the a's and the (b + c)'s stay contiguous."""
+    return np.moveaxis(sums, 1, -1)
 
 
 def _jackknife_se(values: np.ndarray) -> float | None:

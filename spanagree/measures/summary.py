@@ -6,7 +6,8 @@ documents, with a leading replicate axis (``R = 1`` for the point estimate). Sha
 ``P`` the rater pairs computed one by one, ``C`` their (pair, label) cells with any count,
 ``K`` the labels and ``N`` the raters:
 
-- ``pair_abc`` (R, P, 3): a, b, c of each pair (b: the pair's first rater's unmatched spans);
+- ``pair_abc`` (R, P, 3): a, b, c of each pair (b: the pair's first rater's unmatched spans),
+  or (R, P, 2): a and b + c (all PSA needs; so for ``cell_abc`` and ``rater_abc``);
 - ``pair_weight`` (R, P): each pair's weight in the pairwise means (1 in the data; in a
   bootstrap replicate the share of the pair's documents drawn, see docs/intervals.md);
 - ``cell_abc`` (R, C, 3): a, b, c of each cell, labels strict; the layout says its pair and label;
@@ -105,12 +106,12 @@ def summarize(
     pair_psa = psa(pair_abc)
     weight = np.where(np.isnan(pair_psa), 0.0, np.ones(pair_psa.shape) if pair_weight is None else pair_weight)
     values = np.where(weight > 0, pair_psa, 0.0) * weight
-    numerator, denominator = weighted_sums(pair_psa, weight)
+    numerator, denominator = values.sum(axis=-1), weight.sum(axis=-1)  # weighted_sums(pair_psa, weight)
     if fixed is not None:
         numerator, denominator = numerator + fixed.overall[:, 0], denominator + fixed.overall[:, 1]
 
     cell_psa = psa(cell_abc)
-    cell_weight = np.where(np.isnan(cell_psa), 0.0, weight[:, layout.cell_pair])
+    cell_weight = np.where(np.isnan(cell_psa), 0.0, np.take(weight, layout.cell_pair, axis=1))
     label_numerator = by_label(layout, np.where(cell_weight > 0, cell_psa, 0.0) * cell_weight)
     label_denominator = by_label(layout, cell_weight)
     if fixed is not None:
@@ -135,7 +136,12 @@ def summarize(
 
 
 def psa(abc: np.ndarray) -> np.ndarray:
-    """PSA of every (…, 3) row of a, b, c; NaN where ``2a + b + c = 0``."""
+    """PSA of every (…, 3) row of a, b, c, or (…, 2) row of a and b + c (all PSA needs: the
+    replicates sum only these); NaN where ``2a + b + c = 0``."""
+    if abc.shape[-1] == 2:
+        two_a = 2 * abc[..., 0]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return two_a / (two_a + abc[..., 1])
     return psa_array(abc[..., 0], abc[..., 1], abc[..., 2])
 
 
