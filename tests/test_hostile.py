@@ -120,3 +120,69 @@ def test_bidi_controls_shown_in_the_html_report(tmp_path):
     html = out.read_text(encoding="utf-8")
     assert "\u202e" not in html and "\\u202e" in html
     assert "<img src=x>" not in html
+
+
+@pytest.mark.skipif(sys.platform in ("darwin", "win32"), reason="needs a file system that keeps non-UTF-8 names")
+@pytest.mark.parametrize("extra", [[], ["--jobs", "2"], ["--stream"], ["--output", "json"]])
+def test_a_rater_named_by_a_file_name_that_is_not_utf8_is_an_input_error(tmp_path, extra):
+    """A rater name taken from a file name whose bytes are not UTF-8 holds lone surrogates: an
+    input error naming the file, not a traceback when the JSON or HTML output is written."""
+    rows = b"".join(
+        json.dumps({"text": "Alice met Bob", "meta": {"id": d}, "answer": "accept",
+                    "spans": [{"start": 0, "end": 5, "label": "PER"}]}).encode() + b"\n"
+        for d in range(3)
+    )
+    folder = os.fsencode(tmp_path)
+    for name in (b"\xffann.jsonl", b"bob.jsonl"):
+        with open(os.path.join(folder, name), "wb") as handle:
+            handle.write(rows)
+    paths = sorted(os.fsdecode(os.path.join(folder, n)) for n in os.listdir(folder))
+    result = runner.invoke(app, ["score", *paths, "--format", "prodigy", "--rater", "file", *extra])
+    assert result.exit_code == 2, result.output
+    assert "rater name" in result.output and "not Unicode text" in result.output
+    assert "Traceback" not in result.output
+
+
+class _FailingHandle:
+    """A file whose second line cannot be read (as an I/O error or a device that is not a file)."""
+
+    def __init__(self, first: bytes) -> None:
+        self.first = first
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        return None
+
+    def __iter__(self):
+        yield self.first
+        raise OSError(5, "Input/output error")
+
+
+def test_a_read_the_system_refuses_is_an_input_error_naming_file_and_line(tmp_path, monkeypatch):
+    from spanagree.io import common
+
+    path = tmp_path / "a.jsonl"
+    path.write_bytes(_records(2))
+    first = _records(2).splitlines(keepends=True)[0]
+    monkeypatch.setattr(common, "open_binary", lambda p, name=None: _FailingHandle(first))
+    with pytest.raises(spanagree.InputError) as caught:
+        list(common.json_lines(path))
+    assert "cannot be read (Input/output error)" in str(caught.value) and f"{path}:2" in str(caught.value)
+
+
+def test_a_read_the_system_refuses_in_an_engine_is_an_input_error(tmp_path, monkeypatch):
+    from spanagree.engine import chunks
+
+    path = tmp_path / "a.jsonl"
+    path.write_bytes(_records(4))
+
+    def refuse(self, path, tick=None):
+        raise OSError(5, "Input/output error")
+        yield  # a generator, as the real one
+
+    monkeypatch.setattr(chunks._Source, "lines", refuse)
+    with pytest.raises(spanagree.InputError) as caught:
+        spanagree.score(path, stream=True)
+    assert "cannot be read (Input/output error)" in str(caught.value) and str(path) in str(caught.value)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Callable, ClassVar, Hashable, Sequence
+from typing import Any, Callable, ClassVar, Hashable, Sequence
 
 import numpy as np
 
@@ -215,6 +215,7 @@ class CorpusBuilder:
         """Register a document (or check that its text matches what other raters saw)."""
         index = self._doc_index.get(key)
         if index is None:
+            _check_name(doc_id, "document id", where, doc_id)
             index = len(self._doc_ids)
             self._doc_index[key] = index
             self._doc_ids.append(doc_id)
@@ -238,6 +239,12 @@ class CorpusBuilder:
                 field="text",
             )
         return index
+
+    def _new_rater(self, rater: str, where: Location, doc_id: str) -> int:
+        """The code of a rater seen for the first time (its name checked once)."""
+        _check_name(rater, "rater name", where, doc_id)
+        code = self._rater_index[rater] = len(self._rater_index)
+        return code
 
     def skip(
         self, key: Hashable, doc_id: str, text: str, where: Location, rater: str, reason: str, n_spans: int = 0
@@ -273,7 +280,7 @@ class CorpusBuilder:
         rater_index = self._rater_index
         rater_code = rater_index.get(rater)
         if rater_code is None:
-            rater_code = rater_index[rater] = len(rater_index)
+            rater_code = self._new_rater(rater, where, doc_id)
         if n_read > 1:
             unique = sorted(set(spans))
             if len(unique) < n_read:
@@ -365,7 +372,8 @@ class CorpusBuilder:
         doc = self._doc_index.get(key)
         if doc is None or self._texts[doc] != text:
             doc = self.document(key, doc_id, text, where, rater)
-        cell = (doc, self._rater_index.setdefault(rater, len(self._rater_index)))
+        rater_code = self._rater_index.get(rater)
+        cell = (doc, self._new_rater(rater, where, doc_id) if rater_code is None else rater_code)
         values = self._doc_labels.setdefault(cell, {})
         decided = {label: 0 for label in (judged or ())}
         decided.update((label, 1) for label in labels)
@@ -436,6 +444,21 @@ class CorpusBuilder:
             n_spans_read=self.n_spans_read,
             token_conflicts={self._doc_ids[d]: pair for d, pair in self._token_conflicts.items()},
         )
+
+
+def _check_name(name: Any, what: str, where: Location, doc_id: Any) -> None:
+    """A rater name or document id must be text that can be written as UTF-8: a name taken from
+    a file name whose bytes are not UTF-8 holds lone surrogates (Python's ``surrogateescape``),
+    which no JSON, HTML or terminal output can carry."""
+    if isinstance(name, str) and not name.isascii():
+        try:
+            name.encode("utf-8")
+        except UnicodeEncodeError as error:
+            raise InputError(
+                f"the {what} {name.encode('utf-8', 'backslashreplace').decode('ascii')} is not Unicode text "
+                f"(character {error.start}: a file name whose bytes are not UTF-8?); rename the file or "
+                "give names that are text", where=where, doc_id=None if what == "document id" else doc_id,
+            ) from None
 
 
 def _digest(tokens: np.ndarray) -> bytes:

@@ -163,6 +163,11 @@ def _run(task: Task) -> TaskResult:
         )
     except UsageError as err:
         result.error = ErrorInfo("usage", str(err), AFTER_INPUT)
+    except OSError as err:  # the system refused a read (an I/O error, a file removed meanwhile)
+        position = AFTER_INPUT if piece is None else (piece.file, source.line_offset)
+        where = (piece.name if piece is not None else err.filename, None)
+        result.error = ErrorInfo("input", f"cannot be read ({err.strerror or err})", position, where, None, None,
+                                 line_known=False)
     for seen, recorder in zip(result.pieces, recorders):
         if recorder is not None:
             seen.groups = recorder.arrays()

@@ -147,7 +147,8 @@ def read(
     try:
         return _read(paths, format, progress, options)
     except OSError as err:  # a path the system refuses: too long, not permitted, ...
-        raise InputError(f"cannot be read ({err.strerror or err})", where=Location(str(err.filename))) from None
+        where = Location(str(err.filename)) if err.filename is not None else None
+        raise InputError(f"cannot be read ({err.strerror or err})", where=where) from None
     finally:
         if paused:
             gc.enable()

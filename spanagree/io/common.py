@@ -46,25 +46,29 @@ def json_lines(path: Path, tick: Callable[[int], None] | None = None) -> Iterato
     handle = open_binary(path)
     seen_data = False
     pending = 0
+    number = 0
     with handle:
-        for number, raw in enumerate(handle, 1):
-            if tick is not None:
-                pending += len(raw)
-                if number % 4096 == 0:
-                    tick(pending)
-                    pending = 0
-            try:
-                obj = _loads(raw)
-            except ValueError:  # JSONDecodeError, or UnicodeDecodeError from the json fallback
-                if not raw.strip():
-                    continue
-                obj = _parse_slowly(raw, Location(name, number))
-            if type(obj) is not dict:
-                raise InputError(
-                    f"expected a JSON object per line, got a JSON {_json_type(obj)}", where=Location(name, number)
-                )
-            seen_data = True
-            yield Location(name, number), obj
+        try:
+            for number, raw in enumerate(handle, 1):
+                if tick is not None:
+                    pending += len(raw)
+                    if number % 4096 == 0:
+                        tick(pending)
+                        pending = 0
+                try:
+                    obj = _loads(raw)
+                except ValueError:  # JSONDecodeError, or UnicodeDecodeError from the json fallback
+                    if not raw.strip():
+                        continue
+                    obj = _parse_slowly(raw, Location(name, number))
+                if type(obj) is not dict:
+                    raise InputError(
+                        f"expected a JSON object per line, got a JSON {_json_type(obj)}", where=Location(name, number)
+                    )
+                seen_data = True
+                yield Location(name, number), obj
+        except OSError as err:  # the system refuses to go on (an I/O error, a device that is not a file)
+            raise InputError(f"cannot be read ({err.strerror or err})", where=Location(name, number + 1)) from None
     if tick is not None:
         tick(pending)
     if not seen_data:
