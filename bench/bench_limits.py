@@ -11,6 +11,10 @@ row run interleaved, ``--runs`` times each, and the medians are kept (the machin
 Peak memory is the child's maximum resident set size (with worker processes: the largest one
 process's, not their sum; ``bench/bench_scale.py`` samples the sum).
 
+``--candidates-documents N`` adds ``score --candidates tokens`` on N generated documents (about 31
+tokens each, 3 raters, tokens in the input) beside a process that loads the same items × raters
+matrix of token labels (``.npy``) and runs ``krippendorff.alpha`` (nominal) on it, nothing else.
+
 ``--large FILE`` adds the run with no option on a large grouped corpus (the engine on every core,
 chosen by size) beside an orjson parse of the same file; ``--medium FILE`` adds ``--jobs 2``
 beside ``--jobs 1 --stream`` (the same engine in one process) and ``--no-stream`` (in memory).
@@ -59,13 +63,54 @@ def run(command: list[str]) -> tuple[float, float]:
     return wall, usage.ru_maxrss / 1024
 
 
+def token_corpus(out_dir: Path, n_documents: int) -> tuple[Path, Path, int]:
+    """A generated corpus with whitespace tokens, and the items × raters matrix of its token
+    labels as spanagree's candidates see it (NaN where a rater did not see the document), for
+    ``krippendorff.alpha``; and the number of tokens."""
+    import numpy as np
+
+    sys.path.insert(0, str(ROOT))
+    import spanagree
+    from spanagree.io.synthetic import generate_corpus, write_jsonl
+    from spanagree.measures.candidates import build_items
+
+    def with_tokens(records):
+        for record in records:
+            text, start, tokens = record["text"], 0, []
+            for word in text.split(" "):
+                tokens.append({"start": start, "end": start + len(word)})
+                start += len(word) + 1
+            yield {**record, "tokens": tokens}
+
+    corpus_path, matrix_path = out_dir / "tokens.jsonl", out_dir / "tokens.npy"
+    write_jsonl(with_tokens(generate_corpus(n_documents, 3, seed=0)), corpus_path)
+    corpus = spanagree.read(corpus_path)
+    items = build_items(corpus, "tokens", spanagree.AlignmentRule())
+    matrix = np.full((len(corpus.raters), items.n_items), np.nan)
+    matrix[items.rating_rater, items.rating_item] = items.rating_code
+    np.save(matrix_path, matrix)
+    return corpus_path, matrix_path, items.n_items
+
+
+def krippendorff_only(matrix: Path) -> list[str]:
+    """A process that loads the matrix and computes nominal α with the krippendorff package."""
+    code = (f"import numpy, krippendorff\nm = numpy.load({str(matrix)!r})\n"
+            "krippendorff.alpha(reliability_data=m, level_of_measurement='nominal')\n")
+    return [PY, "-c", code]
+
+
 def rows(
-    real: Path, out_dir: Path, large: Path | None = None, medium: Path | None = None
+    real: Path, out_dir: Path, large: Path | None = None, medium: Path | None = None, candidates_documents: int = 0
 ) -> list[tuple[str, list[str], list[tuple[str, list[str]]]]]:
     """(work, spanagree command, [(peer name, peer command), ...]) for each row."""
     toxic = real / "toxic_spans.jsonl"
     plain = spanagree("score", str(toxic))
     extra = []
+    if candidates_documents:
+        corpus, matrix, n_tokens = token_corpus(out_dir, candidates_documents)
+        extra.append((f"`score --candidates tokens`, {n_tokens:,} tokens × 3 raters",
+                      spanagree("score", str(corpus), "--candidates", "tokens"),
+                      [("`krippendorff.alpha` alone on the same matrix", krippendorff_only(matrix))]))
     if medium is not None:
         extra.append((f"`score {medium.name} --jobs 2`", spanagree("score", str(medium), "--jobs", "2"),
                       [("`--jobs 1 --stream`", spanagree("score", str(medium), "--jobs", "1", "--stream")),
@@ -92,6 +137,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--write-results", action="store_true", help=f"write the section '{SECTION}' of bench/RESULTS.md")
     parser.add_argument("--large", type=Path, help="a large grouped corpus (e.g. 1M documents): the run with no option")
     parser.add_argument("--medium", type=Path, help="a grouped corpus of about 100k documents: --jobs 2 against one process")
+    parser.add_argument("--candidates-documents", type=int, default=0,
+                        help="generated documents for the --candidates tokens row (about 31 tokens each; 0: no row)")
     args = parser.parse_args(argv)
     command = "python " + shlex.join(sys.argv if argv is None else [sys.argv[0], *argv])
     lines = [
@@ -102,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
         "|---|---|---|---|",
     ]
     with tempfile.TemporaryDirectory() as tmp:
-        for work, ours, peers in rows(args.real_dir, Path(tmp), args.large, args.medium):
+        for work, ours, peers in rows(args.real_dir, Path(tmp), args.large, args.medium, args.candidates_documents):
             commands = [ours] + [c for _, c in peers]
             samples: list[list[tuple[float, float]]] = [[] for _ in commands]
             for _ in range(args.runs):

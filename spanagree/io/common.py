@@ -6,6 +6,8 @@ import re
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
+from operator import le
+
 import numpy as np
 
 from ..errors import InputError, Location, UsageError, describe
@@ -273,9 +275,12 @@ def parse_tokens(raw: Any, text_len: int, where: Location, doc_id: str, field: s
     """Validate ``[{"start": int, "end": int, ...}, ...]`` and return an (n, 2) offset array."""
     if not isinstance(raw, list):
         raise InputError(f"expected a list of tokens, got {describe(raw)}", where=where, doc_id=doc_id, field=field)
+    offsets = _token_offsets(raw, text_len)
+    if offsets is not None:
+        return offsets
     offsets = np.empty((len(raw), 2), dtype=np.int64)
     previous_end = 0
-    for i, token in enumerate(raw):
+    for i, token in enumerate(raw):  # the first bad token, for the message
         start = token.get("start") if isinstance(token, dict) else None
         end = token.get("end") if isinstance(token, dict) else None
         if type(start) is not int or type(end) is not int or not previous_end <= start <= end <= text_len:
@@ -286,6 +291,28 @@ def parse_tokens(raw: Any, text_len: int, where: Location, doc_id: str, field: s
             )
         offsets[i] = start, end
         previous_end = end
+    return offsets
+
+
+def _token_offsets(raw: list, text_len: int) -> np.ndarray | None:
+    """The (n, 2) offsets of well-formed tokens in one pass of list comprehensions and array
+    checks (a line can hold thousands of tokens), or None when any token is not (the caller then
+    finds the first bad one and says what it is)."""
+    try:
+        starts = [token["start"] for token in raw]
+        ends = [token["end"] for token in raw]
+    except (TypeError, KeyError, IndexError):
+        return None
+    if not raw:
+        return np.empty((0, 2), dtype=np.int64)
+    if set(map(type, starts)) != {int} or set(map(type, ends)) != {int}:
+        return None
+    # 0 <= start <= end <= next start ... <= text length (map over C comparisons: no array per check)
+    if starts[0] < 0 or ends[-1] > text_len or not all(map(le, starts, ends)) or not all(map(le, ends, starts[1:])):
+        return None
+    offsets = np.empty((len(raw), 2), dtype=np.int64)  # every value is within 0..text_len: fits
+    offsets[:, 0] = starts
+    offsets[:, 1] = ends
     return offsets
 
 
