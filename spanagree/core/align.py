@@ -54,8 +54,10 @@ SEARCHES = options.BY_NAME["search"].choices
 #: Credits closer than this are treated as equal when breaking ties.
 CREDIT_TOLERANCE = 1e-12
 #: Components whose smaller side has at most this many spans are solved by dynamic programming
-#: (in Python: cheaper than a sparse assignment call only for the smallest components).
-DP_MAX_SIDE = 2
+#: (2^6 states at most). Larger ones go to SciPy's sparse assignment, whose import alone costs
+#: about 0.4 s: with 6, real corpora (toxic_spans: one component of side 5) never pay it, and
+#: dense input costs at most a fifth more than with 2 (bench/RESULTS.md, "Dense overlap").
+DP_MAX_SIDE = 6
 
 
 @dataclass(frozen=True)
