@@ -318,10 +318,13 @@ class AgreementReport:
         units = self.counts.units
         n_docs = self.corpus.n_documents
         abc = bin_rows(units.doc, self.counts.abc, n_docs)
-        unit_psa = psa_of(self.counts.abc.astype(np.float64))
+        unit_psa = psa_of(np.asarray(self.counts.abc, dtype=np.float64))
         defined = ~np.isnan(unit_psa)
-        mean_sum = np.bincount(units.doc[defined], weights=unit_psa[defined], minlength=n_docs)
-        mean_n = np.bincount(units.doc[defined], minlength=n_docs)
+        # undefined units add 0 (no copies of the defined units' documents and values)
+        mean_sum = np.bincount(units.doc, weights=np.where(defined, unit_psa, 0.0), minlength=n_docs)
+        del unit_psa
+        mean_n = np.bincount(units.doc, weights=defined, minlength=n_docs)
+        del defined
         n_pairs = np.bincount(units.doc, minlength=n_docs)
         raters = np.bincount(self.corpus.ann_doc, minlength=n_docs)
         scored = np.flatnonzero(n_pairs)

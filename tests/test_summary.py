@@ -256,3 +256,31 @@ def test_every_way_of_summing_the_replicates_gives_the_same_intervals(crowd, mon
                 assert got[path][key] is None, path
             else:
                 assert got[path][key] == pytest.approx(value, abs=1e-12), (path, key)
+
+
+@pytest.mark.parametrize("n_labels, n_pairs", [(3, 4), (50, 200), (3000, 3000)])  # table; table; sort
+def test_label_cells_in_blocks_equal_one_sort(n_labels, n_pairs):
+    rng = np.random.default_rng(n_labels)
+    n_units, n_rows = 500, 4000
+    unit_pair = rng.integers(0, n_pairs, n_units).astype(np.int32)
+    label_unit = np.sort(rng.integers(0, n_units, n_rows)).astype(np.int32)
+    label_code = rng.integers(0, n_labels, n_rows).astype(np.int32)
+    keys, expected_of = np.unique(label_code.astype(np.int64) * n_pairs + unit_pair[label_unit], return_inverse=True)
+    for block in (7, 1000, 1 << 20):
+        cell_pair, cell_label, cell_of = summary.label_cells(unit_pair, label_unit, label_code, n_pairs, block=block)
+        assert cell_label.tolist() == (keys // n_pairs).tolist()
+        assert cell_pair.tolist() == (keys % n_pairs).tolist()
+        assert cell_of.tolist() == expected_of.reshape(-1).tolist()
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.float64])
+def test_sums_in_blocks_equal_one_pass(dtype):
+    from spanagree.core.counts import unit_totals
+
+    rng = np.random.default_rng(1)
+    index = np.sort(rng.integers(0, 300, 5000))
+    values = (rng.integers(0, 4, (5000, 3)) if dtype == np.uint8 else rng.random((5000, 3)) / 7).astype(dtype)
+    one_pass = np.stack([np.bincount(index, weights=values[:, j].astype(np.float64), minlength=310) for j in range(3)], 1)
+    for block in (13, 999, 1 << 20):
+        assert np.array_equal(summary.bin_rows(index, values, 310, block=block), one_pass)  # bit for bit
+        assert np.array_equal(unit_totals(index, values, 310, block=block), one_pass)

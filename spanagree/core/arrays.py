@@ -39,3 +39,24 @@ def pairs_within_blocks(block: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     block_end = np.searchsorted(block, block, side="right")
     first, second = expand(index + 1, block_end)
     return first, second
+
+
+def dense_codes(values: np.ndarray, bound: int) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(values, return_inverse=True)`` for non-negative integers below ``bound``:
+    the distinct values (sorted, int64) and the code of each value (int32 when the codes fit). When the bound is small, a table
+    of ``bound`` entries replaces the sort, which on millions of values costs several copies of
+    them in memory and most of the time.
+
+    >>> [a.tolist() for a in dense_codes(np.array([7, 2, 7, 4]), 10)]
+    [[2, 4, 7], [2, 0, 2, 1]]
+    """
+    values = np.asarray(values)
+    if bound > 1 << 22 or bound > 4 * len(values) + 1024:
+        keys, inverse = np.unique(values, return_inverse=True)
+        code_type = np.int32 if len(keys) < 2**31 else np.int64
+        return keys.astype(np.int64), inverse.reshape(-1).astype(code_type)
+    present = np.bincount(values, minlength=bound) > 0
+    keys = np.flatnonzero(present)
+    table = np.zeros(bound, dtype=np.int32 if len(keys) < 2**31 else np.int64)
+    table[keys] = np.arange(len(keys))
+    return keys.astype(np.int64), table[values]

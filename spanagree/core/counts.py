@@ -204,11 +204,26 @@ def label_cells(side_a: SpanColumns, side_b: SpanColumns, strict, n_labels: int)
     return keys // n, keys % n, abc
 
 
-def unit_totals(label_unit: np.ndarray, label_abc: np.ndarray, n_units: int) -> np.ndarray:
-    """(n_units, 3) sums of the per-label cells of each unit, in float64, cells in order."""
+def unit_totals(label_unit: np.ndarray, label_abc: np.ndarray, n_units: int, block: int = 1 << 20) -> np.ndarray:
+    """(n_units, 3) sums of the per-label cells of each unit, in float64, cells in order.
+
+    Cells sorted by unit (as :func:`count` and the engines' merge give them) are summed in blocks
+    of about ``block`` cells cut between units, so no float64 copy of a whole column is made and
+    each unit's sum is the same as in one pass."""
     out = np.zeros((n_units, 3))
-    for j in range(3):
-        out[:, j] = np.bincount(label_unit, weights=label_abc[:, j].astype(np.float64), minlength=n_units)
+    n = len(label_unit)
+    if n <= block or np.any(label_unit[1:] < label_unit[:-1]):
+        cuts = [0, n]
+    else:
+        cuts = [0, *np.searchsorted(label_unit, label_unit[block::block], side="left").tolist(), n]
+    for lo, hi in zip(cuts[:-1], cuts[1:]):
+        if hi <= lo:
+            continue
+        rows = label_unit[lo:hi]
+        first = int(rows[0])
+        for j in range(3):
+            sums = np.bincount(rows - first, weights=label_abc[lo:hi, j])
+            out[first : first + len(sums), j] += sums
     return out
 
 

@@ -23,6 +23,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ..core.align import AlignmentRule
+from ..core.arrays import dense_codes
 from ..core.counts import Counts, Units, unit_totals
 from ..core.model import Exclusions
 
@@ -213,7 +214,7 @@ def merge(partials: Sequence[Partial], rule: AlignmentRule, unit: str) -> tuple[
             destination[unit_order] = np.arange(n_units, dtype=np.int64)
             unit_doc, pair_key = unit_doc[unit_order], pair_key[unit_order]
             del unit_order
-    keys, pair = _codes(pair_key, n_raters * n_raters)
+    keys, pair = dense_codes(pair_key, n_raters * n_raters)
     del pair_key
     pairs = np.stack([keys // n_raters, keys % n_raters], axis=1) if len(keys) else np.zeros((0, 2), np.int64)
 
@@ -231,7 +232,7 @@ def merge(partials: Sequence[Partial], rule: AlignmentRule, unit: str) -> tuple[
     ann_dtype = np.int32 if ann_offsets[-1] < 2**31 else np.int64
     ann_a = place("unit_ann_a", (), ann_dtype, lambda out, rows, i, p: out.__setitem__(rows, ann_offsets[i] + p.unit_ann_a))
     ann_b = place("unit_ann_b", (), ann_dtype, lambda out, rows, i, p: out.__setitem__(rows, ann_offsets[i] + p.unit_ann_b))
-    label_unit, label_code, label_abc = _merge_label_cells(partials, unit_offsets, destination, label_maps)
+    label_unit, label_code, label_abc = _merge_label_cells(partials, unit_offsets, destination, label_maps, len(labels))
     outcome_dtype = np.result_type(*[p.outcomes.dtype for p in partials]) if partials else np.uint8
     outcomes = place("outcomes", (5,), outcome_dtype, lambda out, rows, i, p: out.__setitem__(rows, p.outcomes))
     if rule.by_label:
@@ -259,15 +260,15 @@ def merge(partials: Sequence[Partial], rule: AlignmentRule, unit: str) -> tuple[
     return corpus, Counts(units, rule, unit, abc, label_unit, label_code, label_abc, outcomes, +notes)
 
 
-def _merge_label_cells(partials, unit_offsets, destination, label_maps) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _merge_label_cells(partials, unit_offsets, destination, label_maps, n_labels: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The partials' per-label cells in corpus-wide unit and label codes, sorted by unit then label
     (label codes keep their order: both are sorted by name)."""
     n_cells = sum(len(p.label_unit) for p in partials)
     dtype = np.result_type(*[p.label_abc.dtype for p in partials]) if partials else np.uint8
-    # unit indices fit 32 bits below 2**31 units (half the bytes of the largest merged array);
-    # label codes stay int64, as the report multiplies them
+    # unit indices and label codes in 32 bits when they fit (the largest merged arrays); the
+    # report widens them to int64 wherever it multiplies them
     unit = np.empty(n_cells, dtype=np.int32 if unit_offsets[-1] < 2**31 else np.int64)
-    code = np.empty(n_cells, dtype=np.int64)
+    code = np.empty(n_cells, dtype=np.int32 if n_labels < 2**31 // 3 else np.int64)
     abc = np.empty((n_cells, 3), dtype=dtype)
     at = 0
     for i, p in enumerate(partials):
@@ -296,19 +297,6 @@ def release_memory() -> None:
         ctypes.CDLL("libc.so.6").malloc_trim(0)
     except (OSError, AttributeError):
         pass
-
-
-def _codes(values: np.ndarray, bound: int) -> tuple[np.ndarray, np.ndarray]:
-    """``np.unique(values, return_inverse=True)`` for integers in ``range(bound)``, by a table
-    when the bound is small (no sort of all the values)."""
-    if bound > 1 << 22:
-        keys, inverse = np.unique(values, return_inverse=True)
-        return keys, inverse.reshape(-1).astype(np.int64)
-    present = np.bincount(values, minlength=bound) > 0
-    keys = np.flatnonzero(present)
-    table = np.zeros(bound, dtype=np.int64)
-    table[keys] = np.arange(len(keys))
-    return keys.astype(np.int64), table[values]
 
 
 def _sort_order(ids: "DocIds") -> np.ndarray | None:

@@ -244,8 +244,7 @@ class DocumentCounts:
         self.single_psa[units.pair[~in_multi]] = unit_psa[~in_multi]
         multi_units = np.flatnonzero(in_multi)
 
-        row_pair = units.pair[counts.label_unit]
-        cell_pair, cell_label, cell_of = label_cells(row_pair, counts.label_code, n_pairs)
+        cell_pair, cell_label, cell_of = label_cells(units.pair, counts.label_unit, counts.label_code, n_pairs)
         cell_abc = bin_rows(cell_of, counts.label_abc, len(cell_pair))
         cell_psa = psa(cell_abc)
         cell_multi = local[cell_pair] >= 0

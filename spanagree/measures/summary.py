@@ -31,6 +31,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..core.arrays import dense_codes
+
 from .psa import add_rows, psa_array
 
 
@@ -213,12 +215,40 @@ def nanmean(values: np.ndarray) -> np.ndarray:
     return ratio(np.where(defined, values, 0.0).sum(axis=-1), defined.sum(axis=-1).astype(float))
 
 
-def label_cells(pair_of_row: np.ndarray, label_of_row: np.ndarray, n_pairs: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The (pair, label) cells of per-label count rows: ``(cell_pair, cell_label, cell of each
-    row)``, cells sorted by label, then pair."""
-    cells, cell_of = np.unique(label_of_row.astype(np.int64) * n_pairs + pair_of_row, return_inverse=True)
-    cell_label, cell_pair = np.divmod(cells, n_pairs)
-    return cell_pair, cell_label, cell_of.reshape(-1)
+def label_cells(
+    unit_pair: np.ndarray, label_unit: np.ndarray, label_code: np.ndarray, n_pairs: int, block: int = 1 << 20
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The (pair, label) cells of per-label count rows (row i: unit ``label_unit[i]``, label
+    ``label_code[i]``; ``unit_pair``: each unit's rater pair): ``(cell_pair, cell_label, cell of
+    each row)``, cells sorted by label, then pair.
+
+    With few possible cells (labels × pairs), the rows' keys are formed and coded in blocks of
+    ``block`` rows through a table of the cells present, so the only array as long as the rows
+    is the result."""
+    n_labels = int(label_code.max()) + 1 if len(label_code) else 0
+    bound = n_labels * n_pairs
+    key_type = np.int32 if bound < 2**31 else np.int64
+    n = len(label_code)
+
+    def keys(lo: int, hi: int) -> np.ndarray:
+        key = label_code[lo:hi].astype(key_type) * n_pairs
+        key += unit_pair[label_unit[lo:hi]]
+        return key
+
+    if bound > 1 << 22 or bound > 4 * n + 1024:
+        cells, cell_of = dense_codes(keys(0, n), bound)
+    else:
+        present = np.zeros(bound, dtype=bool)
+        for lo in range(0, n, block):
+            present[keys(lo, lo + block)] = True
+        cells = np.flatnonzero(present)
+        table = np.zeros(bound, dtype=np.int32)
+        table[cells] = np.arange(len(cells))
+        cell_of = np.empty(n, dtype=np.int32)
+        for lo in range(0, n, block):
+            cell_of[lo : lo + block] = table[keys(lo, lo + block)]
+    cell_label, cell_pair = np.divmod(cells.astype(np.int64), n_pairs)
+    return cell_pair, cell_label, cell_of
 
 
 def point(counts, n_labels: int, n_raters: int, *, raters: bool = False) -> tuple[Layout, Summary]:
@@ -228,17 +258,24 @@ def point(counts, n_labels: int, n_raters: int, *, raters: bool = False) -> tupl
     n_pairs = len(units.pairs)
     pair_abc = bin_rows(units.pair, counts.abc, n_pairs)
     label_abc = bin_rows(counts.label_code, counts.label_abc, n_labels)
-    cell_pair, cell_label, cell_of = label_cells(units.pair[counts.label_unit], counts.label_code, n_pairs)
+    cell_pair, cell_label, cell_of = label_cells(units.pair, counts.label_unit, counts.label_code, n_pairs)
     cell_abc = bin_rows(cell_of, counts.label_abc, len(cell_pair))
     layout = Layout(units.pairs, cell_pair, cell_label, n_labels, n_raters)
     total = counts.abc.sum(axis=0).astype(np.float64)
     return layout, summarize(layout, pair_abc[None], cell_abc[None], total[None], label_abc[None], raters=raters)
 
 
-def bin_rows(index: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
-    """Sum the rows of ``values`` (rows, …) into ``n`` bins by ``index``, in float64."""
+def bin_rows(index: np.ndarray, values: np.ndarray, n: int, block: int = 1 << 20) -> np.ndarray:
+    """Sum the rows of ``values`` (rows, …) into ``n`` bins by ``index``, in float64.
+
+    Whole-number values (integer arrays) are summed in blocks of ``block`` rows, so no float64
+    copy of a whole column is made (their sums are exact in any order); fractional values in one
+    pass, rows in order."""
     flat = values.reshape(len(values), int(np.prod(values.shape[1:])))
     out = np.zeros((n, flat.shape[1]))
-    for j in range(flat.shape[1]):
-        out[:, j] = np.bincount(index, weights=flat[:, j].astype(np.float64), minlength=n)
+    step = block if flat.dtype.kind in "ui" else max(len(flat), 1)
+    for lo in range(0, len(flat), step):
+        rows = index[lo : lo + step]
+        for j in range(flat.shape[1]):
+            out[:, j] += np.bincount(rows, weights=flat[lo : lo + step, j], minlength=n)
     return out.reshape((n, *values.shape[1:]))
