@@ -13,7 +13,7 @@ On the synthetic corpus it times, best of ``--repeats`` (default 3):
    its default ``min_overlap_percentage``;
 and checks that spanagree's exact-rule counts equal nervaluate's strict counts for every pair
 (``a == correct``, ``b == missed + incorrect``, ``c == spurious + incorrect``; see
-``tests/test_nervaluate_parity.py`` for why they must).
+``tests/measures/test_nervaluate_parity.py`` for why they must).
 
 For each real corpus in ``--real-dir`` (toxic_spans, potts, btc_crowd) it times
 ``spanagree score FILE --output json`` end to end as a subprocess against json parsing of the

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -11,6 +10,7 @@ from hypothesis import strategies as st
 
 from spanagree.errors import UsageError
 from spanagree.measures.alpha_u import alpha_u, reduce_overlaps
+from locations import FIXTURES
 
 
 def run(units, length, n_raters=2, doc_length=None):
@@ -188,7 +188,7 @@ def test_matches_a_direct_walk(units):
         assert out["by_name"][str(lab)]["observed"] == pytest.approx(observed)
 
 
-DKPRO = json.loads((Path(__file__).parent / "fixtures" / "dkpro_alpha_u.json").read_text())["cases"]
+DKPRO = json.loads((FIXTURES / "dkpro_alpha_u.json").read_text())["cases"]
 
 
 @pytest.mark.parametrize("case", DKPRO, ids=[f"dkpro-{k}" for k in range(len(DKPRO))])

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import importlib.util
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -36,8 +35,9 @@ pytest.importorskip("nervaluate")
 spanagree = pytest.importorskip("spanagree")
 
 from spanagree.io.synthetic import generate_corpus, write_jsonl  # noqa: E402
+from locations import ROOT
 
-_PEERS_PATH = Path(__file__).resolve().parents[1] / "bench" / "peers.py"
+_PEERS_PATH = ROOT / "bench" / "peers.py"
 _spec = importlib.util.spec_from_file_location("spanagree_bench_peers", _PEERS_PATH)
 peers = importlib.util.module_from_spec(_spec)
 sys.modules[_spec.name] = peers  # dataclasses look their module up while the class is built

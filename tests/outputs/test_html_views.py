@@ -3,7 +3,6 @@ curve approaches, the bands sentence, and nested layers drawn per label."""
 from __future__ import annotations
 
 import csv
-from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -13,10 +12,11 @@ from spanagree.app.cli import app
 from spanagree.outputs.html import render, views
 from spanagree.core.sanitize import csv_cell
 from records import line
+from locations import ROOT
 
 pytest.importorskip("matplotlib", reason="the HTML report needs matplotlib (pip install 'spanagree[report]')")
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "corpora" / "news_ner.jsonl"
+EXAMPLE = ROOT / "corpora" / "news_ner.jsonl"
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,6 @@ import csv
 import json
 import math
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -20,8 +19,9 @@ from spanagree.measures.benchmark import SCALES, benchmark
 from spanagree.measures.kappa_variance import cohen_kappa_uncertainty
 from spanagree.measures.student_t import t_cdf, t_quantile
 from spanagree.measures.weights import NAMES, agreement_weights
+from locations import FIXTURES as ALL_FIXTURES
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "irrcac"
+FIXTURES = ALL_FIXTURES / "irrcac"
 REFERENCE = json.loads((FIXTURES / "irrcac_reference.json").read_text())
 nan = float("nan")
 runner = CliRunner()

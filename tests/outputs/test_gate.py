@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import xml.etree.ElementTree as ET
-from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -15,9 +14,10 @@ from spanagree.outputs import gate
 from spanagree.app.cli import app
 from spanagree.errors import UsageError
 from records import line
+from locations import ROOT
 
 runner = CliRunner()
-CONFIGS = Path(__file__).resolve().parent.parent / "configs"
+CONFIGS = ROOT / "configs"
 
 
 def run(*args, env=None):
@@ -31,7 +31,7 @@ def example_report(example_path):
 
 @pytest.fixture(scope="module")
 def example_path():
-    return Path(__file__).resolve().parent.parent / "corpora" / "news_ner.jsonl"
+    return ROOT / "corpora" / "news_ner.jsonl"
 
 
 def test_exit_0_when_every_check_passes(example_path):

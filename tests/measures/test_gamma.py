@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import json
 from math import sqrt
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,8 +11,9 @@ from hypothesis import strategies as st
 
 from spanagree.errors import UsageError
 from spanagree.measures.gamma import Dissimilarity, _cat_disorders, best_alignment, gamma
+from locations import FIXTURES
 
-FIXTURE = json.loads((Path(__file__).parent / "fixtures" / "pygamma_gamma.json").read_text())
+FIXTURE = json.loads((FIXTURES / "pygamma_gamma.json").read_text())
 CASES = FIXTURE["cases"]
 
 

@@ -3,7 +3,6 @@ tool, version and command), read right or refused with a message that names the 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,8 +12,8 @@ import spanagree
 from spanagree.errors import InputError, UsageError
 from spanagree.io import detect_format
 from spanagree.io.offsets import FEW, UNITS, boundaries, convert_spans, length, risky, to_codepoints
+from locations import FIXTURES
 
-FIXTURES = Path(__file__).parent / "fixtures"
 
 # --- offset units ----------------------------------------------------------------------------
 

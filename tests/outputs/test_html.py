@@ -21,6 +21,7 @@ import spanagree
 from spanagree.app.cli import app
 from spanagree.outputs.html import bands
 from records import line
+from locations import ROOT
 
 pytest.importorskip("matplotlib", reason="the HTML report needs matplotlib (pip install 'spanagree[report]')")
 
@@ -41,7 +42,7 @@ def run(*args):
 @pytest.fixture(scope="module")
 def example_html(tmp_path_factory):
     out = tmp_path_factory.mktemp("report") / "report.html"
-    example = Path(__file__).resolve().parent.parent / "corpora" / "news_ner.jsonl"
+    example = ROOT / "corpora" / "news_ner.jsonl"
     result = run("report", example, "--candidates", "tokens", "--bootstrap", "300", "-o", out)
     assert result.exit_code == 0, result.output
     return out

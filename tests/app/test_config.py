@@ -4,7 +4,6 @@ from __future__ import annotations
 import inspect
 import json
 import re
-from pathlib import Path
 
 import pytest
 import typer
@@ -15,8 +14,9 @@ from spanagree.app import cli, config
 from spanagree.app.cli import app
 from spanagree.core import options
 from spanagree.errors import UsageError
+from locations import ROOT
 
-CONFIGS = Path(__file__).resolve().parent.parent / "configs"
+CONFIGS = ROOT / "configs"
 runner = CliRunner()
 
 
@@ -222,7 +222,7 @@ def test_the_components_take_the_declared_alignment_options():
     with pytest.raises(UsageError, match="span_consensus: partial_credit must be a number in"):
         nlp.add_pipe("span_consensus", config={"partial_credit": 2.0})
     with pytest.raises(UsageError, match="unit must be one of char, token"):
-        consensus(spanagree.read(Path(__file__).parent.parent / "corpora" / "news_ner.jsonl"), min_raters=2, unit="word")
+        consensus(spanagree.read(ROOT / "corpora" / "news_ner.jsonl"), min_raters=2, unit="word")
 
 
 def test_an_option_added_to_the_declaration_shows_up_everywhere(example_path, monkeypatch):
@@ -253,5 +253,5 @@ def test_an_option_added_to_the_declaration_shows_up_everywhere(example_path, mo
 
 
 def test_the_options_page_lists_the_declaration():
-    page = (Path(__file__).resolve().parent.parent / "docs" / "options.md").read_text(encoding="utf-8")
+    page = (ROOT / "docs" / "options.md").read_text(encoding="utf-8")
     assert page.endswith(options.table())  # regenerate: the table below "## Every option" is options.table()

@@ -14,8 +14,8 @@ from typer.testing import CliRunner
 
 from spanagree.app.cli import app
 from spanagree.io.synthetic import generate_corpus, write_jsonl
+from locations import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture
