@@ -147,3 +147,18 @@ def test_no_cycle():
 def test_the_walk_sees_both_kinds_of_import():
     found = imports("spanagree.report")
     assert any(t == "spanagree.core.counts" and not inside for t, _, inside in found)
+
+
+def test_no_private_name_is_imported_from_another_module():
+    """A name one module shares with others is public (no leading underscore); a private helper
+    that another module needs is renamed, not reached into."""
+    wrong = []
+    for module, path in MODULES.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").startswith("spanagree")):
+                wrong += [
+                    f"{module} line {node.lineno} imports {alias.name}"
+                    for alias in node.names
+                    if alias.name.startswith("_") and not alias.name.startswith("__")
+                ]
+    assert not wrong, "\n".join(wrong)

@@ -16,7 +16,7 @@ from ..core.model import Corpus
 from ..engine.mode import asked_for_engine, choose_mode
 from ..errors import UsageError
 from ..io import read
-from ..measures.alt_test import MIN_DOCUMENTS, AltTestResult, _check_parameters, from_report
+from ..measures.alt_test import MIN_DOCUMENTS, AltTestResult, check_parameters, from_report
 from ..report import AgreementReport, score_corpus
 
 
@@ -187,7 +187,7 @@ def alt_test(
 
     See ``docs/alt-test.md`` for every definition.
     """
-    _check_parameters(epsilon, alpha, min_documents)
+    check_parameters(epsilon, alpha, min_documents)
     if isinstance(corpus, AgreementReport):
         if score_options:
             raise UsageError(f"score options ({', '.join(sorted(score_options))}) do not apply to a report already scored")

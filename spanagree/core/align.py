@@ -241,7 +241,7 @@ def match(
     keep = [np.flatnonzero(simple)]
     rest = np.flatnonzero(~simple)
     if len(rest):
-        comp = _components(ia[rest], ib[rest], n_a)
+        comp = edge_components(ia[rest], ib[rest], n_a)
         order = np.argsort(comp, kind="stable")
         rest, comp = rest[order], comp[order]
         _, comp = np.unique(comp, return_inverse=True)
@@ -352,7 +352,7 @@ def _tree_pairs(a: SpanColumns, b: SpanColumns, by_label: bool) -> tuple[np.ndar
 # --- matching ---------------------------------------------------------------------------------
 
 
-def _components(ia: np.ndarray, ib: np.ndarray, n_a: int) -> np.ndarray:
+def edge_components(ia: np.ndarray, ib: np.ndarray, n_a: int) -> np.ndarray:
     """Connected-component label of each edge (min-label propagation with pointer jumping)."""
     nodes_a, ua = np.unique(ia, return_inverse=True)
     nodes_b, ub = np.unique(ib, return_inverse=True)

@@ -87,7 +87,7 @@ def count(
 ) -> Counts:
     """Align every unit of the corpus under ``rule`` and count a, b, c per unit and label."""
     units = make_units(corpus) if units is None else units
-    starts, ends, notes = _positions(corpus, unit)
+    starts, ends, notes = unit_positions(corpus, unit)
     side_a, spans_a = side(corpus, units.ann_a, starts, ends)
     side_b, spans_b = side(corpus, units.ann_b, starts, ends)
     if unit != "char":
@@ -120,7 +120,7 @@ def count(
     return Counts(units, rule, unit, abc, label_unit, label_code, label_abc, pairs.table(), notes, pairs)
 
 
-def _positions(corpus: Corpus, unit: str) -> tuple[np.ndarray, np.ndarray, Counter]:
+def unit_positions(corpus: Corpus, unit: str) -> tuple[np.ndarray, np.ndarray, Counter]:
     if unit == "char":
         return corpus.span_start, corpus.span_end, Counter()
     if unit == "token":

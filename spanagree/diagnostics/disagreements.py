@@ -47,17 +47,17 @@ from typing import Any, Iterator
 import numpy as np
 import orjson
 
-from ..core.counts import Units, _positions
+from ..core.counts import Units, unit_positions
 from ..core.counts import side as unit_side
 from ..errors import SpanagreeError, UsageError
 from ..core.model import Corpus
 from ..core.outcomes import OUTCOMES, OutcomeAlignment, best_explanation
 from ..core.files import atomic_write
 from ..core.sanitize import csv_cell
-from ..measures.candidates import _tokens_of
+from ..measures.candidates import document_tokens
 from ..io import detect_format
 from ..io.common import json_lines
-from ..io.prodigy import _rater, doc_id_of_task
+from ..io.prodigy import task_rater, doc_id_of_task
 
 #: The kinds of disagreement, in the order of the report's outcomes (``correct`` is left out).
 KINDS = tuple(kind for kind in OUTCOMES if kind != "correct")
@@ -76,7 +76,7 @@ FIELDS = (
 def outcome_alignment(corpus: Corpus, units: Units, unit: str = "char", *, search: str = "sweep") -> OutcomeAlignment:
     """The outcome alignment of ``units`` (``report.counts.units``) in ``unit`` (its
     ``counts.unit_name``), for counts that do not carry it (merged from parts)."""
-    starts, ends, _ = _positions(corpus, unit)
+    starts, ends, _ = unit_positions(corpus, unit)
     side_a, spans_a = unit_side(corpus, units.ann_a, starts, ends)
     side_b, spans_b = unit_side(corpus, units.ann_b, starts, ends)
     return best_explanation(units, side_a, spans_a, side_b, spans_b, search=search)
@@ -231,7 +231,7 @@ def review_tasks(corpus: Corpus, found: OutcomeAlignment, language: str = "en", 
     docs = np.unique(corpus.ann_doc) if include_agreed else documents_with_disagreements(found)
     originals = originals or {}
     input_hash = _input_hashes(corpus)
-    tokens = _tokens_of(corpus, docs, language)
+    tokens = document_tokens(corpus, docs, language)
     wanted = np.zeros(corpus.n_documents, dtype=bool)
     wanted[docs] = True
     tasks: list[dict] = []
@@ -325,7 +325,7 @@ def original_tasks(paths, answers=("accept",)) -> dict[tuple[str, str], dict]:
             if not isinstance(obj, dict) or not isinstance(obj.get("text"), str):
                 continue
             doc_id = doc_id_of_task(obj)
-            key = (doc_id, _rater(obj, path.stem, where, doc_id))
+            key = (doc_id, task_rater(obj, path.stem, where, doc_id))
             if key not in found or obj.get("answer") in answers:
                 found[key] = obj
     return found

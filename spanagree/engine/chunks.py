@@ -4,7 +4,7 @@ A :class:`Task` names byte ranges of one or more files. The worker reads them wi
 own readers (:mod:`spanagree.io.jsonl`, :mod:`spanagree.io.prodigy`), so every line gets exactly
 the validation and the error message it gets from :func:`spanagree.read`; only the source of the
 lines changes: the reader gets them through its ``lines`` argument from :meth:`_Source.lines`,
-which yields the lines of the ranges with their real line numbers. A :class:`_KeyedBuilder` notes the
+which yields the lines of the ranges with their real line numbers. A :class:`KeyedBuilder` notes the
 document key of every line, so the worker also returns where each document's lines are (the
 *groups*: runs of consecutive lines of one document) for the driver's checks and fallback.
 
@@ -30,7 +30,7 @@ from ..core.align import AlignmentRule
 from ..core.counts import count
 from ..errors import InputError, Location, UsageError
 from ..io import formats
-from ..io.common import _json_type, _loads, _parse_slowly, open_binary
+from ..io.common import json_type_name, loads_json, parse_line_slowly, open_binary
 from ..core.model import CorpusBuilder
 from .merge import Partial
 
@@ -139,7 +139,7 @@ def run_task(task: Task) -> TaskResult:
 
 def _run(task: Task) -> TaskResult:
     result = TaskResult(task.index, pieces=[PieceResult() for _ in task.pieces])
-    builder = _KeyedBuilder()
+    builder = KeyedBuilder()
     recorders = [_GroupRecorder(piece.file) if task.record_groups else None for piece in task.pieces]
     options = dict(task.job.options)
     piece = None
@@ -199,7 +199,7 @@ def key_hash(key: Hashable) -> int:
     return int.from_bytes(digest, "little") >> 1  # fits int64
 
 
-class _KeyedBuilder(CorpusBuilder):
+class KeyedBuilder(CorpusBuilder):
     """A CorpusBuilder that notes the document key of the line being read (``line_key``)."""
 
     def __init__(self) -> None:
@@ -272,7 +272,7 @@ class _Source:
     """The lines of one piece, as ``json_lines`` yields them, with real line numbers."""
 
     def __init__(
-        self, piece: Piece, builder: _KeyedBuilder, recorder: _GroupRecorder | None, seen: PieceResult,
+        self, piece: Piece, builder: KeyedBuilder, recorder: _GroupRecorder | None, seen: PieceResult,
         result: TaskResult,
     ):
         self.piece = piece
@@ -305,14 +305,14 @@ class _Source:
                     offset += len(raw)
                     self.line_offset = line_start
                     try:
-                        obj = _loads(raw)
+                        obj = loads_json(raw)
                     except ValueError:
                         if not raw.strip():
                             continue
-                        obj = _parse_slowly(raw, Location(name, number))
+                        obj = parse_line_slowly(raw, Location(name, number))
                     if type(obj) is not dict:
                         raise InputError(
-                            f"expected a JSON object per line, got a JSON {_json_type(obj)}",
+                            f"expected a JSON object per line, got a JSON {json_type_name(obj)}",
                             where=Location(name, number),
                         )
                     data_lines += 1

@@ -26,8 +26,8 @@ from typing import Hashable, Sequence
 
 from ..errors import InputError, Location, UsageError
 from ..io import detect_format, expand_paths, formats
-from ..io.common import _loads
-from .chunks import ErrorInfo, Piece, _KeyedBuilder, can_read_ranges, reader_for
+from ..io.common import loads_json
+from .chunks import ErrorInfo, Piece, KeyedBuilder, can_read_ranges, reader_for
 
 #: Largest chunk, in bytes: bounds a worker's memory (a chunk's documents are held while read).
 CHUNK_BYTES = 16 * 1024 * 1024
@@ -251,7 +251,7 @@ def _window_keys(
     lines = io.BytesIO(window).readlines()
     if lines and not lines[-1].endswith(b"\n") and start + len(window) < f.size:
         lines.pop()  # cut short by the window
-    builder = _KeyedBuilder()
+    builder = KeyedBuilder()
     probe = _WindowSource(start, lines, builder, stop_after)
     reader = reader_for(f.format, probe)
     try:
@@ -264,7 +264,7 @@ def _window_keys(
 class _WindowSource:
     """Lines of a window, through the reader, noting each line's document key."""
 
-    def __init__(self, start: int, lines: list[bytes], builder: _KeyedBuilder, stop_after: int | None) -> None:
+    def __init__(self, start: int, lines: list[bytes], builder: KeyedBuilder, stop_after: int | None) -> None:
         self.start, self.raw_lines, self.builder, self.stop_after = start, lines, builder, stop_after
         self.keys: list[tuple[int, Hashable | None]] = []
         self.complete = False
@@ -278,7 +278,7 @@ class _WindowSource:
             if not raw.strip():
                 continue
             try:
-                obj = _loads(raw)
+                obj = loads_json(raw)
             except ValueError:
                 return
             if type(obj) is not dict:

@@ -14,9 +14,9 @@ from ..errors import InputError, Location, UsageError, describe
 from ..core.model import SpanTuple
 
 try:  # orjson parses JSON lines several times faster than the standard library
-    from orjson import loads as _loads
+    from orjson import loads as loads_json
 except ImportError:  # pragma: no cover - orjson is a dependency; the fallback keeps the reader working
-    _loads = json.loads
+    loads_json = json.loads
 
 
 def open_binary(path: Path, name: str | None = None):
@@ -58,14 +58,14 @@ def json_lines(path: Path, tick: Callable[[int], None] | None = None) -> Iterato
                         tick(pending)
                         pending = 0
                 try:
-                    obj = _loads(raw)
+                    obj = loads_json(raw)
                 except ValueError:  # JSONDecodeError, or UnicodeDecodeError from the json fallback
                     if not raw.strip():
                         continue
-                    obj = _parse_slowly(raw, Location(name, number))
+                    obj = parse_line_slowly(raw, Location(name, number))
                 if type(obj) is not dict:
                     raise InputError(
-                        f"expected a JSON object per line, got a JSON {_json_type(obj)}", where=Location(name, number)
+                        f"expected a JSON object per line, got a JSON {json_type_name(obj)}", where=Location(name, number)
                     )
                 seen_data = True
                 yield Location(name, number), obj
@@ -108,7 +108,7 @@ def empty_file(path: Path) -> bool:
         return False
 
 
-def _parse_slowly(raw: bytes, where: Location) -> Any:
+def parse_line_slowly(raw: bytes, where: Location) -> Any:
     """Parse a line the fast parser refused, to say exactly why (or to accept a leading BOM)."""
     try:
         line = raw.decode("utf-8")
@@ -187,7 +187,7 @@ def check_decoded(obj: Any, where: Location, field: str = "") -> None:
             stack.extend((f"{name}[{i}]", item) for i, item in reversed(list(enumerate(value))))
 
 
-def _json_type(value: Any) -> str:
+def json_type_name(value: Any) -> str:
     names = {list: "array", str: "string", int: "number", float: "number", bool: "boolean", type(None): "null"}
     return names.get(type(value), type(value).__name__)
 

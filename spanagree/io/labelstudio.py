@@ -59,9 +59,9 @@ from .common import check_decoded, choice, line_of_bad_escape, open_binary, pars
 from .offsets import UNIT_NAMES, UNITS, check_unit, out_of_range, risky, to_codepoints, unverified_note
 
 try:
-    from orjson import loads as _loads
+    from orjson import loads as loads_json
 except ImportError:  # pragma: no cover
-    _loads = json.loads
+    loads_json = json.loads
 
 #: JSON-MIN keys that are about the annotation, not the task's data.
 MIN_META = {"id", "annotator", "annotation_id", "created_at", "updated_at", "lead_time"}
@@ -107,7 +107,7 @@ def _load(path: Path) -> list:
         raw = handle.read()
     where = Location(str(path))
     try:
-        data = _loads(raw)
+        data = loads_json(raw)
     except ValueError:
         try:
             data = json.loads(raw.decode("utf-8-sig"), parse_int=parse_int)

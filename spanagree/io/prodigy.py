@@ -85,7 +85,7 @@ def read_prodigy(
             raise InputError(f"expected an integer hash, got {describe(input_hash)}", where=where, field="_input_hash")
         doc_id = doc_id_of_task(obj)
         key = doc_id
-        who = _rater(obj, stem, where, doc_id, rater)
+        who = task_rater(obj, stem, where, doc_id, rater)
         answer = require(obj, "answer", str, where, doc_id)
         if answer not in ANSWERS:
             raise InputError(
@@ -275,7 +275,7 @@ def doc_id_of_task(obj: dict) -> str:
     return str(input_hash)
 
 
-def _rater(obj: dict, stem: str, where, doc_id: str, source: str = "annotator") -> str:
+def task_rater(obj: dict, stem: str, where, doc_id: str, source: str = "annotator") -> str:
     if source == "file":
         return stem
     keys = ("_annotator_id", "_session_id") if source == "annotator" else ("_session_id",)

@@ -243,7 +243,7 @@ class AltTestResult:
         return out
 
 
-def _check_parameters(epsilon: float, alpha: float, min_documents: int) -> None:
+def check_parameters(epsilon: float, alpha: float, min_documents: int) -> None:
     if not isinstance(epsilon, Real) or not 0 <= epsilon <= 1:
         raise UsageError(f"epsilon must be a number from 0 to 1, got {epsilon!r}")
     if not isinstance(alpha, Real) or not 0 < alpha < 1:
@@ -370,7 +370,7 @@ def alt_test_scores(
     epsilon, alpha, min_documents : ε of the test, α of the Benjamini–Yekutieli correction,
         fewest documents for a human to be tested.
     """
-    _check_parameters(epsilon, alpha, min_documents)
+    check_parameters(epsilon, alpha, min_documents)
     names = sorted({r for (_, a, b) in scores for r in (a, b)}, key=str)
     wanted, single = _resolve_candidates(candidate, names)
     code = {r: i for i, r in enumerate(names)}
@@ -413,7 +413,7 @@ def from_report(report, candidate: str | Sequence[str], *, epsilon: float = 0.2,
     """The test on an :class:`~spanagree.AgreementReport`: the per-document PSA of every pair it
     counted (both raters empty = 1), Shah's S of the candidate against the humans (when the
     report has candidate items) and the candidate's PSA with each human, per label too."""
-    _check_parameters(epsilon, alpha, min_documents)
+    check_parameters(epsilon, alpha, min_documents)
     names = list(report.corpus.raters)
     wanted, single = _resolve_candidates(candidate, names)
     counts = report.counts

@@ -136,7 +136,7 @@ def build_items(
 
 def _token_items(corpus: Corpus, language: str) -> ItemMatrix:
     docs = np.unique(corpus.ann_doc)
-    tokens = _tokens_of(corpus, docs, language)
+    tokens = document_tokens(corpus, docs, language)
     n_tok = np.array([len(tokens[d]) for d in docs.tolist()], dtype=np.int64)
     tok_doc = np.repeat(docs, n_tok)
     tok = np.concatenate([tokens[d] for d in docs.tolist()]) if len(docs) else np.zeros((0, 2), np.int64)
@@ -161,7 +161,7 @@ def _token_items(corpus: Corpus, language: str) -> ItemMatrix:
     return ItemMatrix([NONE, *corpus.labels], item_doc, extra, *ratings, source="tokens", notes=notes)
 
 
-def _tokens_of(corpus: Corpus, docs: np.ndarray, language: str) -> dict[int, np.ndarray]:
+def document_tokens(corpus: Corpus, docs: np.ndarray, language: str) -> dict[int, np.ndarray]:
     """Token offsets per document: the input's, else a blank spaCy tokenizer's."""
     out = {}
     tokenizer = None

@@ -77,7 +77,7 @@ def chance_corrected(items: ItemMatrix, raters: list[str], *, reference: str | N
     with warnings.catch_warnings():
         # undefined values are reported as such in each coefficient's "undefined" field
         warnings.simplefilter("ignore", stats.UndefinedAgreementWarning)
-        pairs, pair_index, first, second = _pair_rows(items, len(raters))
+        pairs, pair_index, first, second = rating_pair_rows(items, len(raters))
         tables = np.bincount(
             pair_index * k * k + items.rating_code[first] * k + items.rating_code[second], minlength=len(pairs) * k * k
         ).reshape(len(pairs), k, k)
@@ -120,7 +120,7 @@ def chance_corrected(items: ItemMatrix, raters: list[str], *, reference: str | N
     return result
 
 
-def _pair_rows(items: ItemMatrix, n_raters: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def rating_pair_rows(items: ItemMatrix, n_raters: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Every pair of ratings of the same item (ratings are sorted by item, then rater)."""
     first, second = pairs_within_blocks(items.rating_item)
     key = items.rating_rater[first] * n_raters + items.rating_rater[second]

@@ -49,7 +49,7 @@ from typing import Any
 import numpy as np
 
 from ..core.arrays import pairs_within_blocks
-from ..core.align import SpanColumns, _components, candidate_pairs, match
+from ..core.align import SpanColumns, edge_components, candidate_pairs, match
 from ..errors import UsageError
 
 #: Components of the candidate graph (3+ raters) are searched exactly up to this many states.
@@ -226,7 +226,7 @@ def _matching_small(ia: np.ndarray, ib: np.ndarray, w: np.ndarray) -> tuple[np.n
     none = np.zeros(0, np.int64)
     if not len(ia):
         return none, none
-    comp = _components(ia, ib, int(ia.max()) + 1)
+    comp = edge_components(ia, ib, int(ia.max()) + 1)
     # local row/column index of each edge's ends within its component
     a_key = np.unique(comp * (ia.max() + 1) + ia, return_inverse=True)[1]
     b_key = np.unique(comp * (ib.max() + 1) + ib, return_inverse=True)[1]
@@ -315,7 +315,7 @@ def _many_raters(group, rater, start, ia, ib, d, n, n_raters) -> Alignment:
             # the aligner's bipartite components, with every unit on both sides joined to itself
             a, b = ia[rest], ib[rest]
             nodes = np.union1d(a, b)
-            comp = _components(np.concatenate([a, b, nodes]), np.concatenate([b, a, nodes]), n)[: len(a)]
+            comp = edge_components(np.concatenate([a, b, nodes]), np.concatenate([b, a, nodes]), n)[: len(a)]
             order = np.argsort(comp, kind="stable")
             bounds = np.flatnonzero(np.diff(comp[order])) + 1
             for edges in np.split(rest[order], bounds):

@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import UsageError
-from .chance import _pair_rows
+from .chance import rating_pair_rows
 from .psa import psa_array
 from .stats import cohen_kappa_array, nominal_alpha_array
 from .summary import Fixed, Layout, bin_rows, label_cells, psa, summarize
@@ -492,7 +492,7 @@ def _chance_sources(report) -> list:
 
     items = report.items
     k = len(items.categories)
-    pairs, pair_index, first, second = _pair_rows(items, len(report.corpus.raters))
+    pairs, pair_index, first, second = rating_pair_rows(items, len(report.corpus.raters))
     doc = items.item_doc[items.rating_item[first]]
     ci, cj = items.rating_code[first], items.rating_code[second]
     per_item = np.bincount(items.rating_item, minlength=items.n_items)

@@ -33,14 +33,14 @@ SCHEME_WORDS = {
 }
 
 
-def _interval(entry: dict) -> str:
+def interval_text(entry: dict) -> str:
     iv = entry.get("interval") or entry.get("analytic_interval")
     if not iv or iv.get("low") is None:
         return ""
     return f"[{iv['low']:.3f}, {iv['high']:.3f}]"
 
 
-def _items(entry: dict) -> str:
+def items_text(entry: dict) -> str:
     if "n_items" not in entry:
         return f"{entry['n_pairs']} pairs" if "n_pairs" in entry else ""
     text = str(int(entry["n_items"]))
@@ -49,7 +49,7 @@ def _items(entry: dict) -> str:
     return text
 
 
-def _skipped(entry: dict) -> str:
+def skipped_text(entry: dict) -> str:
     skipped = entry.get("skipped") or {}
     return "; ".join(f"{n} {reason}" for reason, n in skipped.items() if n) or "-"
 
@@ -72,11 +72,11 @@ def family_rows(everyone: dict) -> list[list[Any]]:
         if entry is None:
             continue
         if entry.get("value") is None:
-            rows.append([name, f"undefined: {entry.get('undefined')}", "", "", "", _items(entry), _skipped(entry), ""])
+            rows.append([name, f"undefined: {entry.get('undefined')}", "", "", "", items_text(entry), skipped_text(entry), ""])
             continue
         p_value = entry.get("p_value")
         rows.append([name, num(entry["value"]), num(entry.get("standard_error")) if entry.get("standard_error") is not None else "",
-                     _interval(entry), "" if p_value is None else f"{p_value:.2g}", _items(entry), _skipped(entry),
+                     interval_text(entry), "" if p_value is None else f"{p_value:.2g}", items_text(entry), skipped_text(entry),
                      _band(entry)])
     return rows
 
@@ -116,7 +116,7 @@ def chance_tables(chance: dict) -> list[Table]:
     per_category = chance["all_raters"].get("fleiss_kappa_per_category") or {}
     if per_category:
         cat_rows = [[name, num(e["value"]), "" if e.get("standard_error") is None else num(e["standard_error"]),
-                     _interval(e), _items(e)] for name, e in per_category.items()]
+                     interval_text(e), items_text(e)] for name, e in per_category.items()]
         out.append(("Fleiss' κ per category (one against the rest)", ["category", "κ", "SE", ci, "items"], cat_rows))
     pair_rows = []
     for p in chance["pairs"][:MAX_PAIRS]:

@@ -8,7 +8,7 @@ docs/chance-corrected.md.
 """
 from __future__ import annotations
 
-from ..chance_text import FAMILY_ROWS, SCHEME_WORDS, _interval, _items, _skipped, level
+from ..chance_text import FAMILY_ROWS, SCHEME_WORDS, interval_text, items_text, skipped_text, level
 from .page import esc, table
 
 
@@ -37,13 +37,13 @@ def section(chance: dict) -> list[str]:
             continue
         value = entry.get("value")
         if value is None:
-            rows.append([esc(name), f"undefined: {esc(entry.get('undefined'))}", "", "", "", esc(_items(entry)),
-                         esc(_skipped(entry)), ""])
+            rows.append([esc(name), f"undefined: {esc(entry.get('undefined'))}", "", "", "", esc(items_text(entry)),
+                         esc(skipped_text(entry)), ""])
             continue
         se = entry.get("standard_error")
         p = entry.get("p_value")
-        rows.append([esc(name), f"{value:.3f}", "" if se is None else f"{se:.3f}", esc(_interval(entry)),
-                     "" if p is None else f"{p:.2g}", esc(_items(entry)), esc(_skipped(entry)), _bands(entry)])
+        rows.append([esc(name), f"{value:.3f}", "" if se is None else f"{se:.3f}", esc(interval_text(entry)),
+                     "" if p is None else f"{p:.2g}", esc(items_text(entry)), esc(skipped_text(entry)), _bands(entry)])
     scheme = chance.get("scheme", "spans")
     out = [
         "<h2>Chance-corrected family</h2>",
