@@ -7,7 +7,7 @@ With ``a`` the matched credit and ``b``, ``c`` each rater's unmatched spans:
 - with rater A as the reference, ``recall = a / (a + b)``, ``precision = a / (a + c)`` and
   ``F_beta = (1 + β²)·P·R / (β²·P + R)``.
 
-Aggregations, all from the same per-unit counts: per pair (sum over shared documents), pairwise
+Aggregations, all from the same per-comparison counts: per pair (sum over shared documents), pairwise
 mean (mean of the pair PSAs: the headline for R raters), pooled (sum over all pairs), per label
 and macro over labels, per document, and each rater against a reference rater. The point values
 and every bootstrap replicate come from one function of summed counts
@@ -60,7 +60,7 @@ def _balanced(read: int, scored: int, excluded: dict, rest: str) -> dict:
 class AgreementReport:
     """The result of :func:`spanagree.score`: the counts and every aggregation of them.
 
-    ``counts`` holds the per-unit arrays; :meth:`to_dict` gives the JSON-ready summary.
+    ``counts`` holds the per-comparison arrays; :meth:`to_dict` gives the JSON-ready summary.
     """
 
     corpus: Corpus | CorpusSummary  # a summary (ids and counters, no spans) when an engine counted
@@ -90,7 +90,7 @@ class AgreementReport:
         """(n_pairs, n_labels, 3) sums per pair and label (labels always strict; dense: for a
         few pairs and labels)."""
         layout, s = self.point()
-        out = np.zeros((len(self.counts.units.pairs), len(self.corpus.labels), 3))
+        out = np.zeros((len(self.counts.comparisons.pairs), len(self.corpus.labels), 3))
         out[layout.cell_pair, layout.cell_label] = s.cell_abc[0]
         return out
 
@@ -120,7 +120,7 @@ class AgreementReport:
 
     def with_pairs(self, pairs: np.ndarray) -> dict[str, Any]:
         """:meth:`to_dict` with only the rater pairs ``pairs`` (pair indices into
-        ``counts.units.pairs``) in its ``"pairs"`` list, in pair order; every total, and
+        ``counts.comparisons.pairs``) in its ``"pairs"`` list, in pair order; every total, and
         ``overall.pairs``, is unchanged. For pages that show some pairs of very many."""
         return self._build(max_pairs=None, max_documents=None, pairs=np.unique(np.asarray(pairs, dtype=np.int64)))
 
@@ -142,7 +142,7 @@ class AgreementReport:
                 if char == "~" and text[:k] in code and text[k + 1:] in code:
                     a, b = sorted((code[text[:k]], code[text[k + 1:]]))
                     keys.add(a * len(raters) + b)
-        pairs = self.counts.units.pairs
+        pairs = self.counts.comparisons.pairs
         return np.flatnonzero(np.isin(pairs[:, 0] * len(raters) + pairs[:, 1], list(keys)))
 
     def _build(self, max_pairs: int | None, max_documents: int | None, pairs: np.ndarray | None = None) -> dict[str, Any]:
@@ -151,10 +151,10 @@ class AgreementReport:
 
     def _build_now(self, max_pairs: int | None, max_documents: int | None, pairs: np.ndarray | None) -> dict[str, Any]:
         corpus, counts = self.corpus, self.counts
-        units = counts.units
+        comparisons = counts.comparisons
         layout, s = self.point()
         pair_abc, pair_psa, total = s.pair_abc[0], s.pair_psa[0], s.total[0]
-        pair_docs = np.bincount(units.pair, minlength=len(units.pairs))
+        pair_docs = np.bincount(comparisons.pair, minlength=len(comparisons.pairs))
         shown = np.lexsort((np.arange(len(pair_docs)), -pair_docs))[:max_pairs] if max_pairs else pairs
         interval = self._interval_lookup(shown)
         defined_cells = np.bincount(layout.cell_label[~np.isnan(s.cell_psa[0])], minlength=len(corpus.labels))
@@ -168,7 +168,7 @@ class AgreementReport:
                 "a": a,
                 "b": b,
                 "c": c,
-                "pairs_undefined": len(units.pairs) - int(defined_cells[k]),
+                "pairs_undefined": len(comparisons.pairs) - int(defined_cells[k]),
             }, interval, ("labels", name))
         overall = _with_intervals({
             "pairwise_mean_psa": _float(s.pairwise_mean[0]),
@@ -176,7 +176,7 @@ class AgreementReport:
             "a": float(total[0]),
             "b": float(total[1]),
             "c": float(total[2]),
-            "pairs": len(units.pairs),
+            "pairs": len(comparisons.pairs),
             "pairs_undefined": int(np.isnan(pair_psa).sum()),
             "outcomes": dict(zip(OUTCOMES, counts.outcomes.sum(axis=0).tolist())),
         }, interval, ("overall",), analytic=True)
@@ -231,10 +231,10 @@ class AgreementReport:
 
     def _pairs(self, pair_abc, pair_psa, layout, cell_abc, cell_psa, pair_docs, shown, interval) -> list[dict]:
         """One dict per rater pair (those in ``shown``, or all), in pair order."""
-        corpus, units = self.corpus, self.counts.units
-        shown = np.arange(len(units.pairs)) if shown is None else np.asarray(shown)
-        outcomes = bin_rows(units.pair, self.counts.outcomes, len(units.pairs))[shown].astype(np.int64)
-        row_of = np.full(len(units.pairs), -1, dtype=np.int64)
+        corpus, comparisons = self.corpus, self.counts.comparisons
+        shown = np.arange(len(comparisons.pairs)) if shown is None else np.asarray(shown)
+        outcomes = bin_rows(comparisons.pair, self.counts.outcomes, len(comparisons.pairs))[shown].astype(np.int64)
+        row_of = np.full(len(comparisons.pairs), -1, dtype=np.int64)
         row_of[shown] = np.arange(len(shown))
         label_rows: list[dict] = [{} for _ in range(len(shown))]
         cells = np.flatnonzero((row_of[layout.cell_pair] >= 0) & cell_abc.any(axis=-1))
@@ -247,7 +247,7 @@ class AgreementReport:
         names = corpus.raters
         rows = []
         for p, (ra, rb), docs, (a, b, c), value, label_row, outcome_row in zip(
-            shown.tolist(), units.pairs[shown].tolist(), pair_docs[shown].tolist(), pair_abc[shown].tolist(),
+            shown.tolist(), comparisons.pairs[shown].tolist(), pair_docs[shown].tolist(), pair_abc[shown].tolist(),
             _floats(pair_psa[shown]), label_rows, outcomes.tolist(),
         ):
             row = {
@@ -269,8 +269,8 @@ class AgreementReport:
         return rows
 
     def _documents_section(self) -> dict:
-        corpus, units = self.corpus, self.counts.units
-        scored = _count_distinct(units.doc, corpus.n_documents)
+        corpus, comparisons = self.corpus, self.counts.comparisons
+        scored = _count_distinct(comparisons.doc, corpus.n_documents)
         excluded = dict(corpus.exclusions.documents)
         alone = _count_distinct(corpus.ann_doc, corpus.n_documents) - scored
         if alone:
@@ -279,30 +279,30 @@ class AgreementReport:
 
     def _annotations_section(self) -> dict:
         corpus = self.corpus
-        scored = int(self._annotations_in_units().sum())
+        scored = int(self._annotations_in_comparisons().sum())
         excluded = dict(corpus.exclusions.annotations)
         alone = corpus.n_annotations - scored
         if alone:
             excluded["in a document no other rater submitted"] = alone
         return _balanced(corpus.n_annotations_read, scored, excluded, DOCUMENT_LABELS_ONLY)
 
-    def _annotations_in_units(self) -> np.ndarray:
+    def _annotations_in_comparisons(self) -> np.ndarray:
         """Boolean mask over annotations: True where the annotation is part of some pair."""
-        units = self.counts.units
+        comparisons = self.counts.comparisons
         mask = np.zeros(self.corpus.n_annotations, dtype=bool)
-        mask[units.ann_a] = True
-        mask[units.ann_b] = True
+        mask[comparisons.ann_a] = True
+        mask[comparisons.ann_b] = True
         return mask
 
     def _spans_section(self) -> dict:
         corpus = self.corpus
-        in_units = self._annotations_in_units()
+        in_comparisons = self._annotations_in_comparisons()
         lengths = np.diff(corpus.ann_ptr)
         excluded = dict(corpus.exclusions.spans)
-        alone = int(lengths[~in_units].sum())
+        alone = int(lengths[~in_comparisons].sum())
         if alone:
             excluded["in a document no other rater submitted"] = alone
-        scored = int(lengths[in_units].sum())
+        scored = int(lengths[in_comparisons].sum())
         notes = corpus.exclusions.notes + self.counts.notes
         for reason in EXCLUSIONS:  # spans the unit leaves out of the alignment
             if notes.get(reason):
@@ -315,17 +315,17 @@ class AgreementReport:
 
     def _per_document(self, limit: int | None = None) -> list[dict]:
         """Per-document counts and PSA (all documents in id order, or the ``limit`` lowest)."""
-        units = self.counts.units
+        comparisons = self.counts.comparisons
         n_docs = self.corpus.n_documents
-        abc = bin_rows(units.doc, self.counts.abc, n_docs)
-        unit_psa = psa_of(np.asarray(self.counts.abc, dtype=np.float64))
-        defined = ~np.isnan(unit_psa)
-        # undefined units add 0 (no copies of the defined units' documents and values)
-        mean_sum = np.bincount(units.doc, weights=np.where(defined, unit_psa, 0.0), minlength=n_docs)
-        del unit_psa
-        mean_n = np.bincount(units.doc, weights=defined, minlength=n_docs)
+        abc = bin_rows(comparisons.doc, self.counts.abc, n_docs)
+        comparison_psa = psa_of(np.asarray(self.counts.abc, dtype=np.float64))
+        defined = ~np.isnan(comparison_psa)
+        # undefined comparisons add 0 (no copies of the defined comparisons' documents and values)
+        mean_sum = np.bincount(comparisons.doc, weights=np.where(defined, comparison_psa, 0.0), minlength=n_docs)
+        del comparison_psa
+        mean_n = np.bincount(comparisons.doc, weights=defined, minlength=n_docs)
         del defined
-        n_pairs = np.bincount(units.doc, minlength=n_docs)
+        n_pairs = np.bincount(comparisons.doc, minlength=n_docs)
         raters = np.bincount(self.corpus.ann_doc, minlength=n_docs)
         scored = np.flatnonzero(n_pairs)
         mean_values = ratio(mean_sum[scored], mean_n[scored].astype(np.float64))
@@ -357,7 +357,7 @@ class AgreementReport:
         if self.reference not in raters:
             raise UsageError(f"reference rater {self.reference!r} not found; raters: {', '.join(raters)}")
         ref = raters.index(self.reference)
-        pairs = self.counts.units.pairs
+        pairs = self.counts.comparisons.pairs
         index, abc = against(pair_abc, pairs, ref)  # the reference as side A: b = its unmatched spans
         precision, recall, f = (_floats(x) for x in prf_arrays(abc, self.beta))
         result = {}

@@ -1,7 +1,8 @@
 """Per-document, per-pair counts a, b, c (docs/agreement.md), as arrays.
 
-A *unit* is one document as submitted by both raters of one pair. For every unit, and every unit
-and label, :func:`count` returns ``a`` (matched credit), ``b`` (rater A's unmatched spans) and
+A *comparison* is one document as submitted by both raters of one pair (the word *unit* is kept
+for what offsets are measured in: characters or tokens). For every comparison, and every
+comparison and label, :func:`count` returns ``a`` (matched credit), ``b`` (rater A's unmatched spans) and
 ``c`` (rater B's unmatched spans), plus the diagnostic outcome counts. Counts are additive: every
 corpus, pair, label and document figure is a sum over rows of these arrays, and a bootstrap
 replicate is a weighted sum, with no re-alignment.
@@ -19,15 +20,15 @@ from .model import Corpus
 from .outcomes import OUTCOMES, OutcomeAlignment, best_explanation
 from ..errors import UsageError
 
-__all__ = ["OUTCOMES", "Counts", "Units", "count", "label_totals", "make_units", "side"]
+__all__ = ["OUTCOMES", "Counts", "Comparisons", "count", "label_totals", "make_comparisons", "side"]
 
 
 @dataclass(frozen=True)
-class Units:
-    """The (document, rater pair) units of a corpus: both raters submitted the document.
+class Comparisons:
+    """The (document, rater pair) comparisons of a corpus: both raters submitted the document.
 
     ``pairs`` is an (n_pairs, 2) array of rater codes with ``pairs[:, 0] < pairs[:, 1]``;
-    every other array has shape (n_units,).
+    every other array has shape (n_comparisons,).
     """
 
     doc: np.ndarray
@@ -42,26 +43,32 @@ class Units:
 
 @dataclass
 class Counts:
-    """Counts per unit: ``abc`` (n_units, 3) under the rule; per (unit, label) cell under the rule
-    with labels strict, sparse: only the cells with a span, sorted by unit then label, as
-    ``label_unit`` and ``label_code`` (n_cells,) and ``label_abc`` (n_cells, 3), so their size
-    grows with spans, not units × labels; ``outcomes`` (n_units, 5) in the order of OUTCOMES, from
-    ``outcome_pairs``, the one outcome alignment (:mod:`spanagree.core.outcomes`; None when the counts
-    were merged from parts, which keep only the per-unit outcome counts)."""
+    """Counts per comparison: ``abc`` (n_comparisons, 3) under the rule; per (comparison, label)
+    cell under the rule with labels strict, sparse: only the cells with a span, sorted by
+    comparison then label, as ``label_comparison`` and ``label_code`` (n_cells,) and ``label_abc``
+    (n_cells, 3), so their size grows with spans, not comparisons × labels; ``outcomes``
+    (n_comparisons, 5) in the order of OUTCOMES, from ``outcome_pairs``, the one outcome alignment
+    (:mod:`spanagree.core.outcomes`; None when the counts were merged from parts, which keep only
+    the per-comparison outcome counts). ``unit_name``: what offsets were measured in."""
 
-    units: Units
+    comparisons: Comparisons
     rule: AlignmentRule
     unit_name: str
     abc: np.ndarray
-    label_unit: np.ndarray
+    label_comparison: np.ndarray
     label_code: np.ndarray
     label_abc: np.ndarray
     outcomes: np.ndarray
     notes: Counter = field(default_factory=Counter)
     outcome_pairs: OutcomeAlignment | None = None
 
+    @property
+    def units(self) -> Comparisons:
+        """The earlier name of :attr:`comparisons` (kept for code written against 0.1)."""
+        return self.comparisons
 
-def make_units(corpus: Corpus) -> Units:
+
+def make_comparisons(corpus: Corpus) -> Comparisons:
     """Every (document, rater pair) where both raters submitted the document.
 
     Annotations are sorted by (document, rater), so the partners of annotation ``i`` with a
@@ -74,7 +81,7 @@ def make_units(corpus: Corpus) -> Units:
     pair_key = rater_a * n_raters + rater_b
     keys, pair = np.unique(pair_key, return_inverse=True)
     pairs = np.stack([keys // n_raters, keys % n_raters], axis=1) if len(keys) else np.zeros((0, 2), np.int64)
-    return Units(doc=doc[first], pair=pair.astype(np.int64), ann_a=first, ann_b=partner, pairs=pairs)
+    return Comparisons(doc=doc[first], pair=pair.astype(np.int64), ann_a=first, ann_b=partner, pairs=pairs)
 
 
 def count(
@@ -82,28 +89,28 @@ def count(
     rule: AlignmentRule,
     *,
     unit: str = "char",
-    units: Units | None = None,
+    comparisons: Comparisons | None = None,
     search: str = "sweep",
 ) -> Counts:
-    """Align every unit of the corpus under ``rule`` and count a, b, c per unit and label."""
-    units = make_units(corpus) if units is None else units
+    """Align every comparison of the corpus under ``rule`` and count a, b, c per comparison and label."""
+    comparisons = make_comparisons(corpus) if comparisons is None else comparisons
     starts, ends, notes = unit_positions(corpus, unit)
-    side_a, spans_a = side(corpus, units.ann_a, starts, ends)
-    side_b, spans_b = side(corpus, units.ann_b, starts, ends)
+    side_a, spans_a = side(corpus, comparisons.ann_a, starts, ends)
+    side_b, spans_b = side(corpus, comparisons.ann_b, starts, ends)
     if unit != "char":
         # excluded instead (the report moves EXCLUSIONS out of the notes; kept here so that
         # counts merged from parts add up)
         notes.pop("spans covering no token", None)
-        in_units = np.unique(np.concatenate([units.ann_a, units.ann_b]))
-        notes.update(unit_exclusions(corpus, in_units, starts, ends))
-    n_units, n_labels = len(units), len(corpus.labels)
+        in_comparisons = np.unique(np.concatenate([comparisons.ann_a, comparisons.ann_b]))
+        notes.update(unit_exclusions(corpus, in_comparisons, starts, ends))
+    n_comparisons, n_labels = len(comparisons), len(corpus.labels)
 
     strict_rule = rule if rule.by_label else _replace(rule, labels="strict")
     strict = align(side_a, side_b, strict_rule, search=search)
-    label_unit, label_code, label_abc = label_cells(side_a, side_b, strict, n_labels)
+    label_comparison, label_code, label_abc = label_cells(side_a, side_b, strict, n_labels)
 
     if rule.by_label:
-        abc = unit_totals(label_unit, label_abc, n_units)
+        abc = comparison_totals(label_comparison, label_abc, n_comparisons)
     else:
         # positions only: a rater's same-position spans with several labels are one span
         pos_a, pos_b = position_set(side_a), position_set(side_b)
@@ -111,13 +118,13 @@ def count(
         if stacked:
             notes[STACKED] += stacked
         blind = align(pos_a, pos_b, rule, search=search)
-        a = np.bincount(pos_a.group[blind.a_index], weights=blind.credit, minlength=n_units)
-        n_pos_a = np.bincount(pos_a.group, minlength=n_units)
-        n_pos_b = np.bincount(pos_b.group, minlength=n_units)
+        a = np.bincount(pos_a.group[blind.a_index], weights=blind.credit, minlength=n_comparisons)
+        n_pos_a = np.bincount(pos_a.group, minlength=n_comparisons)
+        n_pos_b = np.bincount(pos_b.group, minlength=n_comparisons)
         abc = np.stack([a, n_pos_a - a, n_pos_b - a], axis=1)
 
-    pairs = best_explanation(units, side_a, spans_a, side_b, spans_b, search=search)
-    return Counts(units, rule, unit, abc, label_unit, label_code, label_abc, pairs.table(), notes, pairs)
+    pairs = best_explanation(comparisons, side_a, spans_a, side_b, spans_b, search=search)
+    return Counts(comparisons, rule, unit, abc, label_comparison, label_code, label_abc, pairs.table(), notes, pairs)
 
 
 def unit_positions(corpus: Corpus, unit: str) -> tuple[np.ndarray, np.ndarray, Counter]:
@@ -185,7 +192,7 @@ def unit_exclusions(corpus: Corpus, ann: np.ndarray, starts: np.ndarray, ends: n
 
 
 def label_cells(side_a: SpanColumns, side_b: SpanColumns, strict, n_labels: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The (unit, label) cells with a span of either side, sorted by unit then label, and a, b, c
+    """The (comparison, label) cells with a span of either side, sorted by comparison then label, and a, b, c
     of each (float64): ``a`` the strict alignment's credit, ``b``/``c`` each side's spans less it."""
     n = max(n_labels, 1)
     key_a = side_a.group * n + side_a.label
@@ -204,22 +211,22 @@ def label_cells(side_a: SpanColumns, side_b: SpanColumns, strict, n_labels: int)
     return keys // n, keys % n, abc
 
 
-def unit_totals(label_unit: np.ndarray, label_abc: np.ndarray, n_units: int, block: int = 1 << 20) -> np.ndarray:
-    """(n_units, 3) sums of the per-label cells of each unit, in float64, cells in order.
+def comparison_totals(label_comparison: np.ndarray, label_abc: np.ndarray, n_comparisons: int, block: int = 1 << 20) -> np.ndarray:
+    """(n_comparisons, 3) sums of the per-label cells of each comparison, in float64, cells in order.
 
-    Cells sorted by unit (as :func:`count` and the engines' merge give them) are summed in blocks
-    of about ``block`` cells cut between units, so no float64 copy of a whole column is made and
-    each unit's sum is the same as in one pass."""
-    out = np.zeros((n_units, 3))
-    n = len(label_unit)
-    if n <= block or np.any(label_unit[1:] < label_unit[:-1]):
+    Cells sorted by comparison (as :func:`count` and the engines' merge give them) are summed in blocks
+    of about ``block`` cells cut between comparisons, so no float64 copy of a whole column is made and
+    each comparison's sum is the same as in one pass."""
+    out = np.zeros((n_comparisons, 3))
+    n = len(label_comparison)
+    if n <= block or np.any(label_comparison[1:] < label_comparison[:-1]):
         cuts = [0, n]
     else:
-        cuts = [0, *np.searchsorted(label_unit, label_unit[block::block], side="left").tolist(), n]
+        cuts = [0, *np.searchsorted(label_comparison, label_comparison[block::block], side="left").tolist(), n]
     for lo, hi in zip(cuts[:-1], cuts[1:]):
         if hi <= lo:
             continue
-        rows = label_unit[lo:hi]
+        rows = label_comparison[lo:hi]
         first = int(rows[0])
         for j in range(3):
             sums = np.bincount(rows - first, weights=label_abc[lo:hi, j])
@@ -228,9 +235,9 @@ def unit_totals(label_unit: np.ndarray, label_abc: np.ndarray, n_units: int, blo
 
 
 def label_totals(counts: "Counts", n_labels: int, rows: np.ndarray | None = None, n_rows: int = 1) -> np.ndarray:
-    """(n_rows, n_labels, 3) sums of the per-label cells, by ``rows`` (a bin per unit, e.g. its
-    rater pair; all in one bin when None), in float64, cells in unit order."""
-    bins = np.zeros(len(counts.label_unit), dtype=np.int64) if rows is None else rows[counts.label_unit]
+    """(n_rows, n_labels, 3) sums of the per-label cells, by ``rows`` (a bin per comparison, e.g. its
+    rater pair; all in one bin when None), in float64, cells in comparison order."""
+    bins = np.zeros(len(counts.label_comparison), dtype=np.int64) if rows is None else rows[counts.label_comparison]
     key = bins * n_labels + counts.label_code
     out = np.zeros((n_rows * n_labels, 3))
     for j in range(3):

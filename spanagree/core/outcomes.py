@@ -1,6 +1,6 @@
 """Diagnostic outcomes: the best explanation of two raters' spans (see ``docs/diagnostics.md``).
 
-For each unit (one document as submitted by both raters of a pair) the spans of the two raters
+For each comparison (one document as submitted by both raters of a pair) the spans of the two raters
 are matched one-to-one by overlap, labels ignored, choosing among the matchings of maximum size
 
 1. the one with the most *identical* pairs (same label, start and end), then
@@ -36,42 +36,42 @@ OUTCOME_RULE = AlignmentRule(rule="overlap", labels="ignore")
 
 @dataclass(frozen=True)
 class OutcomeAlignment:
-    """The outcome alignment of every unit, in corpus span indices.
+    """The outcome alignment of every comparison, in corpus span indices.
 
-    ``match_unit``, ``match_a``, ``match_b`` and ``match_kind`` have one entry per matched pair
-    (the unit, rater A's span, rater B's span, and the outcome code in the order of
-    :data:`OUTCOMES`: 0 correct, 1 wrong_label, 2 partial). ``missed_unit``/``missed_span`` are
-    A's unmatched spans, ``spurious_unit``/``spurious_span`` B's.
+    ``match_comparison``, ``match_a``, ``match_b`` and ``match_kind`` have one entry per matched pair
+    (the comparison, rater A's span, rater B's span, and the outcome code in the order of
+    :data:`OUTCOMES`: 0 correct, 1 wrong_label, 2 partial). ``missed_comparison``/``missed_span`` are
+    A's unmatched spans, ``spurious_comparison``/``spurious_span`` B's.
     """
 
-    units: object  # spanagree.core.counts.Units
-    match_unit: np.ndarray
+    comparisons: object  # spanagree.core.counts.Comparisons
+    match_comparison: np.ndarray
     match_a: np.ndarray
     match_b: np.ndarray
     match_kind: np.ndarray
-    missed_unit: np.ndarray
+    missed_comparison: np.ndarray
     missed_span: np.ndarray
-    spurious_unit: np.ndarray
+    spurious_comparison: np.ndarray
     spurious_span: np.ndarray
 
     def kind_counts(self) -> dict[str, int]:
         """How many cases of each outcome (the report's ``overall.outcomes``)."""
         return dict(zip(OUTCOMES, self.table().sum(axis=0).tolist()))
 
-    def table(self, n_rows: int | None = None, row_of_unit: np.ndarray | None = None) -> np.ndarray:
-        """Outcome counts per unit, shape (n_units, 5); or summed into ``n_rows`` rows by
-        ``row_of_unit`` (one row index per unit)."""
-        if row_of_unit is None:
-            row_of_unit, n_rows = np.arange(len(self.units)), len(self.units)
+    def table(self, n_rows: int | None = None, row_of_comparison: np.ndarray | None = None) -> np.ndarray:
+        """Outcome counts per comparison, shape (n_comparisons, 5); or summed into ``n_rows`` rows by
+        ``row_of_comparison`` (one row index per comparison)."""
+        if row_of_comparison is None:
+            row_of_comparison, n_rows = np.arange(len(self.comparisons)), len(self.comparisons)
         out = np.zeros((n_rows, len(OUTCOMES)), dtype=np.int64)
-        np.add.at(out, (row_of_unit[self.match_unit], self.match_kind), 1)
-        out[:, 3] = np.bincount(row_of_unit[self.missed_unit], minlength=n_rows)
-        out[:, 4] = np.bincount(row_of_unit[self.spurious_unit], minlength=n_rows)
+        np.add.at(out, (row_of_comparison[self.match_comparison], self.match_kind), 1)
+        out[:, 3] = np.bincount(row_of_comparison[self.missed_comparison], minlength=n_rows)
+        out[:, 4] = np.bincount(row_of_comparison[self.spurious_comparison], minlength=n_rows)
         return out
 
 
 def best_explanation(
-    units, side_a: SpanColumns, spans_a: np.ndarray, side_b: SpanColumns, spans_b: np.ndarray,
+    comparisons, side_a: SpanColumns, spans_a: np.ndarray, side_b: SpanColumns, spans_b: np.ndarray,
     *, search: str = "sweep",
 ) -> OutcomeAlignment:
     """The outcome alignment of two sides (as :func:`spanagree.core.counts.side` gives them)."""
@@ -85,13 +85,13 @@ def best_explanation(
     unmatched_b = np.ones(len(side_b), dtype=bool)
     unmatched_b[ib] = False
     return OutcomeAlignment(
-        units=units,
-        match_unit=side_a.group[ia],
+        comparisons=comparisons,
+        match_comparison=side_a.group[ia],
         match_a=spans_a[ia],
         match_b=spans_b[ib],
         match_kind=kind,
-        missed_unit=side_a.group[unmatched_a],
+        missed_comparison=side_a.group[unmatched_a],
         missed_span=spans_a[unmatched_a],
-        spurious_unit=side_b.group[unmatched_b],
+        spurious_comparison=side_b.group[unmatched_b],
         spurious_span=spans_b[unmatched_b],
     )

@@ -37,7 +37,7 @@ import numpy as np
 
 from ..core import options
 from ..core.align import AlignmentRule, align
-from ..core.counts import make_units, side
+from ..core.counts import make_comparisons, side
 from ..errors import Location, UsageError
 from ..core.files import check_outputs
 from ..core.model import Corpus, CorpusBuilder
@@ -178,11 +178,11 @@ def consensus(
 
 def _matched_pairs(corpus: Corpus, starts: np.ndarray, ends: np.ndarray, rule: AlignmentRule):
     """Global span indices ``(i, j)`` of every match between two raters on one document."""
-    units = make_units(corpus)
-    if not len(units):
+    comparisons = make_comparisons(corpus)
+    if not len(comparisons):
         return []
-    side_a, idx_a = side(corpus, units.ann_a, starts, ends)
-    side_b, idx_b = side(corpus, units.ann_b, starts, ends)
+    side_a, idx_a = side(corpus, comparisons.ann_a, starts, ends)
+    side_b, idx_b = side(corpus, comparisons.ann_b, starts, ends)
     found = align(side_a, side_b, rule)
     return zip(idx_a[found.a_index].tolist(), idx_b[found.b_index].tolist())
 

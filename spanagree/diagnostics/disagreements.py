@@ -1,7 +1,7 @@
 """Every disagreement between two raters, listed for adjudication.
 
 The cases are the report's diagnostic outcomes themselves: the one outcome alignment computed with
-the counts (:mod:`spanagree.core.outcomes`, ``overall.outcomes``). For each unit (a document as
+the counts (:mod:`spanagree.core.outcomes`, ``overall.outcomes``). For each comparison (a document as
 submitted by both raters of a pair, the pair's first rater taken as the reference), the spans of
 rater A and rater B are matched one-to-one by overlap, labels ignored, preferring identical pairs,
 then pairs of the same label (the best explanation). Then
@@ -47,7 +47,7 @@ from typing import Any, Iterator
 import numpy as np
 import orjson
 
-from ..core.counts import Units, unit_positions
+from ..core.counts import Comparisons, unit_positions
 from ..core.counts import side as unit_side
 from ..errors import SpanagreeError, UsageError
 from ..core.model import Corpus
@@ -73,13 +73,13 @@ FIELDS = (
     "context_left", "context_right", "only_in",
 )
 
-def outcome_alignment(corpus: Corpus, units: Units, unit: str = "char", *, search: str = "sweep") -> OutcomeAlignment:
-    """The outcome alignment of ``units`` (``report.counts.units``) in ``unit`` (its
+def outcome_alignment(corpus: Corpus, comparisons: Comparisons, unit: str = "char", *, search: str = "sweep") -> OutcomeAlignment:
+    """The outcome alignment of ``comparisons`` (``report.counts.comparisons``) in ``unit`` (its
     ``counts.unit_name``), for counts that do not carry it (merged from parts)."""
     starts, ends, _ = unit_positions(corpus, unit)
-    side_a, spans_a = unit_side(corpus, units.ann_a, starts, ends)
-    side_b, spans_b = unit_side(corpus, units.ann_b, starts, ends)
-    return best_explanation(units, side_a, spans_a, side_b, spans_b, search=search)
+    side_a, spans_a = unit_side(corpus, comparisons.ann_a, starts, ends)
+    side_b, spans_b = unit_side(corpus, comparisons.ann_b, starts, ends)
+    return best_explanation(comparisons, side_a, spans_a, side_b, spans_b, search=search)
 
 
 def from_report(report, *, search: str = "sweep") -> OutcomeAlignment:
@@ -88,7 +88,7 @@ def from_report(report, *, search: str = "sweep") -> OutcomeAlignment:
     counts = report.counts
     if counts.outcome_pairs is not None:
         return counts.outcome_pairs
-    return outcome_alignment(report.corpus, counts.units, counts.unit_name, search=search)
+    return outcome_alignment(report.corpus, counts.comparisons, counts.unit_name, search=search)
 
 
 def label_confusion(corpus: Corpus, found: OutcomeAlignment) -> np.ndarray:
@@ -120,10 +120,10 @@ def cases(corpus: Corpus, found: OutcomeAlignment, *, context: int = CONTEXT) ->
     """Every disagreement as a flat record (keys :data:`FIELDS`), by document, pair and position."""
     if context < 0:
         raise UsageError(f"context must be >= 0 characters, got {context!r}")
-    units = found.units
+    comparisons = found.comparisons
     keep = found.match_kind != 0
     n = int(keep.sum()) + len(found.missed_span) + len(found.spurious_span)
-    unit = np.concatenate([found.match_unit[keep], found.missed_unit, found.spurious_unit])
+    comparison = np.concatenate([found.match_comparison[keep], found.missed_comparison, found.spurious_comparison])
     span_a = np.concatenate([found.match_a[keep], found.missed_span, np.full(len(found.spurious_span), -1)])
     span_b = np.concatenate([found.match_b[keep], np.full(len(found.missed_span), -1), found.spurious_span])
     kind = np.concatenate([
@@ -131,11 +131,11 @@ def cases(corpus: Corpus, found: OutcomeAlignment, *, context: int = CONTEXT) ->
     ]).astype(np.int64)
     first = np.where(span_a >= 0, corpus.span_start[np.maximum(span_a, 0)], corpus.span_start[np.maximum(span_b, 0)])
     first_b = np.where(span_b >= 0, corpus.span_start[np.maximum(span_b, 0)], first)
-    order = np.lexsort((kind, first_b, first, units.pair[unit], units.doc[unit])) if n else np.zeros(0, np.int64)
+    order = np.lexsort((kind, first_b, first, comparisons.pair[comparison], comparisons.doc[comparison])) if n else np.zeros(0, np.int64)
     for i in order.tolist():
-        u = int(unit[i])
-        doc = int(units.doc[u])
-        ra, rb = units.pairs[units.pair[u]].tolist()
+        u = int(comparison[i])
+        doc = int(comparisons.doc[u])
+        ra, rb = comparisons.pairs[comparisons.pair[u]].tolist()
         text = corpus.texts[doc]
         record: dict[str, Any] = {
             "kind": OUTCOMES[kind[i]],
@@ -174,9 +174,9 @@ def disputed_spans(corpus: Corpus, found: OutcomeAlignment) -> np.ndarray:
 
 def documents_with_disagreements(found: OutcomeAlignment) -> np.ndarray:
     """Sorted codes of the documents with at least one case."""
-    units = found.units
-    bad = np.concatenate([found.match_unit[found.match_kind != 0], found.missed_unit, found.spurious_unit])
-    return np.unique(units.doc[bad])
+    comparisons = found.comparisons
+    bad = np.concatenate([found.match_comparison[found.match_kind != 0], found.missed_comparison, found.spurious_comparison])
+    return np.unique(comparisons.doc[bad])
 
 
 def write(report, out: str | Path, *, output: str | None = None, context: int = CONTEXT,

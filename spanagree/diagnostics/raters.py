@@ -54,10 +54,10 @@ def rater_view(report, interval=None) -> list[dict[str, Any]]:
     the report's summary, :mod:`spanagree.measures.summary`); ``interval`` (path → bootstrap
     entry or None) puts ``mean_psa_interval`` and ``against_others.f_interval`` beside them."""
     corpus, counts = report.corpus, report.counts
-    units = counts.units
+    comparisons = counts.comparisons
     names, labels = corpus.raters, corpus.labels
     n_raters, n_labels = len(names), len(labels)
-    pairs = units.pairs
+    pairs = comparisons.pairs
     layout, s = report.point()
     mean = s.rater_mean[0]
     per_rater = s.rater_abc[0]  # (raters, 3)
@@ -71,12 +71,12 @@ def rater_view(report, interval=None) -> list[dict[str, Any]]:
 
     # the rater of every annotation in some pair, from the pairs themselves
     rater_of = np.full(corpus.n_annotations, -1, dtype=np.int64)
-    rater_of[units.ann_a] = pairs[units.pair, 0]
-    rater_of[units.ann_b] = pairs[units.pair, 1]
-    in_units = rater_of >= 0
+    rater_of[comparisons.ann_a] = pairs[comparisons.pair, 0]
+    rater_of[comparisons.ann_b] = pairs[comparisons.pair, 1]
+    in_comparisons = rater_of >= 0
     lengths = np.diff(corpus.ann_ptr)
-    documents = np.bincount(rater_of[in_units], minlength=n_raters)
-    spans = np.bincount(rater_of[in_units], weights=lengths[in_units], minlength=n_raters).astype(np.int64)
+    documents = np.bincount(rater_of[in_comparisons], minlength=n_raters)
+    spans = np.bincount(rater_of[in_comparisons], weights=lengths[in_comparisons], minlength=n_raters).astype(np.int64)
     has_spans = corpus.has_spans
     only = _only_theirs(report) if has_spans else None
     consensus, why_not = _against_consensus(report)
@@ -162,7 +162,7 @@ def _against_consensus(report) -> tuple[dict[str, dict] | None, str | None]:
         gold, _ = consensus(_subset(corpus, others), min_raters=majority, rule=rule, unit=unit, name=gold_name)
         pair = _pair_corpus(corpus, r, gold)
         pair_counts = count(pair, rule, unit=unit)
-        if not len(pair_counts.units):
+        if not len(pair_counts.comparisons):
             continue
         rater_first = pair.raters[0] == name
         order = [0, 1, 2] if rater_first else [0, 2, 1]
@@ -173,7 +173,7 @@ def _against_consensus(report) -> tuple[dict[str, dict] | None, str | None]:
         }
         out[name] = {
             **prf(*total.tolist()),
-            "documents": int(len(np.unique(pair_counts.units.doc))),
+            "documents": int(len(np.unique(pair_counts.comparisons.doc))),
             "min_raters": majority,
             "labels": labels,
         }

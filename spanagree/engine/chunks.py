@@ -9,7 +9,7 @@ document key of every line, so the worker also returns where each document's lin
 *groups*: runs of consecutive lines of one document) for the driver's checks and fallback.
 
 The worker then builds the (small) Corpus of its documents, runs :func:`spanagree.core.counts.count`
-on it, and returns a :class:`~spanagree.engine.merge.Partial`: per-unit count arrays, document
+on it, and returns a :class:`~spanagree.engine.merge.Partial`: per-comparison count arrays, document
 ids and counters, without spans or texts. Input and usage errors come back as
 :class:`ErrorInfo` (an exception with keyword arguments does not survive pickling), with the
 position of the line, so the driver can report the first one in reading order.

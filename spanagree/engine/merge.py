@@ -1,14 +1,14 @@
 """Partial results of the engines' tasks, and their merge into one report's arrays.
 
-Counts are additive (see ARCHITECTURE): a task that read whole documents returns, per unit
+Counts are additive (see ARCHITECTURE): a task that read whole documents returns, per comparison
 (a document and a rater pair), the same a, b, c, per-label and outcome rows that
 :func:`spanagree.core.counts.count` gives for those documents in the whole corpus. The merge maps
 every task's rater, label and document codes to the corpus-wide ones (sorted by name, as
-:class:`~spanagree.core.model.CorpusBuilder` sorts them) and puts the units in the order the serial
+:class:`~spanagree.core.model.CorpusBuilder` sorts them) and puts the comparisons in the order the serial
 path has them (document, then rater pair), so every sum in the report, and every bootstrap
 replicate, is computed from the same numbers in the same order: the report is the same.
 
-Per-label cells (only the (unit, label) cells with a span) and outcome rows are kept in the
+Per-label cells (only the (comparison, label) cells with a span) and outcome rows are kept in the
 smallest unsigned integer type that holds them exactly (they are whole numbers under the exact and
 overlap rules). Every sum the report and the intervals take of them is in float64, so the numbers
 do not change; code that does its own arithmetic on ``report.counts.label_abc`` should cast first.
@@ -24,7 +24,7 @@ import numpy as np
 
 from ..core.align import AlignmentRule
 from ..core.arrays import dense_codes
-from ..core.counts import Counts, Units, unit_totals
+from ..core.counts import Counts, Comparisons, comparison_totals
 from ..core.model import Exclusions
 
 
@@ -32,7 +32,7 @@ from ..core.model import Exclusions
 class Partial:
     """One task's counts, compact: no spans, no texts.
 
-    Documents, raters and labels are the task's own (sorted) codes; units refer to the task's
+    Documents, raters and labels are the task's own (sorted) codes; comparisons refer to the task's
     documents and annotations.
     """
 
@@ -41,16 +41,16 @@ class Partial:
     labels: list[str]
     ann_doc: np.ndarray  # (n_annotations,) task document of each annotation
     ann_len: np.ndarray  # (n_annotations,) spans of each annotation
-    unit_doc: np.ndarray
-    unit_ra: np.ndarray  # task rater codes of each unit's pair
-    unit_rb: np.ndarray
-    unit_ann_a: np.ndarray
-    unit_ann_b: np.ndarray
-    abc: np.ndarray | None  # (n_units, 3); None when it is the sum of the label cells (labels strict)
-    label_unit: np.ndarray  # (n_cells,) task unit of each (unit, label) cell with a span
+    comparison_doc: np.ndarray
+    comparison_ra: np.ndarray  # task rater codes of each comparison's pair
+    comparison_rb: np.ndarray
+    comparison_ann_a: np.ndarray
+    comparison_ann_b: np.ndarray
+    abc: np.ndarray | None  # (n_comparisons, 3); None when it is the sum of the label cells (labels strict)
+    label_comparison: np.ndarray  # (n_cells,) task comparison of each (comparison, label) cell with a span
     label_code: np.ndarray  # (n_cells,) task label of each cell
     label_abc: np.ndarray  # (n_cells, 3)
-    outcomes: np.ndarray  # (n_units, 5)
+    outcomes: np.ndarray  # (n_comparisons, 5)
     notes: Counter = field(default_factory=Counter)
     exclusions: Exclusions = field(default_factory=Exclusions)
     n_documents_read: int = 0
@@ -59,21 +59,21 @@ class Partial:
 
     @classmethod
     def from_counts(cls, corpus, counts: Counts) -> "Partial":
-        units = counts.units
-        pairs = units.pairs[units.pair] if len(units) else np.zeros((0, 2), np.int64)
+        comparisons = counts.comparisons
+        pairs = comparisons.pairs[comparisons.pair] if len(comparisons) else np.zeros((0, 2), np.int64)
         return cls(
             doc_ids=DocIds.of(corpus.doc_ids),
             raters=corpus.raters,
             labels=corpus.labels,
             ann_doc=_small_int(corpus.ann_doc),
             ann_len=_small_int(np.diff(corpus.ann_ptr)),
-            unit_doc=_small_int(units.doc),
-            unit_ra=_small_int(pairs[:, 0]),
-            unit_rb=_small_int(pairs[:, 1]),
-            unit_ann_a=_small_int(units.ann_a),
-            unit_ann_b=_small_int(units.ann_b),
+            comparison_doc=_small_int(comparisons.doc),
+            comparison_ra=_small_int(pairs[:, 0]),
+            comparison_rb=_small_int(pairs[:, 1]),
+            comparison_ann_a=_small_int(comparisons.ann_a),
+            comparison_ann_b=_small_int(comparisons.ann_b),
             abc=None if counts.rule.by_label else counts.abc,
-            label_unit=_small_int(counts.label_unit),
+            label_comparison=_small_int(counts.label_comparison),
             label_code=_small_int(counts.label_code),
             label_abc=compact(counts.label_abc),
             outcomes=compact(counts.outcomes),
@@ -85,8 +85,8 @@ class Partial:
         )
 
     @property
-    def n_units(self) -> int:
-        return len(self.unit_doc)
+    def n_comparisons(self) -> int:
+        return len(self.comparison_doc)
 
 
 @dataclass
@@ -190,38 +190,38 @@ def merge(partials: Sequence[Partial], rule: AlignmentRule, unit: str) -> tuple[
     np.cumsum(ann_ptr, out=ann_ptr)
     release_memory()
 
-    # units: the serial order is (document, rater a, rater b)
+    # comparisons: the serial order is (document, rater a, rater b)
     n_raters = max(len(raters), 1)
-    unit_offsets = np.cumsum([0] + [p.n_units for p in partials])
-    n_units = int(unit_offsets[-1])
-    unit_doc = np.empty(n_units, dtype=np.int64)
-    pair_key = np.empty(n_units, dtype=np.int64)
+    comparison_offsets = np.cumsum([0] + [p.n_comparisons for p in partials])
+    n_comparisons = int(comparison_offsets[-1])
+    comparison_doc = np.empty(n_comparisons, dtype=np.int64)
+    pair_key = np.empty(n_comparisons, dtype=np.int64)
     for i, p in enumerate(partials):
-        rows = slice(unit_offsets[i], unit_offsets[i + 1])
-        unit_doc[rows] = rank[doc_offsets[i] + p.unit_doc]
-        pair_key[rows] = rater_maps[i][p.unit_ra] * n_raters + rater_maps[i][p.unit_rb]
-        p.unit_doc = p.unit_ra = p.unit_rb = None
+        rows = slice(comparison_offsets[i], comparison_offsets[i + 1])
+        comparison_doc[rows] = rank[doc_offsets[i] + p.comparison_doc]
+        pair_key[rows] = rater_maps[i][p.comparison_ra] * n_raters + rater_maps[i][p.comparison_rb]
+        p.comparison_doc = p.comparison_ra = p.comparison_rb = None
     del rank
     release_memory()
-    destination = None  # where each unit goes, when the task order is not the serial order
-    if n_units > 1:
-        step = np.diff(unit_doc)
+    destination = None  # where each comparison goes, when the task order is not the serial order
+    if n_comparisons > 1:
+        step = np.diff(comparison_doc)
         in_order = bool(np.all((step > 0) | ((step == 0) & (np.diff(pair_key) > 0))))
         del step
         if not in_order:
-            unit_order = np.lexsort((pair_key, unit_doc))
-            destination = np.empty(n_units, dtype=np.int64)
-            destination[unit_order] = np.arange(n_units, dtype=np.int64)
-            unit_doc, pair_key = unit_doc[unit_order], pair_key[unit_order]
-            del unit_order
+            comparison_order = np.lexsort((pair_key, comparison_doc))
+            destination = np.empty(n_comparisons, dtype=np.int64)
+            destination[comparison_order] = np.arange(n_comparisons, dtype=np.int64)
+            comparison_doc, pair_key = comparison_doc[comparison_order], pair_key[comparison_order]
+            del comparison_order
     keys, pair = dense_codes(pair_key, n_raters * n_raters)
     del pair_key
     pairs = np.stack([keys // n_raters, keys % n_raters], axis=1) if len(keys) else np.zeros((0, 2), np.int64)
 
     def place(name: str, shape: tuple[int, ...], dtype, value_of) -> np.ndarray:
-        out = np.zeros((n_units, *shape), dtype=dtype)
+        out = np.zeros((n_comparisons, *shape), dtype=dtype)
         for i, p in enumerate(partials):
-            rows = np.arange(unit_offsets[i], unit_offsets[i + 1])
+            rows = np.arange(comparison_offsets[i], comparison_offsets[i + 1])
             if destination is not None:
                 rows = destination[rows]
             value_of(out, rows, i, p)
@@ -230,13 +230,13 @@ def merge(partials: Sequence[Partial], rule: AlignmentRule, unit: str) -> tuple[
         return out
 
     ann_dtype = np.int32 if ann_offsets[-1] < 2**31 else np.int64
-    ann_a = place("unit_ann_a", (), ann_dtype, lambda out, rows, i, p: out.__setitem__(rows, ann_offsets[i] + p.unit_ann_a))
-    ann_b = place("unit_ann_b", (), ann_dtype, lambda out, rows, i, p: out.__setitem__(rows, ann_offsets[i] + p.unit_ann_b))
-    label_unit, label_code, label_abc = _merge_label_cells(partials, unit_offsets, destination, label_maps, len(labels))
+    ann_a = place("comparison_ann_a", (), ann_dtype, lambda out, rows, i, p: out.__setitem__(rows, ann_offsets[i] + p.comparison_ann_a))
+    ann_b = place("comparison_ann_b", (), ann_dtype, lambda out, rows, i, p: out.__setitem__(rows, ann_offsets[i] + p.comparison_ann_b))
+    label_comparison, label_code, label_abc = _merge_label_cells(partials, comparison_offsets, destination, label_maps, len(labels))
     outcome_dtype = np.result_type(*[p.outcomes.dtype for p in partials]) if partials else np.uint8
     outcomes = place("outcomes", (5,), outcome_dtype, lambda out, rows, i, p: out.__setitem__(rows, p.outcomes))
     if rule.by_label:
-        abc = unit_totals(label_unit, label_abc, n_units)  # as count() forms it, from the same cells
+        abc = comparison_totals(label_comparison, label_abc, n_comparisons)  # as count() forms it, from the same cells
     else:
         abc = place("abc", (3,), np.float64, lambda out, rows, i, p: out.__setitem__(rows, p.abc))
 
@@ -256,34 +256,34 @@ def merge(partials: Sequence[Partial], rule: AlignmentRule, unit: str) -> tuple[
         n_annotations_read=sum(p.n_annotations_read for p in partials),
         n_spans_read=sum(p.n_spans_read for p in partials),
     )
-    units = Units(doc=unit_doc, pair=pair, ann_a=ann_a, ann_b=ann_b, pairs=pairs)
-    return corpus, Counts(units, rule, unit, abc, label_unit, label_code, label_abc, outcomes, +notes)
+    comparisons = Comparisons(doc=comparison_doc, pair=pair, ann_a=ann_a, ann_b=ann_b, pairs=pairs)
+    return corpus, Counts(comparisons, rule, unit, abc, label_comparison, label_code, label_abc, outcomes, +notes)
 
 
-def _merge_label_cells(partials, unit_offsets, destination, label_maps, n_labels: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The partials' per-label cells in corpus-wide unit and label codes, sorted by unit then label
+def _merge_label_cells(partials, comparison_offsets, destination, label_maps, n_labels: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The partials' per-label cells in corpus-wide comparison and label codes, sorted by comparison then label
     (label codes keep their order: both are sorted by name)."""
-    n_cells = sum(len(p.label_unit) for p in partials)
+    n_cells = sum(len(p.label_comparison) for p in partials)
     dtype = np.result_type(*[p.label_abc.dtype for p in partials]) if partials else np.uint8
-    # unit indices and label codes in 32 bits when they fit (the largest merged arrays); the
+    # comparison indices and label codes in 32 bits when they fit (the largest merged arrays); the
     # report widens them to int64 wherever it multiplies them
-    unit = np.empty(n_cells, dtype=np.int32 if unit_offsets[-1] < 2**31 else np.int64)
+    comparison = np.empty(n_cells, dtype=np.int32 if comparison_offsets[-1] < 2**31 else np.int64)
     code = np.empty(n_cells, dtype=np.int32 if n_labels < 2**31 // 3 else np.int64)
     abc = np.empty((n_cells, 3), dtype=dtype)
     at = 0
     for i, p in enumerate(partials):
-        rows = slice(at, at + len(p.label_unit))
-        mine = unit_offsets[i] + p.label_unit.astype(np.int64)
-        unit[rows] = mine if destination is None else destination[mine]
+        rows = slice(at, at + len(p.label_comparison))
+        mine = comparison_offsets[i] + p.label_comparison.astype(np.int64)
+        comparison[rows] = mine if destination is None else destination[mine]
         code[rows] = label_maps[i][p.label_code.astype(np.int64)]
         abc[rows] = p.label_abc
         at = rows.stop
-        p.label_unit = p.label_code = p.label_abc = None
+        p.label_comparison = p.label_code = p.label_abc = None
     if destination is not None and n_cells > 1:
-        order = np.argsort(unit, kind="stable")
-        unit, code, abc = unit[order], code[order], abc[order]
+        order = np.argsort(comparison, kind="stable")
+        comparison, code, abc = comparison[order], code[order], abc[order]
     release_memory()
-    return unit, code, abc
+    return comparison, code, abc
 
 
 def release_memory() -> None:

@@ -417,7 +417,7 @@ def from_report(report, candidate: str | Sequence[str], *, epsilon: float = 0.2,
     names = list(report.corpus.raters)
     wanted, single = _resolve_candidates(candidate, names)
     counts = report.counts
-    units = counts.units
+    comparisons = counts.comparisons
     a, b, c = (counts.abc[:, k] for k in range(3))
     denominator = 2 * a + b + c
     empty = denominator == 0
@@ -433,8 +433,8 @@ def from_report(report, candidate: str | Sequence[str], *, epsilon: float = 0.2,
         twice_a = 2 * Fraction(float(a[i]))
         return twice_a / (twice_a + Fraction(float(b[i])) + Fraction(float(c[i])))
 
-    pairs = units.pairs
-    table = _Scores(doc=units.doc, r1=pairs[units.pair, 0], r2=pairs[units.pair, 1], value=value, exact=exact,
+    pairs = comparisons.pairs
+    table = _Scores(doc=comparisons.doc, r1=pairs[comparisons.pair, 0], r2=pairs[comparisons.pair, 1], value=value, exact=exact,
                     both_empty=empty)
     rule = {**counts.rule.to_dict(), "unit": counts.unit_name}
     results = []
@@ -480,9 +480,9 @@ def _psa_with_humans(report, candidate: int, humans: list[int]) -> list[dict[str
     """The candidate's PSA with each human over their shared documents (the usual PSA: undefined
     when neither marked a span), with the spans only one of them marked, and per label."""
 
-    pairs = report.counts.units.pairs.tolist()
+    pairs = report.counts.comparisons.pairs.tolist()
     pair_abc, pair_label = report.pair_abc(), report.pair_label_abc()
-    docs = np.bincount(report.counts.units.pair, minlength=len(pairs))
+    docs = np.bincount(report.counts.comparisons.pair, minlength=len(pairs))
     names, labels = report.corpus.raters, report.corpus.labels
     out = []
     for h in humans:

@@ -222,10 +222,10 @@ class DocumentCounts:
     def __init__(self, report, pairs: np.ndarray | None = None) -> None:
         self.report = report
         corpus, counts = report.corpus, report.counts
-        units = counts.units
-        n_pairs, n_labels, n_raters = len(units.pairs), len(corpus.labels), len(corpus.raters)
+        comparisons = counts.comparisons
+        n_pairs, n_labels, n_raters = len(comparisons.pairs), len(corpus.labels), len(corpus.raters)
         self.per_rater = bool(report.per_rater)
-        pair_docs = np.bincount(units.pair, minlength=n_pairs)
+        pair_docs = np.bincount(comparisons.pair, minlength=n_pairs)
         self.multi = np.flatnonzero(pair_docs > 1)  # pairs computed one by one
         self.pair_docs = pair_docs[self.multi].astype(float)
         local = np.full(n_pairs, -1, dtype=np.int64)
@@ -235,16 +235,16 @@ class DocumentCounts:
         self.wanted_local = local[self.wanted_multi]
         self.wanted_single = wanted[local[wanted] < 0]
 
-        unit_psa = psa(counts.abc.astype(float))
-        in_multi = local[units.pair] >= 0
-        single = np.flatnonzero(~in_multi & ~np.isnan(unit_psa))  # single-document pairs with a defined PSA
+        comparison_psa = psa(counts.abc.astype(float))
+        in_multi = local[comparisons.pair] >= 0
+        single = np.flatnonzero(~in_multi & ~np.isnan(comparison_psa))  # single-document pairs with a defined PSA
         self.single_doc = np.zeros(n_pairs, dtype=np.int64)
         self.single_psa = np.full(n_pairs, np.nan)
-        self.single_doc[units.pair[~in_multi]] = units.doc[~in_multi]
-        self.single_psa[units.pair[~in_multi]] = unit_psa[~in_multi]
-        multi_units = np.flatnonzero(in_multi)
+        self.single_doc[comparisons.pair[~in_multi]] = comparisons.doc[~in_multi]
+        self.single_psa[comparisons.pair[~in_multi]] = comparison_psa[~in_multi]
+        multi_comparisons = np.flatnonzero(in_multi)
 
-        cell_pair, cell_label, cell_of = label_cells(units.pair, counts.label_unit, counts.label_code, n_pairs)
+        cell_pair, cell_label, cell_of = label_cells(comparisons.pair, counts.label_comparison, counts.label_code, n_pairs)
         cell_abc = bin_rows(cell_of, counts.label_abc, len(cell_pair))
         cell_psa = psa(cell_abc)
         cell_multi = local[cell_pair] >= 0
@@ -252,34 +252,34 @@ class DocumentCounts:
         cell_local[cell_multi] = np.arange(int(cell_multi.sum()))
         multi_rows = np.flatnonzero(cell_multi[cell_of])
         fixed_cells = np.flatnonzero(~cell_multi & ~np.isnan(cell_psa))
-        self.layout = Layout(units.pairs[self.multi], local[cell_pair[cell_multi]], cell_label[cell_multi], n_labels, n_raters)
+        self.layout = Layout(comparisons.pairs[self.multi], local[cell_pair[cell_multi]], cell_label[cell_multi], n_labels, n_raters)
 
         three, two = np.arange(3), np.arange(2)
         n_multi, n_cells = len(self.multi), len(self.layout.cell_pair)
-        label_doc = units.doc[counts.label_unit]
+        label_doc = comparisons.doc[counts.label_comparison]
         # PSA needs a and b + c only: two columns per pair, cell and rater, a's then (b + c)'s
         plain = [  # summed with the documents' weights
-            ("pair_docs", units.doc[multi_units], local[units.pair[multi_units]], np.ones(len(multi_units)), (n_multi,)),
-            ("pair_abc", units.doc[multi_units], local[units.pair[multi_units]][:, None] + two * n_multi,
-             _a_bc(counts.abc[multi_units]), (2, n_multi)),
+            ("pair_docs", comparisons.doc[multi_comparisons], local[comparisons.pair[multi_comparisons]], np.ones(len(multi_comparisons)), (n_multi,)),
+            ("pair_abc", comparisons.doc[multi_comparisons], local[comparisons.pair[multi_comparisons]][:, None] + two * n_multi,
+             _a_bc(counts.abc[multi_comparisons]), (2, n_multi)),
             ("cell_abc", label_doc[multi_rows], cell_local[cell_of[multi_rows]][:, None] + two * n_cells,
              _a_bc(counts.label_abc[multi_rows]), (2, n_cells)),
-            ("total_abc", units.doc, np.broadcast_to(three, (len(units.doc), 3)), counts.abc, (3,)),
+            ("total_abc", comparisons.doc, np.broadcast_to(three, (len(comparisons.doc), 3)), counts.abc, (3,)),
             ("label_abc", label_doc, counts.label_code[:, None] * 3 + three, counts.label_abc, (n_labels, 3)),
         ]
-        fixed_values = np.stack([unit_psa[single], np.ones(len(single))], axis=1)
+        fixed_values = np.stack([comparison_psa[single], np.ones(len(single))], axis=1)
         fixed = [  # summed with the single-document pairs' weights in the pairwise means
-            ("fixed", units.doc[single], np.broadcast_to(two, (len(single), 2)), fixed_values, (2,)),
+            ("fixed", comparisons.doc[single], np.broadcast_to(two, (len(single), 2)), fixed_values, (2,)),
             ("fixed_label", self.single_doc[cell_pair[fixed_cells]], cell_label[fixed_cells][:, None] * 2 + two,
              np.stack([cell_psa[fixed_cells], np.ones(len(fixed_cells))], axis=1), (n_labels, 2)),
         ]
         if self.per_rater:
-            first, second = units.pairs[units.pair, 0], units.pairs[units.pair, 1]
+            first, second = comparisons.pairs[comparisons.pair, 0], comparisons.pairs[comparisons.pair, 1]
             a_bc = _a_bc(counts.abc)  # a rater's own + other spans are its pairs' b + c, either side
-            plain.append(("rater_abc", np.concatenate([units.doc, units.doc]),
+            plain.append(("rater_abc", np.concatenate([comparisons.doc, comparisons.doc]),
                           np.concatenate([first, second])[:, None] + two * n_raters,
                           np.concatenate([a_bc, a_bc]), (2, n_raters)))
-            fixed.append(("fixed_rater", np.concatenate([units.doc[single], units.doc[single]]),
+            fixed.append(("fixed_rater", np.concatenate([comparisons.doc[single], comparisons.doc[single]]),
                           np.concatenate([first[single], second[single]])[:, None] * 2 + two,
                           np.concatenate([fixed_values, fixed_values]), (n_raters, 2)))
         self.chance = getattr(report, "items", None) is not None

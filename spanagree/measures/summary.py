@@ -216,10 +216,10 @@ def nanmean(values: np.ndarray) -> np.ndarray:
 
 
 def label_cells(
-    unit_pair: np.ndarray, label_unit: np.ndarray, label_code: np.ndarray, n_pairs: int, block: int = 1 << 20
+    comparison_pair: np.ndarray, label_comparison: np.ndarray, label_code: np.ndarray, n_pairs: int, block: int = 1 << 20
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The (pair, label) cells of per-label count rows (row i: unit ``label_unit[i]``, label
-    ``label_code[i]``; ``unit_pair``: each unit's rater pair): ``(cell_pair, cell_label, cell of
+    """The (pair, label) cells of per-label count rows (row i: comparison ``label_comparison[i]``, label
+    ``label_code[i]``; ``comparison_pair``: each comparison's rater pair): ``(cell_pair, cell_label, cell of
     each row)``, cells sorted by label, then pair.
 
     With few possible cells (labels × pairs), the rows' keys are formed and coded in blocks of
@@ -232,7 +232,7 @@ def label_cells(
 
     def keys(lo: int, hi: int) -> np.ndarray:
         key = label_code[lo:hi].astype(key_type) * n_pairs
-        key += unit_pair[label_unit[lo:hi]]
+        key += comparison_pair[label_comparison[lo:hi]]
         return key
 
     if bound > 1 << 22 or bound > 4 * n + 1024:
@@ -252,15 +252,15 @@ def label_cells(
 
 
 def point(counts, n_labels: int, n_raters: int, *, raters: bool = False) -> tuple[Layout, Summary]:
-    """The point estimate from per-unit counts (``spanagree.core.counts.Counts``): every rater
+    """The point estimate from per-comparison counts (``spanagree.core.counts.Counts``): every rater
     pair computed one by one, weight 1."""
-    units = counts.units
-    n_pairs = len(units.pairs)
-    pair_abc = bin_rows(units.pair, counts.abc, n_pairs)
+    comparisons = counts.comparisons
+    n_pairs = len(comparisons.pairs)
+    pair_abc = bin_rows(comparisons.pair, counts.abc, n_pairs)
     label_abc = bin_rows(counts.label_code, counts.label_abc, n_labels)
-    cell_pair, cell_label, cell_of = label_cells(units.pair, counts.label_unit, counts.label_code, n_pairs)
+    cell_pair, cell_label, cell_of = label_cells(comparisons.pair, counts.label_comparison, counts.label_code, n_pairs)
     cell_abc = bin_rows(cell_of, counts.label_abc, len(cell_pair))
-    layout = Layout(units.pairs, cell_pair, cell_label, n_labels, n_raters)
+    layout = Layout(comparisons.pairs, cell_pair, cell_label, n_labels, n_raters)
     total = counts.abc.sum(axis=0).astype(np.float64)
     return layout, summarize(layout, pair_abc[None], cell_abc[None], total[None], label_abc[None], raters=raters)
 

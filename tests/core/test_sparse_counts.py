@@ -1,4 +1,4 @@
-"""Per-label counts are sparse: their size follows the spans, not units × labels, and every
+"""Per-label counts are sparse: their size follows the spans, not comparisons × labels, and every
 figure built from them is the one a direct count gives, in every engine."""
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ def many_labels(tmp_path_factory) -> Path:
 
 
 def label_bytes(counts) -> int:
-    return counts.label_unit.nbytes + counts.label_code.nbytes + counts.label_abc.nbytes
+    return counts.label_comparison.nbytes + counts.label_code.nbytes + counts.label_abc.nbytes
 
 
 @pytest.mark.parametrize("n_labels", [3, 3000])
@@ -41,16 +41,16 @@ def test_label_cells_grow_with_spans_not_units_times_labels(tmp_path, n_labels):
     labels = MANY[:n_labels]
     report = spanagree.score(write(tmp_path / "c.jsonl", generate_corpus(200, n_raters=2, seed=5, labels=labels)))
     counts, corpus = report.counts, report.corpus
-    n_units, n_spans = len(counts.units), corpus.n_spans
+    n_comparisons, n_spans = len(counts.comparisons), corpus.n_spans
     assert len(corpus.labels) > min(n_labels, 2)
-    # a cell exists only where one of its unit's two sides has a span with that label
-    assert 0 < len(counts.label_unit) <= n_spans
-    assert counts.label_abc.shape == (len(counts.label_unit), 3)
+    # a cell exists only where one of its comparison's two sides has a span with that label
+    assert 0 < len(counts.label_comparison) <= n_spans
+    assert counts.label_abc.shape == (len(counts.label_comparison), 3)
     assert label_bytes(counts) <= 40 * n_spans  # two codes and three float64 values per cell at most
     if n_labels == 3000:
-        assert label_bytes(counts) * 50 < n_units * len(corpus.labels) * 3 * 8  # a dense array's size
-    # cells are sorted by unit then label, each once, and none is all zero
-    key = counts.label_unit * len(corpus.labels) + counts.label_code
+        assert label_bytes(counts) * 50 < n_comparisons * len(corpus.labels) * 3 * 8  # a dense array's size
+    # cells are sorted by comparison then label, each once, and none is all zero
+    key = counts.label_comparison * len(corpus.labels) + counts.label_code
     assert np.all(np.diff(key) > 0)
     assert counts.label_abc.any(axis=1).all()
 
@@ -65,9 +65,9 @@ def _direct_pair_label(path: Path, report) -> np.ndarray:
         )
     raters, labels = report.raters, report.corpus.labels
     code = {x: k for k, x in enumerate(labels)}
-    out = np.zeros((len(report.counts.units.pairs), len(labels), 3))
+    out = np.zeros((len(report.counts.comparisons.pairs), len(labels), 3))
     docs = {d for d, _ in spans}
-    for p, (ra, rb) in enumerate(report.counts.units.pairs.tolist()):
+    for p, (ra, rb) in enumerate(report.counts.comparisons.pairs.tolist()):
         for d in docs:
             if (d, raters[ra]) not in spans or (d, raters[rb]) not in spans:
                 continue
@@ -83,7 +83,7 @@ def test_pair_label_sums_are_a_direct_count(many_labels):
     assert {"annotator", "spans"} <= set(records[0])
     report = spanagree.score(many_labels, rule="exact")
     np.testing.assert_array_equal(report.pair_label_abc(), _direct_pair_label(many_labels, report))
-    # the per-unit totals are the sums of their cells
+    # the per-comparison totals are the sums of their cells
     np.testing.assert_array_equal(report.pair_abc(), report.pair_label_abc().sum(axis=1))
 
 

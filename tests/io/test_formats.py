@@ -595,10 +595,10 @@ def write_qrels(root: Path, suffix=".qrels") -> list[Path]:
 def unit_counts(corpus):
     """a, b, c per (topic, pair of assessors)."""
     report = spanagree.score(corpus)
-    units, abc = report.counts.units, report.counts.abc
+    comparisons, abc = report.counts.comparisons, report.counts.abc
     return {
-        (corpus.doc_ids[d], corpus.raters[units.pairs[p][0]], corpus.raters[units.pairs[p][1]]): tuple(row)
-        for d, p, row in zip(units.doc.tolist(), units.pair.tolist(), abc.tolist())
+        (corpus.doc_ids[d], corpus.raters[comparisons.pairs[p][0]], corpus.raters[comparisons.pairs[p][1]]): tuple(row)
+        for d, p, row in zip(comparisons.doc.tolist(), comparisons.pair.tolist(), abc.tolist())
     }
 
 

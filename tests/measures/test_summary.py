@@ -1,6 +1,6 @@
 """One summary: the report's point values and every bootstrap replicate, against a brute force.
 
-The brute force below recomputes every PSA statistic of the report from the per-unit counts with
+The brute force below recomputes every PSA statistic of the report from the per-comparison counts with
 plain Python loops (dicts of sums, one replicate at a time, from the same document draws), so it
 shares no code with :mod:`spanagree.measures.summary` or :mod:`spanagree.measures.intervals`.
 The corpus mixes rater pairs seen on one document (summed by document in the replicates) and
@@ -54,18 +54,18 @@ def _mean(pairs):
 def brute_force(report, weight):
     """Every PSA statistic with document ``d`` weighted ``weight[d]`` (1 everywhere: the data)."""
     counts, corpus = report.counts, report.corpus
-    units = counts.units
+    comparisons = counts.comparisons
     pair_sum = defaultdict(lambda: [0.0, 0.0, 0.0])
     drawn, seen = defaultdict(float), defaultdict(float)
-    for u, (d, p) in enumerate(zip(units.doc.tolist(), units.pair.tolist())):
+    for u, (d, p) in enumerate(zip(comparisons.doc.tolist(), comparisons.pair.tolist())):
         for j in range(3):
             pair_sum[p][j] += weight[d] * float(counts.abc[u, j])
         drawn[p] += weight[d]
         seen[p] += 1
     omega = {p: drawn[p] / seen[p] for p in seen}
     cell = defaultdict(lambda: [0.0, 0.0, 0.0])
-    for row, (u, k) in enumerate(zip(counts.label_unit.tolist(), counts.label_code.tolist())):
-        d, p = int(units.doc[u]), int(units.pair[u])
+    for row, (u, k) in enumerate(zip(counts.label_comparison.tolist(), counts.label_code.tolist())):
+        d, p = int(comparisons.doc[u]), int(comparisons.pair[u])
         for j in range(3):
             cell[p, k][j] += weight[d] * float(counts.label_abc[row, j])
     out = {("pairs", p, "psa"): _psa(*pair_sum[p]) for p in seen}
@@ -79,12 +79,12 @@ def brute_force(report, weight):
         values = [out["labels", name, which] for name in corpus.labels if out["labels", name, which] is not None]
         out["macro", which] = sum(values) / len(values) if values else None
     for r in range(len(corpus.raters)):
-        mine = [p for p in seen if r in units.pairs[p].tolist()]
+        mine = [p for p in seen if r in comparisons.pairs[p].tolist()]
         out["raters", r, "mean_psa"] = _mean((_psa(*pair_sum[p]), omega[p]) for p in mine)
         a = own = other = 0.0
         for p in mine:
             pa, pb, pc = pair_sum[p]
-            first = int(units.pairs[p, 0]) == r
+            first = int(comparisons.pairs[p, 0]) == r
             a, own, other = a + pa, own + (pb if first else pc), other + (pc if first else pb)
         out["raters", r, "against_others", "f"] = _psa(a, own, other)
     return out
@@ -92,7 +92,7 @@ def brute_force(report, weight):
 
 def _replicate_weights(report, options):
     """The document weights of each replicate, drawn as the bootstrap draws them."""
-    n = len(np.unique(report.counts.units.doc))
+    n = len(np.unique(report.counts.comparisons.doc))
     rng = np.random.default_rng(options.seed)
     rows, done = [], 0
     while done < options.replicates:
@@ -100,13 +100,13 @@ def _replicate_weights(report, options):
         draws = rng.integers(0, n, size=(block, n), dtype=np.int32)
         rows += [np.bincount(drawn, minlength=n) for drawn in draws]
         done += block
-    return np.unique(report.counts.units.doc), rows
+    return np.unique(report.counts.comparisons.doc), rows
 
 
 def _lookup(report_dict, report, path):
     """The value and interval of ``path`` in the report dict."""
     if path[0] == "pairs":
-        names = [report.corpus.raters[i] for i in report.counts.units.pairs[path[1]].tolist()]
+        names = [report.corpus.raters[i] for i in report.counts.comparisons.pairs[path[1]].tolist()]
         row = next(r for r in report_dict["pairs"] if r["raters"] == names)
         return row["psa"], row.get("psa_interval")
     if path[0] == "raters":
@@ -127,7 +127,7 @@ def crowd(tmp_path_factory):
 
 def test_the_corpus_has_both_kinds_of_pair(crowd):
     report, _ = crowd
-    per_pair = np.bincount(report.counts.units.pair)
+    per_pair = np.bincount(report.counts.comparisons.pair)
     assert (per_pair == 1).sum() >= 10 and (per_pair > 1).sum() >= 10
 
 
@@ -153,13 +153,13 @@ def test_point_values_and_every_interval_match_a_brute_force(crowd):
 
 def test_reference_and_pair_counts_match_a_brute_force(crowd):
     report, data = crowd
-    units, counts = report.counts.units, report.counts
+    comparisons, counts = report.counts.comparisons, report.counts
     ref = report.corpus.raters.index("r03")
     sums = defaultdict(lambda: np.zeros(3))
-    for u, p in enumerate(units.pair.tolist()):
+    for u, p in enumerate(comparisons.pair.tolist()):
         sums[p] += counts.abc[u]
     expected = {}
-    for p, (x, y) in enumerate(units.pairs.tolist()):
+    for p, (x, y) in enumerate(comparisons.pairs.tolist()):
         if ref in (x, y):
             a, b, c = sums[p] if x == ref else sums[p][[0, 2, 1]]
             expected[report.corpus.raters[y if x == ref else x]] = (
@@ -261,13 +261,13 @@ def test_every_way_of_summing_the_replicates_gives_the_same_intervals(crowd, mon
 @pytest.mark.parametrize("n_labels, n_pairs", [(3, 4), (50, 200), (3000, 3000)])  # table; table; sort
 def test_label_cells_in_blocks_equal_one_sort(n_labels, n_pairs):
     rng = np.random.default_rng(n_labels)
-    n_units, n_rows = 500, 4000
-    unit_pair = rng.integers(0, n_pairs, n_units).astype(np.int32)
-    label_unit = np.sort(rng.integers(0, n_units, n_rows)).astype(np.int32)
+    n_comparisons, n_rows = 500, 4000
+    comparison_pair = rng.integers(0, n_pairs, n_comparisons).astype(np.int32)
+    label_comparison = np.sort(rng.integers(0, n_comparisons, n_rows)).astype(np.int32)
     label_code = rng.integers(0, n_labels, n_rows).astype(np.int32)
-    keys, expected_of = np.unique(label_code.astype(np.int64) * n_pairs + unit_pair[label_unit], return_inverse=True)
+    keys, expected_of = np.unique(label_code.astype(np.int64) * n_pairs + comparison_pair[label_comparison], return_inverse=True)
     for block in (7, 1000, 1 << 20):
-        cell_pair, cell_label, cell_of = summary.label_cells(unit_pair, label_unit, label_code, n_pairs, block=block)
+        cell_pair, cell_label, cell_of = summary.label_cells(comparison_pair, label_comparison, label_code, n_pairs, block=block)
         assert cell_label.tolist() == (keys // n_pairs).tolist()
         assert cell_pair.tolist() == (keys % n_pairs).tolist()
         assert cell_of.tolist() == expected_of.reshape(-1).tolist()
@@ -275,7 +275,7 @@ def test_label_cells_in_blocks_equal_one_sort(n_labels, n_pairs):
 
 @pytest.mark.parametrize("dtype", [np.uint8, np.float64])
 def test_sums_in_blocks_equal_one_pass(dtype):
-    from spanagree.core.counts import unit_totals
+    from spanagree.core.counts import comparison_totals
 
     rng = np.random.default_rng(1)
     index = np.sort(rng.integers(0, 300, 5000))
@@ -283,4 +283,4 @@ def test_sums_in_blocks_equal_one_pass(dtype):
     one_pass = np.stack([np.bincount(index, weights=values[:, j].astype(np.float64), minlength=310) for j in range(3)], 1)
     for block in (13, 999, 1 << 20):
         assert np.array_equal(summary.bin_rows(index, values, 310, block=block), one_pass)  # bit for bit
-        assert np.array_equal(unit_totals(index, values, 310, block=block), one_pass)
+        assert np.array_equal(comparison_totals(index, values, 310, block=block), one_pass)

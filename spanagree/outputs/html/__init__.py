@@ -81,8 +81,8 @@ def page_data(report) -> tuple[Any, dict[str, Any]]:
     shows: those sharing the most documents (the pair table) and those among the heatmap's
     raters; with thousands of raters, the other pairs (up to millions) are never built, nor
     their intervals. Returns the report the page is made from, and its data."""
-    units = report.counts.units
-    pair_docs = np.bincount(units.pair, minlength=len(units.pairs))
+    comparisons = report.counts.comparisons
+    pair_docs = np.bincount(comparisons.pair, minlength=len(comparisons.pairs))
     top = np.lexsort((np.arange(len(pair_docs)), -pair_docs))[:MAX_PAIR_ROWS]
     n_raters = len(report.corpus.raters)
     if n_raters <= charts.MAX_HEATMAP_RATERS:
@@ -90,7 +90,7 @@ def page_data(report) -> tuple[Any, dict[str, Any]]:
     submitted = np.bincount(report.corpus.ann_rater, minlength=n_raters)
     heat = np.zeros(n_raters, dtype=bool)
     heat[np.argsort(-submitted, kind="stable")[: charts.MAX_HEATMAP_RATERS]] = True
-    among = np.flatnonzero(heat[units.pairs[:, 0]] & heat[units.pairs[:, 1]])
+    among = np.flatnonzero(heat[comparisons.pairs[:, 0]] & heat[comparisons.pairs[:, 1]])
     shown = np.unique(np.concatenate([top, among]))
     if report.interval_options is not None and report._intervals is None:
         report = replace(report, interval_pairs=shown)
