@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import os
 import sys
 from enum import Enum
 from pathlib import Path
@@ -142,7 +143,7 @@ def info_command(
 @_scoring_command("score")
 def score_command(
     ctx: typer.Context,
-    paths: List[Path] = typer.Argument(..., help="Annotation files (JSONL, .spacy, ...), or directories of them; then any --section.key VALUE config overrides", show_default=False),
+    paths: List[str] = typer.Argument(..., help="Annotation files (JSONL, .spacy, ...), or directories of them; then any --section.key VALUE config overrides", show_default=False),
     config: Optional[Path] = _CONFIG,
     out_file: Optional[Path] = typer.Option(None, "-o", "--out", help="Write the output to this file"),
 ) -> None:
@@ -167,7 +168,7 @@ def score_command(
 @_with_options(declared.flags("convert"), config=False)
 def convert_command(
     ctx: typer.Context,
-    paths: List[Path] = typer.Argument(..., help="Annotation files or directories, in any format spanagree reads", show_default=False),
+    paths: List[str] = typer.Argument(..., help="Annotation files or directories, in any format spanagree reads", show_default=False),
     out: Path = typer.Option(..., "-o", "--out", help="The file to write", show_default=False),
     to: Optional[str] = typer.Option(None, "--to", help="Output format, one with a writer (spanagree info lists them); default from OUT's suffix (.jsonl: spanagree, .spacy: docbin)"),
     ents: Optional[str] = typer.Option(None, "--ents", help=".spacy output: this rater's spans also go to doc.ents, for spacy train/evaluate/debug data (docs/spacy.md)"),
@@ -200,7 +201,7 @@ def convert_command(
 @_with_options(declared.flags("consensus"), config=False)
 def consensus_command(
     ctx: typer.Context,
-    paths: List[Path] = typer.Argument(..., help="The raters' annotation files, or directories of them", show_default=False),
+    paths: List[str] = typer.Argument(..., help="The raters' annotation files, or directories of them", show_default=False),
     min_raters: int = typer.Option(..., "--min-raters", "-k", help="Keep a span when at least this many raters have a span aligned to it", show_default=False),
     out: Path = typer.Option(..., "-o", "--out", help="Where to write the consensus: a .jsonl (spanagree JSONL) or .spacy (DocBin) file", show_default=False),
     name: str = typer.Option("consensus", "--name", help="The consensus rater's name in the output"),
@@ -235,7 +236,7 @@ def consensus_command(
         typer.echo(f"  {what}: {n}", err=True)
     _echo_write_notes(report["written"], err=True)
     if report_file is not None:
-        write_bytes(report_file, orjson.dumps(report, option=orjson.OPT_INDENT_2) + b"\n")
+        _write(report_file, orjson.dumps(report, option=orjson.OPT_INDENT_2) + b"\n")
         typer.echo(f"wrote {report_file}", err=True)
 
 
@@ -254,7 +255,7 @@ def _given(ctx: typer.Context, *, default: bool = False) -> dict[str, Any]:
     return values
 
 
-def _command_settings(ctx: typer.Context, paths: List[Path], config: Optional[Path]):
+def _command_settings(ctx: typer.Context, paths: List[str], config: Optional[Path]):
     """``(input files, settings)``: defaults, ``--config``, the flags given, then
     ``--section.key VALUE`` overrides."""
 
@@ -268,7 +269,7 @@ def _command_settings(ctx: typer.Context, paths: List[Path], config: Optional[Pa
 @_scoring_command("gate")
 def gate_command(
     ctx: typer.Context,
-    paths: List[Path] = _PATHS,
+    paths: List[str] = _PATHS,
     config: Optional[Path] = typer.Option(None, "--config", "-c", help="A .cfg file: the gate section (on, min_documents, and a gate.min table of bounds) and any score settings"),
     minimum: Optional[List[str]] = typer.Option(None, "--min", help="A check NAME=BOUND, repeatable: pairwise_mean_psa, pooled_psa, macro_psa, macro_pooled_psa, label:<LABEL>, label_pooled:<LABEL>, pair:<A>~<B>; with candidates kappa, alpha, pair_kappa:<A>~<B>, fleiss_kappa, fleiss_kappa_complete, conger_kappa, conger_kappa_complete, davies_fleiss_kappa, brennan_prediger, percent_agreement, gwet_ac1, light_kappa, kappa_s, category_kappa:<CAT>; unitizing alpha_u, alpha_u_label:<LABEL>, gamma, gamma_k:<LABEL> (config: the gate.min table; docs/chance-corrected.md, docs/unitizing.md)", show_default=False),
     junit: Optional[Path] = typer.Option(None, "--junit", help="Write JUnit XML to this file: one test case per check"),
@@ -280,11 +281,19 @@ def gate_command(
     from ..outputs import gate  # imported when the command runs (import time)
     from . import runs
 
+    inputs = [p for p in paths if p and Path(p).exists()]
     try:
-        check_outputs([junit], [p for p in paths if p.exists()])
+        check_outputs([junit], inputs)
     except SpanagreeError as err:
         gate.write_error_outputs(str(err), junit=None)  # the JUnit path itself is what is wrong
         _fail(err)
+    step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
+    if step_summary:  # appended to, so checked as every output is: never an input
+        try:
+            check_outputs([step_summary], inputs, what="$GITHUB_STEP_SUMMARY")
+        except SpanagreeError as err:
+            gate.write_error_outputs(str(err), junit=junit, environ={})
+            _fail(err)
     try:
         files, settings = _command_settings(ctx, paths, config)
         result = runs.gate(files, settings, minimum or (), progress=_progress())
@@ -300,7 +309,7 @@ def gate_command(
 @_scoring_command("report")
 def report_command(
     ctx: typer.Context,
-    paths: List[Path] = _PATHS,
+    paths: List[str] = _PATHS,
     config: Optional[Path] = _CONFIG,
     out: Path = typer.Option(..., "-o", "--out", help="The HTML file to write", show_default=False),
     title: Optional[str] = typer.Option(None, "--title", help="The page's title"),
@@ -329,7 +338,7 @@ def report_command(
 @_scoring_command("disagreements")
 def disagreements_command(
     ctx: typer.Context,
-    paths: List[Path] = _PATHS,
+    paths: List[str] = _PATHS,
     config: Optional[Path] = _CONFIG,
     out: Path = typer.Option(..., "-o", "--out", help="The file to write (.jsonl or .csv, or any name with --output)", show_default=False),
     output: Optional[str] = typer.Option(None, "--output", help="jsonl, csv or prodigy-review (default: from OUT's suffix)"),
@@ -366,7 +375,7 @@ def disagreements_command(
 @_scoring_command("alt-test")
 def alt_test_command(
     ctx: typer.Context,
-    paths: List[Path] = typer.Argument(..., help="Annotation files or directories with the humans and the candidate(s); then any --section.key VALUE config overrides", show_default=False),
+    paths: List[str] = typer.Argument(..., help="Annotation files or directories with the humans and the candidate(s); then any --section.key VALUE config overrides", show_default=False),
     candidate: List[str] = typer.Option(..., "--candidate", help="The rater to test (a model); repeatable: several are ranked by advantage probability. Every other rater is a human", show_default=False),
     epsilon: float = typer.Option(0.2, "--epsilon", help="Cost-benefit margin ε: 0.2 against experts, 0.15 skilled annotators, 0.1 crowd workers"),
     alpha: float = typer.Option(0.05, "--alpha", help="False discovery rate of the Benjamini-Yekutieli correction"),
@@ -399,7 +408,7 @@ def alt_test_command(
     if out_file is None:
         sys.stdout.write(text + "\n")
     else:
-        write_bytes(out_file, (text + "\n").encode("utf-8"))
+        _write(out_file, (text + "\n").encode("utf-8"))
         typer.echo(f"wrote {out_file}", err=True)
     if not all(r.trusted for r in found):
         raise typer.Exit(code=1)
@@ -408,8 +417,8 @@ def alt_test_command(
 @_scoring_command("compare")
 def compare_command(
     ctx: typer.Context,
-    old: Path = typer.Argument(..., help="The earlier round: a file or a directory of annotation files", show_default=False),
-    new: Path = typer.Argument(..., help="The later round (documents matched to OLD by id)", show_default=False),
+    old: str = typer.Argument(..., help="The earlier round: a file or a directory of annotation files", show_default=False),
+    new: str = typer.Argument(..., help="The later round (documents matched to OLD by id)", show_default=False),
     max_drop: Optional[List[str]] = typer.Option(None, "--max-drop", help="NAME=DELTA, repeatable: fail when the statistic dropped significantly by more than DELTA (names as in gate: pairwise_mean_psa, pooled_psa, macro_psa, macro_pooled_psa, label:<LABEL>, label_pooled:<LABEL>)", show_default=False),
     config: Optional[Path] = _CONFIG,
     output: Output = typer.Option(Output.table, "--output", help="table, json or markdown"),
@@ -464,8 +473,16 @@ def _emit(report: dict, output: Output, out_file: Path | None) -> None:
     if out_file is None:
         sys.stdout.write(text + "\n")
     else:
-        write_bytes(out_file, (text + "\n").encode("utf-8"))
+        _write(out_file, (text + "\n").encode("utf-8"))
         typer.echo(f"wrote {out_file}", err=True)
+
+
+def _write(path: Path, data: bytes) -> None:
+    """Write an output file whole; a write the system refuses (a full disk, ...) exits 2."""
+    try:
+        write_bytes(path, data)
+    except SpanagreeError as err:
+        _fail(err)
 
 
 def _fail(err: Exception) -> None:
@@ -505,7 +522,6 @@ _MAIN_PID: list[int] = []
 
 
 def _interrupt(signum, frame) -> None:
-    import os
     import signal
 
     if _MAIN_PID and os.getpid() != _MAIN_PID[0]:
@@ -524,7 +540,7 @@ def _notes_on_stderr() -> None:
     shown = warnings.showwarning
 
     def show(message, category, filename, lineno, file=None, line=None):
-        if issubclass(category, AutoEngineWarning) or category.__module__.startswith("spanagree.engine"):
+        if issubclass(category, AutoEngineWarning) or category.__module__.startswith(("spanagree.engine", "spanagree.io")):
             sys.stderr.write(f"spanagree: note: {message}\n")
         else:
             shown(message, category, filename, lineno, file, line)
@@ -535,7 +551,6 @@ def _notes_on_stderr() -> None:
 def main() -> None:
     """Console entry point. SIGINT exits 130 and SIGTERM 143 (128 + the signal), without a
     traceback, after the engines have stopped their workers and no output is half written."""
-    import os
     import signal
 
     _MAIN_PID[:] = [os.getpid()]
@@ -544,6 +559,9 @@ def main() -> None:
         signal.signal(signum, _interrupt)
     try:
         app()
+    except SpanagreeError as err:  # one not caught by its command: still a message, not a traceback
+        sys.stderr.write(f"spanagree: error: {visible(cut(str(err), 2000), keep_newlines=True)}\n")
+        sys.exit(2)
     except Interrupted as stop:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, signal.SIG_IGN)

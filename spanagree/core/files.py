@@ -35,8 +35,11 @@ def atomic_write(path: str | os.PathLike, mode: str = "wb", **open_kwargs) -> It
     target = Path(path)
     if _special(target):
         # /dev/null, /dev/stdout, a named pipe: not a file to replace; written to as it is
-        with open(target, mode, **open_kwargs) as handle:
-            yield handle
+        try:
+            with open(target, mode, **open_kwargs) as handle:
+                yield handle
+        except OSError as err:  # /dev/full, a pipe with no reader, ...
+            raise UsageError(f"cannot write {str(target)!r}: {err.strerror or err}") from None
         return
     temporary: Path | None = None
     try:
@@ -62,10 +65,12 @@ def atomic_write(path: str | os.PathLike, mode: str = "wb", **open_kwargs) -> It
             os.umask(umask)
             os.chmod(temporary, 0o666 & ~umask)
         os.replace(temporary, target)
-    except BaseException:
+    except BaseException as err:
         if temporary is not None:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(temporary)
+        if isinstance(err, OSError):  # a full disk, a folder that takes no new file, ...
+            raise UsageError(f"cannot write {str(target)!r}: {err.strerror or err}") from None
         raise
 
 
@@ -116,7 +121,9 @@ def _check_output(target: Path, inputs, what: str) -> Path:
     return target
 
 
-def check_outputs(outputs: Iterable[str | os.PathLike | None], inputs: Iterable[str | os.PathLike] = ()) -> None:
+def check_outputs(
+    outputs: Iterable[str | os.PathLike | None], inputs: Iterable[str | os.PathLike] = (), *, what: str = "output"
+) -> None:
     """:func:`check_output` for every output given (None skipped) against the inputs, and no two
     outputs the same file. An existing file inside an input folder, of a kind spanagree reads
     (:data:`READ_SUFFIXES`), counts as an input."""
@@ -132,12 +139,12 @@ def check_outputs(outputs: Iterable[str | os.PathLike | None], inputs: Iterable[
         (folders if source_path.is_dir() else files).append(source_path)
     seen: set[Path] = set()
     for output in outputs:
-        target = check_output(output, inputs=files)
+        target = check_output(output, inputs=files, what=what)
         resolved = target.resolve()
         if target.is_file() and resolved.suffix.lower() in READ_SUFFIXES:
             for folder in folders:
                 if resolved.is_relative_to(folder.resolve()):
-                    raise UsageError(f"cannot write output {str(target)!r}: it is an input (in {str(folder)!r}); "
+                    raise UsageError(f"cannot write {what} {str(target)!r}: it is an input (in {str(folder)!r}); "
                                      "write to another file")
         if resolved in seen:
             raise UsageError(f"output {str(target)!r} is given twice; write each output to its own file")

@@ -243,6 +243,10 @@ class CorpusBuilder:
     def _new_rater(self, rater: str, where: Location, doc_id: str) -> int:
         """The code of a rater seen for the first time (its name checked once)."""
         _check_name(rater, "rater name", where, doc_id)
+        if not str(rater).strip():
+            raise InputError(
+                f"the rater name {rater!r} is empty; expected a rater name", where=where, doc_id=doc_id
+            )
         code = self._rater_index[rater] = len(self._rater_index)
         return code
 

@@ -26,7 +26,7 @@ import os
 from typing import Any, Callable, Iterable, Mapping
 
 from ..errors import UsageError
-from .validate import MAX_REPLICATES, MAX_SAMPLES, MAX_SEED, shown
+from .validate import MAX_REPLICATES, MAX_SAMPLES, MAX_SEED, MAX_WHOLE, shown
 
 #: The CLI commands that read and score as ``score`` does (they share its flags and config).
 SCORING = ("score", "gate", "report", "disagreements", "alt-test", "compare")
@@ -73,12 +73,13 @@ def choice(*values: str) -> Check:
 
 
 def whole(low: int, high: int | None = None, *, nullable: bool = False, note: str = "") -> Check:
-    """An int (not a bool) from ``low`` to ``high`` (inclusive; no upper bound when None)."""
-    span = f"from {low:,} to {high:,}" if high is not None else f">= {low:,}"
+    """An int (not a bool) from ``low`` to ``high`` (inclusive; None: the 64-bit bound, 2**63 - 1)."""
+    span = f"from {low:,} to {high:,}" if high is not None else f"from {low:,} to 2**63 - 1"
     if high == MAX_SEED:
         span = f"from {low} to 2**64 - 1"
+    top = MAX_WHOLE if high is None else high
     return Check(
-        lambda v: type(v) is int and v >= low and (high is None or v <= high),
+        lambda v: type(v) is int and low <= v <= top,
         ("null or " if nullable else "") + f"a whole number {span}{note}",
         nullable=nullable,
     )
@@ -116,7 +117,7 @@ def _split_commas(value: Any) -> Any:
 def names(what: str, *, nullable: bool, empty: bool = False) -> Check:
     """A list of non-empty strings; a comma-separated string is read as one."""
     return Check(
-        lambda v: isinstance(v, list) and (empty or bool(v)) and all(isinstance(x, str) and x for x in v),
+        lambda v: isinstance(v, (list, tuple)) and (empty or bool(v)) and all(isinstance(x, str) and x for x in v),
         ("null or " if nullable else "") + what,
         coerce=_split_commas,
         nullable=nullable,

@@ -22,6 +22,8 @@ MAX_SAMPLES = 10_000
 #: Seeds are non-negative and fit in 64 bits (numpy's generators take larger ones, but a seed is
 #: written in reports and configs, where a 64-bit bound is portable).
 MAX_SEED = 2**64 - 1
+#: Largest whole number an option or an offset may take: counts and offsets are 64-bit integers.
+MAX_WHOLE = 2**63 - 1
 
 
 def shown(value: Any, limit: int = 80) -> str:
@@ -48,9 +50,9 @@ def positive(name: str, value: Any) -> float:
 
 
 def whole(name: str, value: Any, low: int, high: int | None = None) -> int:
-    """An int (not bool) in ``[low, high]``."""
-    if type(value) is not int or value < low or (high is not None and value > high):
-        span = f"from {low:,} to {high:,}" if high is not None else f">= {low:,}"
+    """An int (not bool) in ``[low, high]``; ``high`` None means the 64-bit bound :data:`MAX_WHOLE`."""
+    if type(value) is not int or value < low or value > (MAX_WHOLE if high is None else high):
+        span = f"from {low:,} to {high:,}" if high is not None else f"from {low:,} to 2**63 - 1"
         raise UsageError(f"{name} must be a whole number {span}, got {shown(value)}")
     return value
 
@@ -87,8 +89,10 @@ def spans(name: str, values: Any) -> list[tuple[int, int, str]]:
         for what, offset in (("start", start), ("end", end)):
             if type(offset) is not int and not _numpy_int(offset):
                 raise UsageError(f"{name}[{i}]: {what} must be a whole number, got {shown(offset)}")
-        if not 0 <= start <= end:
-            raise UsageError(f"{name}[{i}]: expected 0 <= start <= end, got start {start}, end {end}")
+        if not 0 <= start <= end <= MAX_WHOLE:
+            raise UsageError(
+                f"{name}[{i}]: expected 0 <= start <= end <= 2**63 - 1, got start {shown(start)}, end {shown(end)}"
+            )
         if not isinstance(label, str):
             raise UsageError(f"{name}[{i}]: the label must be a string, got {shown(label)}")
         checked.append((int(start), int(end), label))
@@ -103,6 +107,8 @@ def path(name: str, value: Any) -> None:
     for item in items:
         if not isinstance(item, (str, os.PathLike)) or isinstance(item, bytes):
             raise UsageError(f"{name} must be a path (str or os.PathLike) or a list of them, got {shown(item)}")
+        if not os.fspath(item):  # '' would read the current folder (an unset shell variable, say)
+            raise UsageError(f"{name}: a path is empty; give a file or folder name")
 
 
 def _not_real(value: Any) -> bool:

@@ -40,6 +40,7 @@ from ..core.align import AlignmentRule, align
 from ..core.counts import make_comparisons, side
 from ..errors import Location, UsageError
 from ..core.files import check_outputs
+from ..core.validate import shown
 from ..core.model import Corpus, CorpusBuilder
 from ..io import formats
 from ..io import read
@@ -53,6 +54,13 @@ def check_min_raters(min_raters: Any) -> int:
     if type(min_raters) is not int or min_raters < 1:
         raise UsageError(f"min_raters must be a whole number >= 1, got {min_raters!r}")
     return min_raters
+
+
+def check_name(name: Any) -> str:
+    """The consensus rater's name: a string with something visible in it, as every rater name."""
+    if not isinstance(name, str) or not name.strip():
+        raise UsageError(f"the consensus name must be a non-empty string, got {shown(name)}")
+    return name
 
 
 def consensus(
@@ -91,6 +99,7 @@ def consensus(
     [(0, 5, 'PER')]
     """
     min_raters = check_min_raters(min_raters)
+    check_name(name)
     if isinstance(rule, AlignmentRule):
         unit = options.keywords(alignment, ["unit"])["unit"]
     else:
@@ -286,6 +295,7 @@ def run(
     if Path(out).suffix.lower() not in (".jsonl", ".spacy"):
         raise UsageError(f"cannot tell the output format of {str(out)!r}; name a .jsonl or a .spacy file")
     check_outputs([out], [paths] if isinstance(paths, (str, Path)) else paths)
+    check_name(rule_options.get("name", DEFAULT_NAME))
     corpus = read(paths, format=format, **(read_options or {}))
     gold, report = consensus(corpus, min_raters=min_raters, **rule_options)
     report["written"] = {"path": str(out), **write(gold, out, language=language, ents=ents, spans_key=spans_key)}

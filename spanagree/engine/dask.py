@@ -19,8 +19,13 @@ from contextlib import contextmanager, suppress
 from typing import Iterable, Iterator
 
 from ..errors import UsageError
+from ..core.sanitize import cut
 from .chunks import Task, TaskResult, run_task
 from .local import stop_processes
+
+
+#: How long to wait for a scheduler given by address before giving up.
+CONNECT_SECONDS = 10
 
 
 class DaskExecutor:
@@ -51,7 +56,10 @@ class DaskExecutor:
                 )
                 client = self._own_client = Client(self._cluster)
         elif isinstance(client, str):
-            client = self._own_client = Client(client)
+            try:
+                client = self._own_client = Client(client, timeout=CONNECT_SECONDS)
+            except (OSError, TimeoutError, ValueError) as err:  # no scheduler there, or not an address
+                raise UsageError(f"cannot reach the Dask scheduler {cut(client, 200)!r}: {cut(str(err), 300)}") from None
         self.client = client
         try:
             self.workers = max(1, len(client.scheduler_info().get("workers", {})))

@@ -14,6 +14,7 @@ import gc
 import importlib
 import inspect
 import pkgutil
+import warnings
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import islice
@@ -27,7 +28,11 @@ import numpy as np
 from .common import empty_file, json_lines
 from .streams import spool
 from ._text import peek
-from ..core.validate import path as check_path
+from ..core import options as options_module
+from ..core.validate import path as check_path, shown
+
+#: The reader options of the declaration (``[input]``, but the format, which is read's own).
+READER_OPTIONS = frozenset(o.name for o in options_module.OPTIONS if o.section == "input" and o.name != "format")
 
 
 @dataclass(frozen=True)
@@ -106,6 +111,23 @@ def _undetected(path: Path, seen: str) -> InputError:
     )
 
 
+class FilesNotReadWarning(UserWarning):
+    """Files in a folder of ``*.jsonl`` files that are not read (the folder stands for those)."""
+
+
+def _say_passed_over(folder: Path) -> None:
+    others = sorted(
+        q.name for q in folder.iterdir() if q.suffix.lower() != ".jsonl" and not q.name.startswith(".") and q.is_file()
+    )
+    if others:
+        shown_names = ", ".join(others[:5]) + (f" and {len(others) - 5:,} more" if len(others) > 5 else "")
+        warnings.warn(
+            f"{folder}: {len(others):,} file(s) not read (a folder stands for its *.jsonl files; name other "
+            f"files on their own): {shown_names}",
+            FilesNotReadWarning, stacklevel=4,
+        )
+
+
 def expand_paths(paths: str | Path | Iterable[str | Path]) -> list[Path]:
     """Paths to read: those given, with a directory of ``*.jsonl`` files standing for its files
     (other directories are passed on whole, for the formats that read directories)."""
@@ -114,6 +136,8 @@ def expand_paths(paths: str | Path | Iterable[str | Path]) -> list[Path]:
     files: list[Path] = []
     for p in map(Path, paths):
         inside = sorted(p.glob("*.jsonl")) if p.is_dir() else []
+        if inside:
+            _say_passed_over(p)
         files.extend(inside or [spool(p)])
     if not files:
         raise UsageError("no input files given")
@@ -138,6 +162,10 @@ def read(
     """
 
     check_path("paths", paths)
+    if progress is not None and not callable(progress):
+        raise UsageError(f"progress must be a callable (bytes_done, bytes_total) or None, got {shown(progress)}")
+    # the declared reader options are checked as every entry point checks them (core/options.py)
+    options = {k: options_module.check(k, v) if k in READER_OPTIONS else v for k, v in options.items()}
     if format != "auto" and format not in formats():
         raise UsageError(f"unknown format {format!r}; expected 'auto' or one of: {', '.join(formats())}")
     # Reading allocates a dict per line and frees it at once; the cyclic collector would walk

@@ -41,6 +41,7 @@ from ..errors import InputError, Location, UsageError, describe
 from ..core.model import Corpus, CorpusBuilder, SpanTuple
 from . import Format
 from ..core.files import write_bytes
+from ..core.sanitize import cut
 
 SUFFIX = ".spacy"
 WIDENED = "spans widened to token boundaries"
@@ -101,6 +102,16 @@ def looks_like(path: Path, first: dict | None) -> bool:
     return path.suffix.lower() == SUFFIX and not path.is_dir()
 
 
+
+def blank(language: str):
+    """``spacy.blank(language)``; a language spaCy does not have is a usage error."""
+    import spacy
+
+    try:
+        return spacy.blank(language)
+    except Exception as err:  # spaCy raises ImportError (E048) or its own error types
+        raise UsageError(f"no spaCy language {cut(language, 40)!r}: {err}") from None
+
 def write_docbin(
     corpus: Corpus,
     path: str | Path,
@@ -133,7 +144,7 @@ def write_docbin(
         raise UsageError(f"no rater {ents!r} to write as doc.ents; raters: {', '.join(corpus.raters)}")
     if spans_key is not None and spans_key in corpus.raters:
         raise UsageError(f"spans_key {spans_key!r} is a rater's name; choose another span group key")
-    nlp = spacy.blank(language)
+    nlp = blank(language)
     notes: Counter = Counter()
     bin_ = DocBin(store_user_data=True)
     labels = corpus.labels

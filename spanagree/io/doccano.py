@@ -79,7 +79,15 @@ def read_doccano(
         else:
             raise InputError(f"got {describe(raw_id)}; expected an integer or string id", where=where, field="id")
         rater = _rater(obj, rater_field, stem, where, doc_id)
-        field = next((k for k in SPAN_FIELDS if k in obj), None)
+        present = [k for k in SPAN_FIELDS if k in obj]
+        filled = [k for k in present if obj[k]]
+        if len(filled) > 1:
+            raise InputError(
+                f"both {' and '.join(repr(k) for k in filled)} hold annotations; a doccano export has one "
+                "of them, and which one to read cannot be told",
+                where=where, doc_id=doc_id, field=filled[1],
+            )
+        field = (filled or present or [None])[0]
         if field is None:
             raise InputError(
                 "missing; expected 'label' ([[start, end, label], ...]) or 'entities' "

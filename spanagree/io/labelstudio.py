@@ -491,9 +491,16 @@ def _order(annotation: dict, position: int, id_key: str = "id") -> tuple:
 
 
 def _holds_regions(value: Any) -> bool:
-    """A JSON-MIN field of regions: a list of ``{start, end, labels}`` objects (or one such object)."""
+    """A JSON-MIN field of regions: a list of ``{start, end, labels}`` objects (or one such object).
+
+    One region with ``labels`` makes the field a field of regions, so that a region in it without
+    them is an error naming it, not a reason to pass over the rater's other regions."""
     items = [value] if type(value) is dict else value if type(value) is list and value else []
-    return bool(items) and all(type(v) is dict and "labels" in v and "start" in v for v in items)
+    return (
+        bool(items)
+        and all(type(v) is dict and "start" in v for v in items)
+        and any("labels" in v for v in items)
+    )
 
 
 def looks_like(path: Path, first: dict | None) -> bool:

@@ -126,8 +126,7 @@ def to_codepoints(
     boundaries in ``unit`` within the text (an offset past the end, or inside a surrogate pair,
     is not). Spans not ``ok`` keep their offsets unconverted, for the error message.
     """
-    s = np.asarray(starts, dtype=np.int64)
-    e = np.asarray(ends, dtype=np.int64)
+    s, e = _offsets(starts, len(text)), _offsets(ends, len(text))
     if plain(text, unit):
         n = len(text)
         return s, e, (0 <= s) & (s < e) & (e <= n)
@@ -144,6 +143,16 @@ def to_codepoints(
     last = len(b) - 1
     ok = (s >= 0) & (s < e) & (e <= last)
     return np.where(ok, b[np.clip(s, 0, last)], s), np.where(ok, b[np.clip(e, 0, last)], e), ok
+
+
+def _offsets(values: Sequence[int], n: int) -> np.ndarray:
+    """``values`` as int64; offsets beyond 64 bits (which no text can hold) are clipped to just
+    outside the text, so they stay invalid rather than overflow."""
+    try:
+        return np.asarray(values, dtype=np.int64)
+    except OverflowError:
+        outside = 2 * n + 1  # no unit counts more than the text's UTF-16 code units
+        return np.array([min(max(v, -1), outside) for v in values], dtype=np.int64)
 
 
 #: Below this many spans in a text, UTF-16 offsets are converted one by one (no array set-up).

@@ -37,11 +37,12 @@ import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 from numbers import Real
-from typing import Any, Hashable, Mapping, Sequence, overload
+from typing import Any, Hashable, Iterable, Mapping, Sequence, overload
 
 import numpy as np
 
 from ..errors import UsageError
+from ..core.validate import shown
 from .psa import psa
 from .student_t import t_cdf
 
@@ -323,7 +324,11 @@ def _run(scores: _Scores, names: list[str], candidate: int, humans: list[int], *
 
 def _resolve_candidates(candidate: str | Sequence[str], raters: Sequence[str]) -> tuple[list[str], bool]:
     single = isinstance(candidate, str)
+    if not single and (not isinstance(candidate, Iterable) or isinstance(candidate, (bytes, Mapping))):
+        raise UsageError(f"candidate must be a rater's name or a list of names, got {shown(candidate)}")
     wanted = [candidate] if single else list(candidate)
+    if not all(isinstance(name, str) for name in wanted):
+        raise UsageError(f"candidate names must be strings, got {shown(wanted)}")
     if not wanted:
         raise UsageError("give at least one candidate rater")
     for name in wanted:

@@ -36,10 +36,11 @@ from pathlib import Path
 import numpy as np
 
 from ..core.align import AlignmentRule, SpanColumns, align
-from ..errors import InputError, Location, UsageError
+from ..errors import InputError, Location, UsageError, describe
 from ..core.arrays import expand, ranges
 from ..core.model import Corpus
 from ..io.common import json_lines, require
+from ..io.docbin import blank
 
 NONE = "NONE"
 
@@ -177,21 +178,15 @@ def document_tokens(corpus: Corpus, docs: np.ndarray, language: str) -> dict[int
 
 
 def _blank_tokenizer(language: str):
-    try:
-        import spacy
-    except ImportError as err:  # pragma: no cover - spacy is a dependency
-        raise UsageError("candidates 'tokens' without tokens in the input needs spaCy") from err
-    try:
-        return spacy.blank(language).tokenizer
-    except Exception as err:  # spaCy raises its own error type for unknown languages
-        raise UsageError(f"no spaCy tokenizer for language {language!r}: {err}") from None
+    return blank(language).tokenizer
 
 
 # --- candidate spans ------------------------------------------------------------------------
 
 
 def read_candidates(path: Path, corpus: Corpus) -> tuple[np.ndarray, np.ndarray, np.ndarray, Counter]:
-    """Read ``{"doc_id": str, "spans": [{"start": int, "end": int}, ...]}`` lines.
+    """Read ``{"doc_id": str, "spans": [{"start": int, "end": int}, ...]}`` lines (a ``text``, if
+    there, must be the raters' text of the document).
 
     Returns candidate ``doc``, ``start``, ``end`` (sorted, duplicates dropped) and notes.
     """
@@ -206,6 +201,13 @@ def read_candidates(path: Path, corpus: Corpus) -> tuple[np.ndarray, np.ndarray,
         if d is None:
             notes["candidate lines for documents no rater annotated"] += 1
             continue
+        text = obj.get("text")
+        if text is not None and text != corpus.texts[d]:  # offsets into another text would mislead
+            raise InputError(
+                f"got {describe(text)}; expected the raters' text of this document (or no 'text'), "
+                "since the candidates' offsets index it",
+                where=where, doc_id=doc_id, field="text",
+            )
         text_len = len(corpus.texts[d])
         for i, span in enumerate(spans):
             start = span.get("start") if isinstance(span, dict) else None

@@ -47,9 +47,25 @@ def f_beta(a: float, b: float, c: float, beta: float = 1.0) -> float | None:
     """
     a, b, c = (validate.count(name, v) for name, v in (("a", a), ("b", b), ("c", c)))
     validate.positive("beta", beta)
-    b2 = beta * beta
-    denominator = (1 + b2) * a + b2 * b + c
-    return None if denominator == 0 else (1 + b2) * a / denominator
+    on_b, on_c = beta_weights(beta)
+    denominator = a + on_b * b + on_c * c
+    return None if denominator == 0 else a / denominator
+
+
+def beta_weights(beta: float) -> tuple[float, float]:
+    """``(β² / (1 + β²), 1 / (1 + β²))``, the weights of b and c in ``F_β = a / (a + w_b·b + w_c·c)``
+    (the formula above divided by ``1 + β²``), computed without squaring a large β: for any
+    finite β they are finite, so a β of 1e200 gives recall, not NaN. β = 1 gives 0.5 and 0.5,
+    and F₁ is PSA to the last bit.
+
+    >>> beta_weights(1.0), beta_weights(1e200)
+    ((0.5, 0.5), (1.0, 0.0))
+    """
+    if beta >= 1:
+        inverse = (1 / beta) ** 2
+        return 1 / (1 + inverse), inverse / (1 + inverse)
+    square = beta * beta
+    return square / (1 + square), 1 / (1 + square)
 
 
 def psa_array(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:

@@ -33,7 +33,7 @@ import numpy as np
 
 from ..core.arrays import dense_codes
 
-from .psa import add_rows, psa_array
+from .psa import add_rows, beta_weights, psa_array
 
 
 @dataclass(frozen=True)
@@ -151,12 +151,12 @@ def prf_arrays(abc: np.ndarray, beta: float = 1.0) -> tuple[np.ndarray, np.ndarr
     """Precision ``a / (a + c)``, recall ``a / (a + b)`` and ``F_β`` of every (…, 3) row, with the
     reference as side A (b: its unmatched spans); NaN where a denominator is 0."""
     a, b, c = abc[..., 0], abc[..., 1], abc[..., 2]
-    b2 = beta * beta
+    on_b, on_c = beta_weights(beta)
     with np.errstate(invalid="ignore", divide="ignore"):
         precision = np.where(a + c > 0, a / np.where(a + c > 0, a + c, 1), np.nan)
         recall = np.where(a + b > 0, a / np.where(a + b > 0, a + b, 1), np.nan)
-        denominator = (1 + b2) * a + b2 * b + c
-        f = np.where(denominator > 0, (1 + b2) * a / np.where(denominator > 0, denominator, 1), np.nan)
+        denominator = a + on_b * b + on_c * c
+        f = np.where(denominator > 0, a / np.where(denominator > 0, denominator, 1), np.nan)
     return precision, recall, f
 
 

@@ -96,7 +96,7 @@ def test_output_and_input_sections(example_path, tmp_path):
     ("[alignmnt]\nrule = \"exact\"\n", "unknown section [alignmnt]; allowed sections: [input], [alignment], [report], [candidates]"),
     ("[alignment]\nrules = \"exact\"\n", "unknown key 'rules' in [alignment]; allowed keys: rule, labels, unit, min_overlap, partial_credit, proportional"),
     ("[alignment]\nrule = \"fuzzy\"\n", "[alignment] rule: got 'fuzzy'; expected one of exact, overlap, partial, proportional"),
-    ("[alignment]\nmin_overlap = 0\n", "[alignment] min_overlap: got 0; expected a whole number >= 1"),
+    ("[alignment]\nmin_overlap = 0\n", "[alignment] min_overlap: got 0; expected a whole number from 1 to 2**63 - 1"),
     ("[report]\nbeta = \"big\"\n", "[report] beta: got 'big'; expected a number > 0"),
     ("[candidates]\nstrict_candidates = \"yes\"\n", "[candidates] strict_candidates: got 'yes'; expected true or false"),
     ("[alignment\nrule = 1\n", "cannot be read"),

@@ -1,0 +1,226 @@
+"""Careless values at every boundary: numbers beyond 64 bits, empty names and paths, writes the
+system refuses, exports that hold more than one reading, and arguments of the wrong type. Each
+is a clear error (exit 2, or UsageError / InputError in Python), never a traceback, a wrong
+number or a silent drop."""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import spanagree
+from spanagree.app.cli import app
+from spanagree.errors import InputError, UsageError
+from spanagree.measures.psa import beta_weights
+
+runner = CliRunner()
+HUGE = 2**63  # one past the largest 64-bit integer
+
+
+def _two_raters(tmp_path: Path, name: str = "in.jsonl", raters=("a", "b")) -> Path:
+    path = tmp_path / name
+    rows = [
+        {"doc_id": "d1", "text": "Alice met Bob in Paris.", "annotator": r,
+         "spans": [{"start": 0, "end": 5, "label": "PER"}, {"start": 17, "end": 22, "label": "LOC"}]}
+        for r in raters
+    ]
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    return path
+
+
+def _fails_cleanly(args: list[str], expected: str):
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2, (result.exit_code, result.output, result.exception)
+    assert "Traceback" not in result.output
+    assert expected in " ".join(result.stderr.split()), result.stderr
+    return result
+
+
+@pytest.mark.parametrize("value", [str(HUGE), "99999999999999999999999"])
+def test_a_min_overlap_beyond_64_bits_is_a_usage_error(tmp_path, value):
+    path = _two_raters(tmp_path)
+    _fails_cleanly(["score", str(path), "--rule", "overlap", "--min-overlap", value], "from 1 to 2**63 - 1")
+    with pytest.raises(UsageError, match="2\\*\\*63 - 1"):
+        spanagree.score(path, rule="overlap", min_overlap=10**30)
+    assert spanagree.score(path, rule="overlap", min_overlap=HUGE - 1).to_dict()["documents"]["scored"] == 1
+
+
+def test_offsets_beyond_64_bits_in_tool_exports_are_input_errors(tmp_path):
+    text = "Alice met Bob in Paris."
+    studio = tmp_path / "export.json"
+    studio.write_text(json.dumps([{
+        "id": 1, "data": {"text": text},
+        "annotations": [{"id": 1, "completed_by": 1, "result": [
+            {"type": "labels", "from_name": "label", "to_name": "text",
+             "value": {"start": 0, "end": HUGE, "labels": ["PER"]}}]}],
+    }]), encoding="utf-8")
+    _fails_cleanly(["score", str(studio)], "value.end")
+    folder = tmp_path / "doccano"
+    folder.mkdir()
+    for member in ("alice", "bob"):
+        spans = [[0, HUGE, "PER"]] + [[i, i + 1, "X"] for i in range(20)]  # past the few-span path
+        (folder / f"{member}.jsonl").write_text(json.dumps({"id": 1, "text": "Ünïcödé 😀 " + text, "label": spans}) + "\n")
+    _fails_cleanly(["score", str(folder), "--format", "doccano"], "label[0]")
+    with pytest.raises(UsageError, match="2\\*\\*63 - 1"):
+        spanagree.align_spans([(0, 2**64, "A")], [(0, 5, "A")])
+
+
+def test_a_language_spacy_does_not_have_is_a_usage_error(tmp_path):
+    path = _two_raters(tmp_path)
+    _fails_cleanly(["consensus", str(path), "-k", "2", "-o", str(tmp_path / "gold.spacy"), "--language", "qqq"],
+                   "no spaCy language 'qqq'")
+    assert not (tmp_path / "gold.spacy").exists()
+    assert not list(tmp_path.glob(".*.part"))
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@pytest.mark.parametrize("output", ["table", "json"])
+def test_a_write_the_system_refuses_is_a_usage_error(tmp_path, output):
+    path = _two_raters(tmp_path)
+    _fails_cleanly(["score", str(path), "--output", output, "-o", "/dev/full"], "cannot write '/dev/full'")
+
+
+def test_a_folder_that_takes_no_new_file_is_a_usage_error(tmp_path, monkeypatch):
+    path = _two_raters(tmp_path)
+    real_open = os.open
+
+    def refuse(name, *args, **kwargs):
+        if str(name).endswith(".part"):
+            raise FileNotFoundError(2, "No such file or directory")
+        return real_open(name, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", refuse)
+    _fails_cleanly(["score", str(path), "-o", str(tmp_path / "out.txt")], "No such file or directory")
+
+
+def test_an_unreachable_dask_scheduler_is_a_usage_error(tmp_path, monkeypatch):
+    pytest.importorskip("distributed")
+    from spanagree.engine import dask as dask_engine
+
+    monkeypatch.setattr(dask_engine, "CONNECT_SECONDS", 1)
+    path = _two_raters(tmp_path)
+    _fails_cleanly(["score", str(path), "--engine", "dask", "--scheduler", "tcp://127.0.0.1:1"],
+                   "cannot reach the Dask scheduler 'tcp://127.0.0.1:1'")
+
+
+def test_empty_rater_names_are_refused_on_input_and_in_consensus(tmp_path):
+    spacy = pytest.importorskip("spacy")
+    from spacy.tokens import DocBin
+
+    nlp = spacy.blank("en")
+    doc = nlp("Alice met Bob")
+    doc.spans[""] = [doc.char_span(0, 5, label="PER")]
+    doc.spans["b"] = [doc.char_span(0, 5, label="PER")]
+    DocBin(docs=[doc], store_user_data=True).to_disk(tmp_path / "x.spacy")
+    _fails_cleanly(["score", str(tmp_path / "x.spacy")], "the rater name '' is empty")
+    path = _two_raters(tmp_path)
+    for name in ("", "  "):
+        _fails_cleanly(["consensus", str(path), "-k", "2", "-o", str(tmp_path / "gold.jsonl"), "--name", name],
+                       "the consensus name must be a non-empty string")
+    assert not (tmp_path / "gold.jsonl").exists()
+
+
+def test_a_json_min_region_without_labels_is_an_error_not_a_dropped_rater(tmp_path):
+    regions = [{"start": 0, "end": 5, "text": "Alice", "labels": ["PER"]}, {"start": 10, "end": 13, "text": "Bob"}]
+    rows = [{"id": 1, "text": "Alice met Bob in Paris.", "annotator": r, "annotation_id": i, "label": regions}
+            for i, r in enumerate(("x", "y"))]
+    path = tmp_path / "export-min.json"
+    path.write_text(json.dumps(rows), encoding="utf-8")
+    _fails_cleanly(["score", str(path)], "[0].label[1].labels': missing")
+
+
+def test_f_beta_stays_finite_for_any_finite_beta():
+    assert spanagree.f_beta(1, 1, 1, beta=1e154) == spanagree.f_beta(1, 1, 1, beta=1e300) == 0.5
+    assert spanagree.f_beta(1, 3, 0, beta=1e200) == pytest.approx(1 / 4)  # recall: a / (a + b)
+    assert spanagree.f_beta(1, 0, 3, beta=1e-200) == pytest.approx(1 / 4)  # precision: a / (a + c)
+    assert beta_weights(1.0) == (0.5, 0.5)
+    for beta in (1e-3, 0.5, 2.0, 7.0, 1e3):  # the weights are β²/(1+β²) and 1/(1+β²)
+        on_b, on_c = beta_weights(beta)
+        assert on_b == pytest.approx(beta**2 / (1 + beta**2)) and on_c == pytest.approx(1 / (1 + beta**2))
+    for a, b, c in [(227, 31, 50), (8, 2, 0), (0, 3, 4), (5, 0, 0)]:  # F1 is PSA to the last bit
+        assert spanagree.f_beta(a, b, c) == spanagree.psa(a, b, c)
+
+
+def test_f_in_the_report_is_defined_for_a_huge_beta(tmp_path):
+    path = _two_raters(tmp_path)
+    rows = [{"doc_id": "d1", "text": "Alice met Bob in Paris.", "annotator": "a",
+             "spans": [{"start": 0, "end": 5, "label": "PER"}, {"start": 10, "end": 13, "label": "PER"}]},
+            {"doc_id": "d1", "text": "Alice met Bob in Paris.", "annotator": "b",
+             "spans": [{"start": 0, "end": 5, "label": "PER"}, {"start": 17, "end": 22, "label": "LOC"}]}]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    row = spanagree.score(path, reference="a", beta=1e200).to_dict()["reference"]["raters"]["b"]
+    assert row["f"] == row["recall"] == 0.5  # F_β tends to recall as β grows
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda p: spanagree.read(p, answers=5), "answers must be"),
+    (lambda p: spanagree.read(p, progress=5), "progress must be a callable"),
+    (lambda p: spanagree.alt_test(p, candidate=5), "candidate must be a rater's name"),
+    (lambda p: spanagree.alt_test(p, candidate=[5]), "candidate names must be strings"),
+    (lambda p: spanagree.read(""), "a path is empty"),
+    (lambda p: spanagree.read([p, ""]), "a path is empty"),
+])
+def test_api_arguments_of_the_wrong_type_are_usage_errors(tmp_path, call, message):
+    path = _two_raters(tmp_path, raters=("a", "b", "c"))
+    with pytest.raises(UsageError, match=message):
+        call(path)
+
+
+@pytest.mark.parametrize("command", ["score", "gate", "report", "disagreements", "convert", "consensus"])
+def test_an_empty_path_on_the_command_line_is_a_usage_error(tmp_path, monkeypatch, command):
+    _two_raters(tmp_path)  # the current folder holds input: '' must not stand for it
+    monkeypatch.chdir(tmp_path)
+    extra = {"gate": ["--min", "pooled_psa=0.1"], "consensus": ["-k", "2", "-o", "gold.jsonl"],
+             "convert": ["-o", "out.jsonl"], "disagreements": ["-o", "d.jsonl"], "report": ["-o", "r.html"]}
+    _fails_cleanly([command, "", *extra.get(command, [])], "a path is empty")
+
+
+def test_files_a_folder_does_not_read_are_named(tmp_path):
+    folder = tmp_path / "round"
+    folder.mkdir()
+    _two_raters(folder)
+    (folder / "other.json").write_text("[]", encoding="utf-8")
+    (folder / ".hidden").write_text("x", encoding="utf-8")
+    with pytest.warns(UserWarning, match=r"1 file\(s\) not read .*: other.json$"):
+        spanagree.read(folder)
+    result = runner.invoke(app, ["score", str(folder)])
+    assert result.exit_code == 0
+
+
+def test_doccano_with_two_fields_of_annotations_is_an_input_error(tmp_path):
+    folder = tmp_path / "doccano"
+    folder.mkdir()
+    both = {"id": 1, "text": "Alice met Bob.", "entities": [{"id": 1, "start_offset": 0, "end_offset": 5, "label": "PER"}],
+            "label": [[10, 13, "PER"]]}
+    (folder / "alice.jsonl").write_text(json.dumps(both) + "\n", encoding="utf-8")
+    (folder / "bob.jsonl").write_text(json.dumps({"id": 1, "text": "Alice met Bob.", "label": [[0, 5, "PER"]]}) + "\n")
+    _fails_cleanly(["score", str(folder), "--format", "doccano"], "both 'entities' and 'label' hold annotations")
+    # an empty second field is no conflict: the filled one is read
+    one = {**both, "label": []}
+    (folder / "alice.jsonl").write_text(json.dumps(one) + "\n", encoding="utf-8")
+    report = spanagree.score(folder, format="doccano").to_dict()
+    assert report["spans"]["read"] == 2
+
+
+def test_a_candidate_line_with_another_text_is_an_input_error(tmp_path):
+    path = _two_raters(tmp_path)
+    candidates = tmp_path / "cands.jsonl"
+    candidates.write_text(json.dumps({"doc_id": "d1", "text": "Something else", "spans": [{"start": 0, "end": 5}]}) + "\n")
+    _fails_cleanly(["score", str(path), "--candidates", str(candidates)], "field 'text'")
+    candidates.write_text(json.dumps({"doc_id": "d1", "text": "Alice met Bob in Paris.", "spans": [{"start": 0, "end": 5}]}) + "\n")
+    assert runner.invoke(app, ["score", str(path), "--candidates", str(candidates)]).exit_code == 0
+
+
+def test_the_gate_never_appends_its_summary_to_an_input(tmp_path, monkeypatch):
+    path = _two_raters(tmp_path)
+    before = path.read_bytes()
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(path))
+    _fails_cleanly(["gate", str(path), "--min", "pooled_psa=0.1"], "$GITHUB_STEP_SUMMARY")
+    assert path.read_bytes() == before
+    summary = tmp_path / "summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    assert runner.invoke(app, ["gate", str(path), "--min", "pooled_psa=0.1"]).exit_code == 0
+    assert "spanagree gate" in summary.read_text(encoding="utf-8")
