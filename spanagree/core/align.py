@@ -43,7 +43,7 @@ import numpy as np
 
 from .arrays import expand
 from .matching import fits, max_weight_matching
-from ..errors import UsageError
+from ..errors import InputError, UsageError
 from . import options, validate
 
 RULES = options.BY_NAME["rule"].choices
@@ -194,27 +194,31 @@ def candidate_pairs(
             ia, ib = ia[same], ib[same]
         return ia, ib
     key_a, key_b, width = _sort_keys(a, b, by_label)
-    order_a = np.argsort(key_a, kind="stable")
-    order_b = np.argsort(key_b, kind="stable")
-    sorted_a, sorted_b = key_a[order_a], key_b[order_b]
-    base_a = key_a - a.start  # group part of the key
     if exact:
-        lo = np.searchsorted(sorted_b, key_a, side="left")
-        hi = np.searchsorted(sorted_b, key_a, side="right")
+        # join on (key, end): spans sharing a start but not an end never meet (nested spans
+        # that all start at one offset would otherwise make every pair a candidate)
+        code_a, code_b = _joint_codes(key_a, a.end, key_b, b.end)
+        order_b = np.argsort(code_b, kind="stable")
+        sorted_b = code_b[order_b]
+        lo = np.searchsorted(sorted_b, code_a, side="left")
+        hi = np.searchsorted(sorted_b, code_a, side="right")
         ia, pos = expand(lo, hi)
         ib = order_b[pos]
-        same_end = a.end[ia] == b.end[ib]
-        ia, ib = ia[same_end], ib[same_end]
     else:
+        order_a = np.argsort(key_a, kind="stable")
+        order_b = np.argsort(key_b, kind="stable")
+        sorted_a, sorted_b = key_a[order_a], key_b[order_b]
+        base_a = key_a - a.start  # group part of the key
         # case 1: b starts inside a (a.start <= b.start < a.end)
-        lo = np.searchsorted(sorted_b, key_a, side="left")
-        hi = np.searchsorted(sorted_b, base_a + a.end, side="left")
-        ia1, pos1 = expand(lo, hi)
+        lo1 = np.searchsorted(sorted_b, key_a, side="left")
+        hi1 = np.searchsorted(sorted_b, base_a + a.end, side="left")
         # case 2: a starts strictly inside b (b.start < a.start < b.end)
         base_b = key_b - b.start
-        lo = np.searchsorted(sorted_a, key_b, side="right")
-        hi = np.searchsorted(sorted_a, base_b + b.end, side="left")
-        ib2, pos2 = expand(lo, hi)
+        lo2 = np.searchsorted(sorted_a, key_b, side="right")
+        hi2 = np.searchsorted(sorted_a, base_b + b.end, side="left")
+        _check_density(a.group, hi1 - lo1, b.group, hi2 - lo2)
+        ia1, pos1 = expand(lo1, hi1)
+        ib2, pos2 = expand(lo2, hi2)
         ia = np.concatenate([ia1, order_a[pos2]])
         ib = np.concatenate([order_b[pos1], ib2])
     order = np.lexsort((ib, ia))
@@ -310,6 +314,50 @@ def align_spans(
 
 
 # --- candidate search -------------------------------------------------------------------------
+
+
+#: Most pairs of overlapping spans one alignment group (one document, two raters) may hold. Real
+#: dense overlap stays far below (100,000 spans per rater a few deep: about 640,000 pairs); every
+#: span of one rater overlapping every span of the other reaches it at about 3,200 spans each,
+#: where weighing the pairs takes about 2 GB and half a minute. Beyond it the memory grows as the
+#: square of the spans, so such input is refused with a message rather than left to exhaust memory.
+MAX_PAIRS_PER_GROUP = 10_000_000
+
+
+class DenseOverlapError(InputError):
+    """One alignment group holds more candidate pairs than :data:`MAX_PAIRS_PER_GROUP`;
+    ``group`` says which (callers that know the document say it in their message)."""
+
+    def __init__(self, group: int, n_pairs: int) -> None:
+        self.group, self.n_pairs = group, n_pairs
+        super().__init__(
+            f"{n_pairs:,} pairs of overlapping spans of two raters in one document, more than the "
+            f"{MAX_PAIRS_PER_GROUP:,} that alignment weighs (docs/robustness.md, 'Dense overlap')"
+        )
+
+
+def _check_density(group_a: np.ndarray, per_a: np.ndarray, group_b: np.ndarray, per_b: np.ndarray) -> None:
+    """Raise :class:`DenseOverlapError` before the pairs are listed if a group has too many."""
+    if int(per_a.sum()) + int(per_b.sum()) <= MAX_PAIRS_PER_GROUP:
+        return
+    n_groups = int(max(group_a.max(initial=0), group_b.max(initial=0))) + 1
+    per_group = np.bincount(group_a, weights=per_a, minlength=n_groups)
+    per_group += np.bincount(group_b, weights=per_b, minlength=n_groups)
+    worst = int(np.argmax(per_group))
+    if per_group[worst] > MAX_PAIRS_PER_GROUP:
+        raise DenseOverlapError(worst, int(per_group[worst]))
+
+
+def _joint_codes(key_a: np.ndarray, end_a: np.ndarray, key_b: np.ndarray, end_b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """One integer code per distinct ``(key, end)`` over both sides."""
+    keys = np.concatenate([key_a, key_b])
+    ends = np.concatenate([end_a, end_b])
+    order = np.lexsort((ends, keys))
+    new = np.ones(len(order), dtype=bool)
+    new[1:] = (keys[order][1:] != keys[order][:-1]) | (ends[order][1:] != ends[order][:-1])
+    codes = np.empty(len(order), dtype=np.int64)
+    codes[order] = np.cumsum(new) - 1
+    return codes[: len(key_a)], codes[len(key_a):]
 
 
 def _sort_keys(a: SpanColumns, b: SpanColumns, by_label: bool) -> tuple[np.ndarray, np.ndarray, int]:

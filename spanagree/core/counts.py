@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .align import AlignmentRule, SpanColumns, align
+from .align import AlignmentRule, DenseOverlapError, SpanColumns, align
 from .arrays import pairs_within_blocks, ranges
 from .model import Corpus
 from .outcomes import OUTCOMES, OutcomeAlignment, best_explanation
-from ..errors import UsageError
+from ..errors import InputError, UsageError
 
 __all__ = ["OUTCOMES", "Counts", "Comparisons", "count", "label_totals", "make_comparisons", "side"]
 
@@ -103,6 +103,16 @@ def count(
         notes.pop("spans covering no token", None)
         in_comparisons = np.unique(np.concatenate([comparisons.ann_a, comparisons.ann_b]))
         notes.update(unit_exclusions(corpus, in_comparisons, starts, ends))
+    try:
+        return _count(corpus, rule, unit, comparisons, search, side_a, spans_a, side_b, spans_b, notes)
+    except DenseOverlapError as err:  # the group is a comparison: say which document and raters
+        raters = [corpus.raters[r] for r in comparisons.pairs[comparisons.pair[err.group]]]
+        raise InputError(
+            f"raters {raters[0]!r} and {raters[1]!r}: {err.problem}", doc_id=corpus.doc_ids[comparisons.doc[err.group]]
+        ) from None
+
+
+def _count(corpus, rule, unit, comparisons, search, side_a, spans_a, side_b, spans_b, notes) -> Counts:
     n_comparisons, n_labels = len(comparisons), len(corpus.labels)
 
     strict_rule = rule if rule.by_label else _replace(rule, labels="strict")

@@ -203,3 +203,31 @@ def test_bad_rule_options_are_usage_errors(options):
     with pytest.raises(UsageError) as err:
         AlignmentRule(**options)
     assert repr(list(options.values())[0]) in str(err.value)
+
+
+def test_exact_pairs_of_nested_spans_are_only_the_identical_ones():
+    # every span starts at 0: pairing by start alone would list n * n candidates
+    n = 3000
+    spans = SpanColumns(group=np.zeros(n, np.int64), start=np.zeros(n, np.int64),
+                        end=np.arange(1, n + 1, dtype=np.int64), label=np.zeros(n, np.int64))
+    ia, ib = candidate_pairs(spans, spans, by_label=True, exact=True)
+    assert ia.tolist() == ib.tolist() == list(range(n))
+
+
+def test_too_many_overlapping_pairs_in_one_document_is_an_input_error_naming_it(monkeypatch, tmp_path):
+    import json
+
+    import spanagree
+    import spanagree.core.align as align_module
+    from spanagree.errors import InputError
+
+    rows = [{"doc_id": doc, "text": "x" * 60, "annotator": rater,
+             "spans": [{"start": 0, "end": k, "label": "A"} for k in range(1, 41 if doc == "deep" else 3)]}
+            for doc in ("flat", "deep") for rater in ("r1", "r2")]
+    path = tmp_path / "nested.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    monkeypatch.setattr(align_module, "MAX_PAIRS_PER_GROUP", 40 * 40 - 1)
+    with pytest.raises(InputError, match="document 'deep': raters 'r1' and 'r2': 1,600 pairs of overlapping spans"):
+        spanagree.score(path, rule="overlap")
+    monkeypatch.setattr(align_module, "MAX_PAIRS_PER_GROUP", 40 * 40)
+    assert spanagree.score(path, rule="overlap").to_dict()["overall"]["pooled_psa"] == 1.0
