@@ -224,3 +224,49 @@ def test_the_gate_never_appends_its_summary_to_an_input(tmp_path, monkeypatch):
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
     assert runner.invoke(app, ["gate", str(path), "--min", "pooled_psa=0.1"]).exit_code == 0
     assert "spanagree gate" in summary.read_text(encoding="utf-8")
+
+
+def test_gamma_with_many_raters_on_one_span_is_undefined_not_endless(tmp_path):
+    path = tmp_path / "crowd.jsonl"
+    path.write_text("".join(
+        json.dumps({"doc_id": "d1", "text": "Alice met Bob in Paris .", "annotator": f"r{i}",
+                    "spans": [{"start": 0, "end": 5, "label": "P"}]}) + "\n" for i in range(20)
+    ), encoding="utf-8")
+    gamma = spanagree.score(path, unitizing=True).to_dict()["unitizing"]["gamma"]
+    assert gamma["value"] is None and "too large for the exact γ alignment" in gamma["reason"]
+
+
+def test_conll_with_carriage_returns_alone_reads_every_line(tmp_path):
+    for rater, tags in (("a", ["B-PER", "O", "B-PER", "", "B-LOC", "O"]), ("b", ["B-PER", "O", "O", "", "B-LOC", "O"])):
+        rows = [f"{token} {tag}" if tag else "" for token, tag in zip(["Alice", "met", "Bob", "", "Paris", "is"], tags)]
+        (tmp_path / f"{rater}.conll").write_bytes("\r".join(rows).encode("utf-8") + b"\r")
+    report = spanagree.score([tmp_path / "a.conll", tmp_path / "b.conll"], format="conll").to_dict()
+    assert report["spans"]["read"] == 5 and report["overall"]["a"] == 2.0
+
+
+def test_spanagree_jsonl_without_annotator_keeps_tokens_and_labels(tmp_path):
+    tokens = [{"start": 0, "end": 5}, {"start": 6, "end": 9}, {"start": 10, "end": 13}]
+    for rater, end in (("alice", 5), ("bob", 13)):
+        (tmp_path / f"{rater}.jsonl").write_text(json.dumps(
+            {"doc_id": "d1", "text": "Alice met Bob", "spans": [{"start": 0, "end": end, "label": "P"}], "tokens": tokens}
+        ) + "\n", encoding="utf-8")
+        (tmp_path / f"lab_{rater}.jsonl").write_text(json.dumps(
+            {"doc_id": "d1", "text": "Alice met Bob", "spans": [], "labels": ["POS" if rater == "alice" else "NEG"]}
+        ) + "\n", encoding="utf-8")
+    report = spanagree.score([tmp_path / "alice.jsonl", tmp_path / "bob.jsonl"], unit="token").to_dict()
+    assert report["spans"]["scored"] == 2
+    corpus = spanagree.read([tmp_path / "lab_alice.jsonl", tmp_path / "lab_bob.jsonl"])
+    assert sorted(corpus.doc_label_names) == ["NEG", "POS"]
+
+
+def test_prodigy_blocks_with_spans_and_a_choice_keep_both(tmp_path):
+    base = {"text": "Alice met Bob in Paris .", "_input_hash": 1, "answer": "accept", "_view_id": "blocks",
+            "options": [{"id": "POS"}, {"id": "NEG"}]}
+    rows = [{**base, "_annotator_id": "a", "spans": [], "accept": ["POS"]},
+            {**base, "_annotator_id": "b", "spans": [{"start": 0, "end": 5, "label": "P"}], "accept": ["POS"]}]
+    path = tmp_path / "blocks.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    report = spanagree.score(path).to_dict()
+    assert report["documents"]["scored"] == 1 and report["overall"]["pooled_psa"] == 0.0  # a marked nothing
+    kappa = spanagree.score(path, candidates="documents").to_dict()
+    assert kappa["chance_corrected"]["items"]["ratings"] == 2

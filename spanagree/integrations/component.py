@@ -221,8 +221,8 @@ class SpanAgreement(_RaterGroups):
     def __init__(self, nlp: Language, name: str = "span_agreement", *, rater_keys=None, rater_prefix=None,
                  scorer: Optional[Callable] = None, **alignment: Any):
         super().__init__(nlp, name, rater_keys, rater_prefix, alignment)
-        if isinstance(scorer, AgreementScorer) and scorer.inherit:
-            scorer = scorer.with_rule(self.rule, self.unit)  # no rule given to the scorer: the component's
+        if isinstance(scorer, AgreementScorer) and scorer.given is not None:
+            scorer = scorer.with_rule(self.rule, self.unit)  # what the scorer leaves unset: the component's
         self.scorer = scorer
         self._records: List[Dict[str, Any]] = []
         if not Doc.has_extension("agreement"):
@@ -460,7 +460,7 @@ def make_agreement_scorer(*, spans_key: Optional[str] = None, attr: Optional[str
         spans_key=spans_key,
         attr=attr,
         unit=settings["unit"],
-        inherit=not explicit,
+        given=explicit,
     )
 
 
@@ -485,20 +485,28 @@ class AgreementScorer:
     """
 
     def __init__(self, rule: AlignmentRule, *, spans_key: Optional[str] = None, attr: Optional[str] = None,
-                 unit: str = "char", inherit: bool = False):
+                 unit: str = "char", given: Optional[Dict[str, Any]] = None):
         options.check("unit", unit)
         self.rule = rule
         self.spans_key = None if spans_key in (None, "ents") else spans_key
         self.attr = attr or (f"spans_{self.spans_key}" if self.spans_key else "ents")
         self.unit = unit
-        self.inherit = inherit
+        #: the alignment options set in the scorer's own config (None: made directly, nothing
+        #: to inherit); a ``span_agreement`` component fills in the others from its own
+        self.given = given
 
     def __repr__(self) -> str:
         return f"AgreementScorer({self.rule!r}, spans_key={self.spans_key!r}, unit={self.unit!r})"
 
     def with_rule(self, rule: AlignmentRule, unit: str) -> "AgreementScorer":
-        """The same scorer under another rule and unit (a component's, when none was given)."""
-        return AgreementScorer(rule, spans_key=self.spans_key, attr=self.attr, unit=unit)
+        """The same scorer under another rule and unit (a component's), keeping each option the
+        scorer's own config set."""
+        merged = {**rule.to_dict(), "unit": unit, **(self.given or {})}
+        settings = options.keywords(merged, options.COMPONENT_OPTIONS, where=SCORER)
+        return AgreementScorer(
+            AlignmentRule(**{k: settings[k] for k in options.RULE_OPTIONS}),
+            spans_key=self.spans_key, attr=self.attr, unit=settings["unit"],
+        )
 
     def _spans(self, doc: Doc):
         return doc.ents if self.spans_key is None else doc.spans.get(self.spans_key, [])

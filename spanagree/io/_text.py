@@ -25,7 +25,8 @@ def read_text(path: Path) -> str:
 
 
 def text_lines(path: Path) -> Iterator[tuple[Location, str]]:
-    """Yield ``(location, line)`` for every line, without its line break (``\\n`` or ``\\r\\n``).
+    """Yield ``(location, line)`` for every line, without its line break (``\\n``, ``\\r\\n`` or a
+    lone ``\\r``).
 
     A byte-order mark at the start of the file is dropped; invalid UTF-8 is an InputError that
     names the line.
@@ -39,8 +40,10 @@ def numbered_lines(path: Path) -> Iterator[tuple[int, str]]:
     """:func:`text_lines` with bare line numbers, for readers that build a Location only when
     something is wrong."""
     name = str(path)
+    number = 0
     with open_binary(path) as handle:
-        for number, raw in enumerate(handle, 1):
+        for raw in handle:
+            number += 1
             try:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError as err:
@@ -51,7 +54,14 @@ def numbered_lines(path: Path) -> Iterator[tuple[int, str]]:
                 ) from None
             if number == 1 and line.startswith("\ufeff"):
                 line = line[1:]
-            yield number, line.rstrip("\r\n")
+            ended = line.endswith("\n")
+            line = line.rstrip("\r\n")
+            if not ended and "\r" in line:  # a file whose lines end in a carriage return alone (classic Mac OS)
+                *earlier, line = line.split("\r")
+                for piece in earlier:
+                    yield number, piece
+                    number += 1
+            yield number, line
 
 
 def peek(path: Path, size: int = 8192) -> str | None:

@@ -29,8 +29,8 @@ def read_spanagree(path: Path, builder: CorpusBuilder, lines: LineSource | None 
         doc_id, text, rater, raw_spans = get("doc_id"), get("text"), get("annotator", stem), get("spans")
         if (
             type(raw_spans) is list and type(doc_id) is str and type(text) is str and type(rater) is str
-            and doc_id and rater and len(obj) <= 4
-        ):  # the common line: document, text, rater and spans only
+            and doc_id and rater and len(obj) <= 3 + ("annotator" in obj)
+        ):  # the common line: document, text, spans and perhaps the rater; nothing else
             add(doc_id, doc_id, text, rater, parse_spans(raw_spans, len(text), where, doc_id) if raw_spans else [], where)
             continue
         if not (type(doc_id) is str and doc_id and type(text) is str and type(rater) is str and rater):

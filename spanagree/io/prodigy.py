@@ -91,7 +91,11 @@ def read_prodigy(
             raise InputError(
                 f"got {answer!r}; expected one of {', '.join(ANSWERS)}", where=where, doc_id=doc_id, field="answer"
             )
-        if not obj.get("spans") and ("options" in obj or type(obj.get("label")) is str):
+        if "options" in obj and obj.get("_view_id") == "blocks" and isinstance(obj.get("spans"), list):
+            # blocks: spans and a choice in one task (a rater may mark no span and still choose)
+            if answer == "accept":
+                _add_choices(obj, builder, key, doc_id, text, who, where)
+        elif not obj.get("spans") and ("options" in obj or type(obj.get("label")) is str):
             _add_doc_labels(obj, builder, key, doc_id, text, who, answer, where)
             continue
         binary = _binary(obj)
@@ -174,6 +178,17 @@ def _chosen(accept, where, doc_id: str) -> list[str]:
     return [str(x) for x in accept]
 
 
+def _add_choices(obj: dict, builder: CorpusBuilder, key, doc_id: str, text: str, rater: str, where) -> None:
+    """The document labels of an accepted choice task: the options its ``accept`` list names."""
+    chosen = _chosen(obj.get("accept", []), where, doc_id)
+    # the options are what the rater could choose: an option nobody chose is still a category
+    options = obj["options"]
+    offered = None
+    if isinstance(options, list) and all(isinstance(o, dict) and "id" in o for o in options):
+        offered = [str(o["id"]) for o in options]
+    builder.add_labels(key, doc_id, text, rater, parse_labels(chosen, where, doc_id, "accept"), where, judged=offered)
+
+
 def _add_doc_labels(obj: dict, builder: CorpusBuilder, key, doc_id: str, text: str, rater: str, answer: str, where) -> None:
     """A text-classification task: a choice task (``options`` + the ``accept`` list) or a
     binary task (``label`` + ``answer``, where ``reject`` says the label does not apply)."""
@@ -185,14 +200,7 @@ def _add_doc_labels(obj: dict, builder: CorpusBuilder, key, doc_id: str, text: s
         if answer != "accept":
             builder.exclusions.annotations[f"Prodigy choice answer {answer!r}"] += 1
             return
-        chosen = _chosen(obj.get("accept", []), where, doc_id)
-        # the options are what the rater could choose: an option nobody chose is still a category
-        options = obj["options"]
-        offered = None
-        if isinstance(options, list) and all(isinstance(o, dict) and "id" in o for o in options):
-            offered = [str(o["id"]) for o in options]
-        builder.add_labels(key, doc_id, text, rater, parse_labels(chosen, where, doc_id, "accept"), where,
-                           judged=offered)
+        _add_choices(obj, builder, key, doc_id, text, rater, where)
         return
     label = require(obj, "label", str, where, doc_id)
     given = [label] if answer == "accept" else []

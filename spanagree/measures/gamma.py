@@ -52,8 +52,11 @@ from ..core.arrays import pairs_within_blocks
 from ..core.align import SpanColumns, edge_components, candidate_pairs, match
 from ..errors import UsageError
 
-#: Components of the candidate graph (3+ raters) are searched exactly up to this many states.
+#: Components of the candidate graph (3+ raters) are searched exactly up to this many states,
+#: and up to this many candidate tuples looked at in all (each state may look at up to 2^(m-1)
+#: tuples when m raters' units all lie close together: 20 raters marking one span would take hours).
 MAX_STATES = 200_000
+MAX_TUPLES = 200_000
 
 
 @dataclass(frozen=True)
@@ -359,11 +362,22 @@ def _solve(ia, ib, d, rater, start, n_raters) -> tuple[list[list[int]], list[flo
         inside = sum(dist[members[i], members[j]] for i in range(k) for j in range(i))
         return (inside + pairs - comb(k, 2)) / pairs
 
+    looked_at = [0]
+
+    def too_large() -> UsageError:
+        return UsageError(
+            f"a group of {m} mutually close units is too large for the exact γ alignment; "
+            "γ is reported as undefined"
+        )
+
     def tuples_with(u: int, mask: int):
         """Every tuple containing u drawn from ``mask``: pairwise candidates, distinct raters."""
         out = []
 
         def grow(members, allowed, used):
+            looked_at[0] += 1
+            if looked_at[0] > MAX_TUPLES:
+                raise too_large()
             out.append(tuple(members))
             rest = allowed
             while rest:
@@ -380,10 +394,7 @@ def _solve(ia, ib, d, rater, start, n_raters) -> tuple[list[list[int]], list[flo
         if mask in memo:
             return memo[mask]
         if len(memo) > MAX_STATES:
-            raise UsageError(
-                f"a group of {m} mutually close units is too large for the exact γ alignment; "
-                "γ is reported as undefined"
-            )
+            raise too_large()
         u = (mask & -mask).bit_length() - 1
         top: tuple[float, tuple[int, ...]] | None = None
         for members in tuples_with(u, mask & ~(1 << u)):

@@ -329,3 +329,27 @@ def test_the_scorers_figures_are_the_reports(example_path):
         a, b, c = row["a"], row["b"], row["c"]
         expected = {"p": a / (a + c) if a + c else 0.0, "r": a / (a + b) if a + b else 0.0, "f": row["psa"] or 0.0}
         assert scores["ents_per_type"][label] == pytest.approx(expected, abs=1e-12)
+
+
+@pytest.mark.parametrize("own, expected_rule", [
+    ({}, "overlap/strict/token"),
+    ({"unit": "token"}, "overlap/strict/token"),
+    ({"labels": "strict"}, "overlap/strict/token"),
+    ({"unit": "char"}, "overlap/strict/char"),
+    ({"rule": "exact"}, "exact/strict/token"),
+])
+def test_the_scorer_inherits_each_option_it_leaves_unset(own, expected_rule):
+    import spacy
+    from spacy.tokens import Span
+    from spacy.training import Example
+
+    nlp = spacy.blank("en")
+    text = "Alice Smith met Bob in Paris ."
+    reference, predicted = nlp.make_doc(text), nlp.make_doc(text)
+    reference.ents = [Span(reference, 0, 2, label="PER")]  # 'Alice Smith'
+    predicted.ents = [Span(predicted, 0, 1, label="PER")]  # 'Alice': overlaps, not exact
+    scorer = {"@scorers": "spanagree.agreement_scorer.v1", **own}
+    component = nlp.add_pipe("span_agreement", config={"rule": "overlap", "unit": "token", "scorer": scorer})
+    scores = component.score([Example(predicted, reference)])
+    assert scores["ents_rule"] == expected_rule
+    assert scores["ents_f"] == (0.0 if expected_rule.startswith("exact") else 1.0)
