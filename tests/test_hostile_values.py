@@ -270,3 +270,67 @@ def test_prodigy_blocks_with_spans_and_a_choice_keep_both(tmp_path):
     assert report["documents"]["scored"] == 1 and report["overall"]["pooled_psa"] == 0.0  # a marked nothing
     kappa = spanagree.score(path, candidates="documents").to_dict()
     assert kappa["chance_corrected"]["items"]["ratings"] == 2
+
+
+@pytest.mark.parametrize("args", [
+    ["consensus", "{path}", "-k", str(HUGE), "-o", "{tmp}/gold.jsonl"],
+    ["alt-test", "{path}", "--candidate", "a", "--min-documents-per-human", str(2**64)],
+    ["disagreements", "{path}", "-o", "{tmp}/d.csv", "--context", str(HUGE)],
+])
+def test_every_whole_number_option_is_bounded(tmp_path, args):
+    path = _two_raters(tmp_path, raters=("a", "b", "c"))
+    result = runner.invoke(app, [a.format(path=path, tmp=tmp_path) for a in args])
+    assert result.exit_code == 2 and "Traceback" not in result.output, result.output
+
+
+def test_a_consensus_that_keeps_no_document_writes_nothing(tmp_path):
+    path = _two_raters(tmp_path, raters=("a", "b", "c"))
+    _fails_cleanly(["consensus", str(path), "-k", "4", "-o", str(tmp_path / "gold.jsonl")], "the consensus is empty")
+    assert not (tmp_path / "gold.jsonl").exists()
+
+
+def test_gate_config_keys_may_be_quoted(tmp_path):
+    path = _two_raters(tmp_path)
+    for key in ('"a~b"', "a~b"):
+        config = tmp_path / "gate.cfg"
+        config.write_text(f"[gate]\non = \"point\"\n\n[gate.min]\n\n[gate.min.pair]\n{key} = 0.5\n", encoding="utf-8")
+        result = runner.invoke(app, ["gate", str(path), "--config", str(config)])
+        assert result.exit_code == 0, result.output
+
+
+def test_writers_without_a_place_for_document_labels_say_so(tmp_path):
+    rows = [{"doc_id": "d1", "text": "Alice met Bob", "annotator": r, "labels": [lab],
+             "spans": [{"start": 0, "end": 5, "label": "P"}]} for r, lab in (("a", "POS"), ("b", "NEG"))]
+    path = tmp_path / "in.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    for out in ("out.prodigy.jsonl", "out.spacy"):
+        to = "prodigy" if out.endswith("jsonl") else "docbin"
+        result = runner.invoke(app, ["convert", str(path), "-o", str(tmp_path / out), "--to", to])
+        assert result.exit_code == 0, result.output
+        assert "document labels not written" in result.stdout + result.stderr
+
+
+def test_prodigy_written_by_convert_reads_back_with_the_same_document_ids(tmp_path):
+    path = _two_raters(tmp_path)
+    out = tmp_path / "out.jsonl"
+    assert runner.invoke(app, ["convert", str(path), "-o", str(out), "--to", "prodigy"]).exit_code == 0
+    assert spanagree.read(out).doc_ids == spanagree.read(path).doc_ids == ["d1"]
+
+
+def test_rater_corpus_and_scorer_arguments_are_checked():
+    from spanagree.integrations.component import make_agreement_scorer
+    from spanagree.integrations.corpus import make_rater_corpus
+
+    for bad in ({"answers": 5}, {"spans_key": 5}, {"augmenter": 5}, {"reference": 3}):
+        with pytest.raises(UsageError):
+            make_rater_corpus("x.jsonl", **bad)
+    with pytest.raises(UsageError, match="spans_key must be null or a non-empty string"):
+        make_agreement_scorer(spans_key=5)
+
+
+def test_rater_corpus_takes_the_default_answers_on_any_format(tmp_path):
+    from spanagree.integrations.corpus import make_rater_corpus
+
+    path = _two_raters(tmp_path)
+    corpus = make_rater_corpus(str(path), reference="a", answers=["accept"])
+    assert corpus.corpus().raters == ["a", "b"]

@@ -342,7 +342,7 @@ def disagreements_command(
     config: Optional[Path] = _CONFIG,
     out: Path = typer.Option(..., "-o", "--out", help="The file to write (.jsonl or .csv, or any name with --output)", show_default=False),
     output: Optional[str] = typer.Option(None, "--output", help="jsonl, csv or prodigy-review (default: from OUT's suffix)"),
-    context: int = typer.Option(40, "--context", min=0, help="Characters of context on each side of a case"),
+    context: int = typer.Option(40, "--context", min=0, max=2**63 - 1, help="Characters of context on each side of a case"),
     include_agreed: bool = typer.Option(False, "--include-agreed", help="prodigy-review: also write the documents everyone agreed on (default: left out and counted), so the reviewed dataset is complete"),
 ) -> None:
     """List every missed, spurious, partial and wrong-label case (JSONL or CSV), or write each
@@ -539,8 +539,11 @@ def _notes_on_stderr() -> None:
 
     shown = warnings.showwarning
 
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
     def show(message, category, filename, lineno, file=None, line=None):
-        if issubclass(category, AutoEngineWarning) or category.__module__.startswith(("spanagree.engine", "spanagree.io")):
+        ours = category.__module__.startswith("spanagree.") or os.path.abspath(filename).startswith(package + os.sep)
+        if issubclass(category, AutoEngineWarning) or ours:
             sys.stderr.write(f"spanagree: note: {message}\n")
         else:
             shown(message, category, filename, lineno, file, line)

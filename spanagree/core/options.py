@@ -200,7 +200,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("input", "columns", None, names("a list of rater names", nullable=True, empty=True),
            "CoNLL: one file whose last N columns are these raters' tags, e.g. ann1,ann2", api=False, cli_type=str,
            commands=_READING),
-    Option("input", "relevant_at", None, Check(lambda v: type(v) is int, "null or a whole number", nullable=True),
+    Option("input", "relevant_at", None, Check(lambda v: type(v) is int and abs(v) <= MAX_WHOLE, "null or a whole number (at most 2**63 - 1 either way)", nullable=True),
            "TREC qrels: lowest grade that counts as relevant", api=False, cli_type=int, commands=_READING),
     Option("input", "offsets", None, help="Offset unit of the export: codepoint, utf16 or grapheme (default per tool; docs/formats.md)", **_TOOL),
     Option("input", "check_text", None, api=False, check=name("a name (see docs/formats.md)", also=(bool,)), commands=_READING,

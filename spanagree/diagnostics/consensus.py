@@ -40,6 +40,7 @@ from ..core.align import AlignmentRule, align
 from ..core.counts import make_comparisons, side
 from ..errors import Location, UsageError
 from ..core.files import check_outputs
+from ..core import validate
 from ..core.validate import shown
 from ..core.model import Corpus, CorpusBuilder
 from ..io import formats
@@ -51,9 +52,7 @@ FEWER_RATERS = "fewer than min_raters raters submitted it"
 
 def check_min_raters(min_raters: Any) -> int:
     """``min_raters`` as a whole number >= 1, or a UsageError."""
-    if type(min_raters) is not int or min_raters < 1:
-        raise UsageError(f"min_raters must be a whole number >= 1, got {min_raters!r}")
-    return min_raters
+    return validate.whole("min_raters", min_raters, 1)
 
 
 def check_name(name: Any) -> str:
@@ -298,5 +297,10 @@ def run(
     check_name(rule_options.get("name", DEFAULT_NAME))
     corpus = read(paths, format=format, **(read_options or {}))
     gold, report = consensus(corpus, min_raters=min_raters, **rule_options)
+    if not gold.n_documents:  # an empty file would be no gold standard, and not readable input
+        raise UsageError(
+            f"no document was submitted by at least {min_raters} raters ({len(corpus.raters)} raters in the "
+            f"input), so the consensus is empty and {str(out)!r} was not written; lower min_raters"
+        )
     report["written"] = {"path": str(out), **write(gold, out, language=language, ents=ents, spans_key=spans_key)}
     return report

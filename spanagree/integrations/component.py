@@ -34,6 +34,7 @@ from spacy.tokens import Doc
 from ..measures.summary import against, prf_arrays
 from ..report import score_corpus as score
 from ..core import options
+from ..core.validate import shown
 from ..core.align import AlignmentRule
 from ..errors import Location, UsageError
 from ..io.docbin import doc_id_of, doc_tokens, spacy_spans, span_tuples
@@ -487,6 +488,9 @@ class AgreementScorer:
     def __init__(self, rule: AlignmentRule, *, spans_key: Optional[str] = None, attr: Optional[str] = None,
                  unit: str = "char", given: Optional[Dict[str, Any]] = None):
         options.check("unit", unit)
+        for name, value in (("spans_key", spans_key), ("attr", attr)):
+            if value is not None and (not isinstance(value, str) or not value):
+                raise UsageError(f"{SCORER}: {name} must be null or a non-empty string, got {shown(value)}")
         self.rule = rule
         self.spans_key = None if spans_key in (None, "ents") else spans_key
         self.attr = attr or (f"spans_{self.spans_key}" if self.spans_key else "ents")

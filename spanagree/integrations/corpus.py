@@ -30,6 +30,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterator, List, Optional, Union
 
+from ..core import options
+from ..core.validate import shown
 from ..errors import UsageError
 from ..io import read
 from ..io.docbin import make_doc
@@ -90,6 +92,13 @@ class RaterCorpus:
         for name, value in (("limit", limit), ("max_length", max_length)):
             if type(value) is not int or value < 0:
                 raise UsageError(f"spanagree.RaterCorpus.v1: {name} must be a whole number >= 0 (0: none), got {value!r}")
+        for name, value in (("reference", reference), ("predicted", predicted), ("spans_key", spans_key)):
+            if value is not None and (not isinstance(value, str) or not value):
+                raise UsageError(f"spanagree.RaterCorpus.v1: {name} must be null or a non-empty string, got {shown(value)}")
+        if augmenter is not None and not callable(augmenter):
+            raise UsageError(f"spanagree.RaterCorpus.v1: augmenter must be null or a spaCy augmenter, got {shown(augmenter)}")
+        if answers is not None:
+            answers = list(options.check("answers", answers))
         self.paths = [Path(p) for p in path] if isinstance(path, (list, tuple)) else [Path(path)]
         self.path = self.paths[0] if len(self.paths) == 1 else self.paths
         self.reference = reference
@@ -107,8 +116,10 @@ class RaterCorpus:
     def corpus(self):
         """The annotations, read once and kept."""
         if self._corpus is None:
-            options: Dict[str, Any] = {"answers": tuple(self.answers)} if self.answers is not None else {}
-            corpus = read(self.paths, format=self.format, **options)
+            # the default answers need not be said (and would be refused for input that is not Prodigy's)
+            given = self.answers is not None and self.answers != options.default("answers")
+            reading: Dict[str, Any] = {"answers": tuple(self.answers)} if given else {}
+            corpus = read(self.paths, format=self.format, **reading)
             if self.reference is None:
                 if len(corpus.raters) != 1:
                     raise UsageError(

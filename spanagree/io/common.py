@@ -323,3 +323,10 @@ def _as_tuple(kind: type | tuple[type, ...]) -> tuple[type, ...]:
 def _kind_name(kind: type | tuple[type, ...]) -> str:
     names = {str: "a string", int: "an integer", list: "a list", dict: "an object", float: "a number"}
     return " or ".join(names.get(k, k.__name__) for k in _as_tuple(kind))
+
+
+def labels_left_out(corpus, format_name: str) -> dict[str, int]:
+    """The note for a writer whose format holds no document labels beside spans: how many
+    (document, rater) annotations had labels that are not written; empty when none had any."""
+    n = len(set(zip(corpus.dl_doc.tolist(), corpus.dl_rater.tolist())))
+    return {f"document labels not written ({format_name} output keeps spans only; write spanagree JSONL to keep them)": n} if n else {}

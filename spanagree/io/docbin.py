@@ -42,6 +42,7 @@ from ..core.model import Corpus, CorpusBuilder, SpanTuple
 from . import Format
 from ..core.files import write_bytes
 from ..core.sanitize import cut
+from .common import labels_left_out
 
 SUFFIX = ".spacy"
 WIDENED = "spans widened to token boundaries"
@@ -175,7 +176,7 @@ def write_docbin(
     written = {"documents": corpus.n_documents, "annotations": n_groups, "spans": n_spans}
     if ents is not None:
         written["ents"] = n_ents
-    return {**written, **dict(sorted(notes.items()))}
+    return {**written, **dict(sorted(notes.items())), **labels_left_out(corpus, "DocBin")}
 
 
 def set_entities(doc, spans: list, notes: Counter) -> int:

@@ -39,7 +39,7 @@ from typing import Iterable
 from ..errors import InputError, describe
 from ..core.model import CorpusBuilder, SpanTuple
 from . import Format
-from .common import LineSource, choice, json_lines, parse_labels, parse_spans, parse_tokens, require
+from .common import LineSource, choice, json_lines, labels_left_out, parse_labels, parse_spans, parse_tokens, require
 from .offsets import check_unit, convert_spans, length
 from ..core.files import atomic_write
 from ..errors import UsageError
@@ -217,20 +217,16 @@ def write_prodigy(corpus, path: Path) -> dict:
     - ``tokens`` (with ``ws``) where the corpus has them, and then ``token_start``/``token_end``
       (inclusive) on every span whose boundaries are token boundaries.
 
-    Returns what was written: ``{"documents", "annotations", "spans"}``.
+    Reading the file back gives the same document ids (:func:`doc_id_of_task`). Returns what was
+    written: ``{"documents", "annotations", "spans"}``.
     """
-    import re
-
     import numpy as np
     import orjson
 
     hashes: dict[int, str] = {}
     doc_hash = []
     for doc_id in corpus.doc_ids:
-        if re.fullmatch(r"-?[0-9]+", doc_id):
-            value = int(doc_id)
-        else:
-            value = int.from_bytes(hashlib.sha1(doc_id.encode("utf-8")).digest()[:4], "big", signed=True)
+        value = input_hash_of(doc_id)
         if hashes.setdefault(value, doc_id) != doc_id:
             raise UsageError(
                 f"documents {hashes[value]!r} and {doc_id!r} get the same Prodigy _input_hash {value}; "
@@ -261,7 +257,8 @@ def write_prodigy(corpus, path: Path) -> dict:
             record.update({"spans": spans, "answer": "accept", "_annotator_id": name, "_session_id": name})
             out.write(orjson.dumps(record) + b"\n")
             lo += n
-    return {"documents": len(set(corpus.ann_doc.tolist())), "annotations": corpus.n_annotations, "spans": corpus.n_spans}
+    written = {"documents": len(set(corpus.ann_doc.tolist())), "annotations": corpus.n_annotations, "spans": corpus.n_spans}
+    return {**written, **labels_left_out(corpus, "Prodigy")}
 
 
 def looks_like(path: Path, first: dict | None) -> bool:
@@ -272,7 +269,8 @@ def looks_like(path: Path, first: dict | None) -> bool:
 
 
 def doc_id_of_task(obj: dict) -> str:
-    """A task's document id: its ``_input_hash`` as a string, else ``text:`` and a hash of the text.
+    """A task's document id: its ``_input_hash`` as a string (or, in a file spanagree wrote, the
+    ``meta.doc_id`` that hash was made from), else ``text:`` and a hash of the text.
 
     Documents are keyed by their id string, as in every other format, so that a file converted
     from this one (a consensus, say) can be scored beside it.
@@ -280,7 +278,23 @@ def doc_id_of_task(obj: dict) -> str:
     input_hash = obj.get("_input_hash")
     if input_hash is None:
         return "text:" + hashlib.sha1(obj["text"].encode("utf-8")).hexdigest()[:12]
+    meta = obj.get("meta")
+    if isinstance(meta, dict):
+        written = meta.get("doc_id")
+        if type(written) is str and written and input_hash_of(written) == input_hash:
+            return written  # a task spanagree wrote: the id it had before (hash and id agree)
     return str(input_hash)
+
+
+def input_hash_of(doc_id: str) -> int:
+    """The ``_input_hash`` spanagree writes for a document id: the id itself when it is an
+    integer (as ids read from Prodigy are), else a stable 32-bit hash of it."""
+    if _INTEGER.fullmatch(doc_id):
+        return int(doc_id)
+    return int.from_bytes(hashlib.sha1(doc_id.encode("utf-8")).digest()[:4], "big", signed=True)
+
+
+_INTEGER = re.compile(r"-?[0-9]+")
 
 
 def task_rater(obj: dict, stem: str, where, doc_id: str, source: str = "annotator") -> str:

@@ -42,6 +42,7 @@ from typing import Any, Hashable, Iterable, Mapping, Sequence, overload
 import numpy as np
 
 from ..errors import UsageError
+from ..core import validate
 from ..core.validate import shown
 from .psa import psa
 from .student_t import t_cdf
@@ -249,8 +250,7 @@ def check_parameters(epsilon: float, alpha: float, min_documents: int) -> None:
         raise UsageError(f"epsilon must be a number from 0 to 1, got {epsilon!r}")
     if not isinstance(alpha, Real) or not 0 < alpha < 1:
         raise UsageError(f"alpha must be a number between 0 and 1, got {alpha!r}")
-    if type(min_documents) is not int or min_documents < 2:
-        raise UsageError(f"min_documents must be a whole number >= 2, got {min_documents!r}")
+    validate.whole("min_documents", min_documents, 2)
 
 
 def _run(scores: _Scores, names: list[str], candidate: int, humans: list[int], *, epsilon: float, alpha: float,

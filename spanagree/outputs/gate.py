@@ -187,8 +187,10 @@ def checks_from_settings(gate: Mapping[str, Any], extra: Sequence[str] = ()) -> 
     ordered = sorted(bounds.items(), key=lambda item: isinstance(item[1], Mapping))
     for name, value in ordered:
         if isinstance(value, Mapping):
-            for argument, bound in value.items():
-                check = make_check(f"{name}:{argument}", bound, source=f"[gate.min.{name}] {argument}")
+            for key, bound in value.items():
+                # a key may be written in double quotes, as for a name with spaces: not part of it
+                argument = key[1:-1] if len(key) >= 2 and key[0] == key[-1] == '"' else key
+                check = make_check(f"{name}:{argument}", bound, source=f"[gate.min.{name}] {key}")
                 checks[check.name] = check
         else:
             check = make_check(name, value, source=f"[gate.min] {name}")
