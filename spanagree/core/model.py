@@ -94,6 +94,8 @@ class Corpus:
     n_spans_read: int = 0
     #: documents whose raters supplied different token lists: doc id -> two such raters (sorted)
     token_conflicts: dict[str, tuple[str, str]] = field(default_factory=dict)
+    #: where the line that first disagreed on a document's tokens was read
+    token_conflict_where: dict[str, Location] = field(default_factory=dict)
 
     @property
     def n_documents(self) -> int:
@@ -143,6 +145,7 @@ class Corpus:
                 f"raters {first!r} and {second!r} supplied different tokens for this document, so "
                 f"token offsets would depend on whose line came first; give every rater the same "
                 f"tokens or use --unit char ({len(self.token_conflicts)} such documents)",
+                where=self.token_conflict_where.get(doc_id),
                 doc_id=doc_id,
                 field="tokens",
             )
@@ -190,6 +193,7 @@ class CorpusBuilder:
         self._tokens: list[np.ndarray | None] = []
         self._token_rater: list[str | None] = []
         self._token_conflicts: dict[int, tuple[str, str]] = {}
+        self._token_conflict_where: dict[int, Location] = {}
         self._token_versions: dict[int, dict[bytes, str]] = {}
         self._rater_index: dict[str, int] = {}
         self._ann_seen: dict[tuple[int, int], tuple[int, int, Location]] = {}
@@ -280,7 +284,7 @@ class CorpusBuilder:
         if doc is None or self._texts[doc] != text:  # new document, or a text to check and report
             doc = self.document(key, doc_id, text, where, rater)
         if tokens is not None:
-            self._add_tokens(doc, rater, tokens)
+            self._add_tokens(doc, rater, tokens, where)
         rater_index = self._rater_index
         rater_code = rater_index.get(rater)
         if rater_code is None:
@@ -312,7 +316,7 @@ class CorpusBuilder:
             self._ends.extend(second)
             self._labels.extend(third)
 
-    def _add_tokens(self, doc: int, rater: str, tokens: np.ndarray) -> None:
+    def _add_tokens(self, doc: int, rater: str, tokens: np.ndarray, where: Location) -> None:
         """Keep the first token list of a document. When raters' lists differ, remember, for the
         two versions whose alphabetically first raters come first, those two raters (the same
         whatever the order of the input lines)."""
@@ -326,6 +330,7 @@ class CorpusBuilder:
         if len(versions) > 1:
             first, second = sorted(versions.values())[:2]
             self._token_conflicts[doc] = (first, second)
+            self._token_conflict_where.setdefault(doc, where)
 
     def _repeated(self, previous, unique, n_read, rater, doc_id, where) -> None:
         """A second line for the same (document, rater): kept once if identical, else an error."""
@@ -447,6 +452,7 @@ class CorpusBuilder:
             n_annotations_read=self.n_annotations_read,
             n_spans_read=self.n_spans_read,
             token_conflicts={self._doc_ids[d]: pair for d, pair in self._token_conflicts.items()},
+            token_conflict_where={self._doc_ids[d]: w for d, w in self._token_conflict_where.items()},
         )
 
 

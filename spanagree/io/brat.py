@@ -83,9 +83,19 @@ def read_brat_paths(
     shapes: dict[tuple, dict[str, tuple]] = {}  # (doc, start, end, label) -> rater -> fragments
     for path in paths:
         folders = [path]
-        if path.is_dir() and next(path.glob("*.ann"), None) is None:
-            folders = annotator_dirs(path) or [path]
+        if path.is_dir():
+            inside = annotator_dirs(path)
+            if inside and next(path.glob("*.ann"), None) is not None:
+                raise InputError(
+                    f"holds .ann files and annotator folders ({', '.join(d.name for d in inside[:5])}); a brat "
+                    "folder is one annotator's documents or a project of annotator folders: give the folders "
+                    "to read, or move the stray .ann files",
+                    where=Location(str(path)),
+                )
+            folders = inside or [path]
         for folder in folders:
+            for nested in annotator_dirs(folder) if folder.is_dir() else []:
+                builder.exclusions.notes[f"brat folder inside an annotator's folder, not read: {nested}"] += 1
             _read_one(folder, builder, check, discontinuous, shapes)
     differ = sum(
         1 for raters in shapes.values()

@@ -79,7 +79,7 @@ def read_docbin(
         text = doc.text
         tokens = doc_tokens(doc)
         if per_rater_groups:
-            names = keys if keys is not None else _rater_groups(doc, builder)
+            names = keys if keys is not None else _rater_groups(doc, builder, where, doc_id)
             present = [k for k in names if k in doc.spans]
             if not present:
                 builder.document(doc_id, doc_id, text, where, "")
@@ -299,10 +299,22 @@ def _gap(gap: str, words: list[str], spaces: list[bool]) -> None:
         spaces.append(False)
 
 
-def _rater_groups(doc, builder: CorpusBuilder) -> list[str]:
-    """The Doc's span group keys, less the copies :func:`write_docbin` made (counted)."""
+def _rater_groups(doc, builder: CorpusBuilder, where: Location, doc_id: str) -> list[str]:
+    """The Doc's span group keys, less the copies :func:`write_docbin` made (counted). A copy is
+    ``{copy key: rater key}``: both span groups of the Doc, the rater's not itself a copy."""
     copies = doc.user_data.get(COPIES) if doc.user_data else None
-    copies = set(copies) if isinstance(copies, dict) else set()
+    if copies is None:
+        copies = {}
+    valid = isinstance(copies, dict) and all(
+        isinstance(k, str) and isinstance(v, str) and k in doc.spans and v in doc.spans and v not in copies
+        for k, v in copies.items()
+    )
+    if not valid:
+        raise InputError(
+            f"got {describe(copies)}; expected {{copy key: rater key}} naming span groups of this Doc, "
+            "as spanagree writes it (a rater's group is never itself a copy)",
+            where=where, doc_id=doc_id, field=f"user_data[{COPIES!r}]",
+        )
     names = [key for key in sorted(doc.spans) if key not in copies]
     if len(names) < len(doc.spans):
         builder.exclusions.notes[COPY_NOT_READ] += len(doc.spans) - len(names)

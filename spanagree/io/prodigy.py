@@ -40,7 +40,7 @@ from ..errors import InputError, describe
 from ..core.model import CorpusBuilder, SpanTuple
 from . import Format
 from .common import LineSource, choice, json_lines, labels_left_out, parse_labels, parse_spans, parse_tokens, require
-from .offsets import check_unit, convert_spans, length
+from .offsets import check_unit, convert_spans, length, out_of_range, to_codepoints
 from ..core.files import atomic_write
 from ..errors import UsageError
 
@@ -113,8 +113,10 @@ def read_prodigy(
             builder.exclusions.notes["Prodigy task without 'spans' (read as no spans)"] += 1
         tokens = None
         if "tokens" in obj:
-            tokens = parse_tokens(obj["tokens"], len(text), where, doc_id)
+            tokens = parse_tokens(obj["tokens"], length(text, unit), where, doc_id)
             _check_token_indices(obj["spans"] if spans else [], tokens, where, doc_id)
+            if unit != "codepoint" and len(tokens):  # counted in the same unit as the spans
+                tokens = _tokens_in_codepoints(tokens, text, unit, where, doc_id)
         relations = obj.get("relations")
         if isinstance(relations, list) and relations:
             builder.exclusions.spans["Prodigy relation ignored"] += len(relations)
@@ -313,6 +315,17 @@ def task_rater(obj: dict, stem: str, where, doc_id: str, source: str = "annotato
         f"missing; rater={source!r} reads the session id (rater='annotator' falls back to the file's name)",
         where=where, doc_id=doc_id, field="_session_id",
     )
+
+
+def _tokens_in_codepoints(tokens, text: str, unit: str, where, doc_id: str):
+    """Token offsets counted in ``unit``, converted to code points like the spans."""
+    import numpy as np
+
+    starts, ends, ok = to_codepoints(text, tokens[:, 0], tokens[:, 1], unit)
+    if not ok.all():
+        i = int((~ok).nonzero()[0][0])
+        raise out_of_range(text, int(tokens[i, 0]), int(tokens[i, 1]), unit, where, doc_id, f"tokens[{i}]")
+    return np.stack([starts, ends], axis=1)
 
 
 def _check_token_indices(raw_spans: list, tokens, where, doc_id: str) -> None:

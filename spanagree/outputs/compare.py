@@ -64,6 +64,15 @@ def _path(name: str) -> tuple:
     return PLAIN[statistic] if statistic in PLAIN else ("labels", label, PER_LABEL[statistic])
 
 
+def _texts(report, counts) -> list[str] | None:
+    """The texts of the documents ``counts`` holds, or None when the corpus kept no texts (the
+    engines keep ids and counts only)."""
+    corpus_texts = getattr(report.corpus, "texts", None)
+    if not corpus_texts:
+        return None
+    return [corpus_texts[d] for d in np.asarray(counts.docs).tolist()]
+
+
 def compare(old, new, *, max_drop: Mapping[str, float] | None = None, replicates: int = DEFAULT_REPLICATES,
             level: float = 0.95, seed: int = 0) -> dict[str, Any]:
     """Compare two scored rounds (:class:`~spanagree.AgreementReport`): every headline statistic,
@@ -74,8 +83,15 @@ def compare(old, new, *, max_drop: Mapping[str, float] | None = None, replicates
     counts = [DocumentCounts(old), DocumentCounts(new)]
     ids = [np.asarray(r.corpus.doc_ids, dtype=object)[c.docs] for r, c in zip((old, new), counts)]
     position = [{doc_id: i for i, doc_id in enumerate(x.tolist())} for x in ids]
-    shared = [d for d in ids[0].tolist() if d in position[1]]
-    only = [[d for d in ids[k].tolist() if d not in position[1 - k]] for k in (0, 1)]
+    # a document is shared when both rounds have its id *and* its text (positional ids such as
+    # CoNLL's doc-0001 name different sentences in two files)
+    texts = [_texts(r, c) for r, c in zip((old, new), counts)]
+    other_text = {
+        d for d in ids[0].tolist()
+        if d in position[1] and None not in texts and texts[0][position[0][d]] != texts[1][position[1][d]]
+    }
+    shared = [d for d in ids[0].tolist() if d in position[1] and d not in other_text]
+    only = [[d for d in ids[k].tolist() if d not in position[1 - k] or d in other_text] for k in (0, 1)]
     shared_rows = [np.array([position[k][d] for d in shared], dtype=np.int64) for k in (0, 1)]
     only_rows = [np.array([position[k][d] for d in only[k]], dtype=np.int64) for k in (0, 1)]
 
@@ -132,7 +148,8 @@ def compare(old, new, *, max_drop: Mapping[str, float] | None = None, replicates
     checks = [_check(next(s for s in statistics if s["name"] == name), delta) for name, delta in max_drop.items()]
     return {
         "documents": {"old": int(counts[0].n_documents), "new": int(counts[1].n_documents), "shared": len(shared),
-                      "old_only": len(only[0]), "new_only": len(only[1])},
+                      "old_only": len(only[0]), "new_only": len(only[1]),
+                      "same_id_other_text": len(other_text)},
         "paired": bool(len(shared)),
         "method": "percentile bootstrap of NEW - OLD over documents, paired on shared documents",
         "level": level,
@@ -164,6 +181,7 @@ def tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[list[Any]]
     summary = [
         ["documents old / new", f"{docs['old']} / {docs['new']}"],
         ["shared (paired) / old only / new only", f"{docs['shared']} / {docs['old_only']} / {docs['new_only']}"],
+        *([["same id, other text (not paired)", str(docs["same_id_other_text"])]] if docs.get("same_id_other_text") else []),
         ["interval", f"{result['level']:.0%} percentile bootstrap, {result['replicates']} replicates, seed {result['seed']}"],
     ]
     rows = [

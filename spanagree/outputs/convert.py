@@ -72,6 +72,9 @@ def convert(
     if not isinstance(written, dict):
         written = {"documents": len(set(corpus.ann_doc.tolist())), "annotations": corpus.n_annotations,
                    "spans": corpus.n_spans}
+    if corpus.token_conflicts:  # a document holds one token list: the first rater's is written
+        written = {**written, "documents whose raters gave different tokens (one rater's written for all)":
+                   len(corpus.token_conflicts)}
     excluded = corpus.exclusions
     return {
         "format": name,

@@ -83,9 +83,20 @@ def test_unshared_documents_are_resampled_within_their_round(write_jsonl, rounds
     old = _write(write_jsonl, [r for r in rounds[0] if r["doc_id"] < "doc-000070"], "a.jsonl")
     new = _write(write_jsonl, [r for r in rounds[0] if r["doc_id"] >= "doc-000030"], "b.jsonl")
     result = compare.compare(spanagree.score(old), spanagree.score(new), replicates=200)
-    assert result["documents"] == {"old": 70, "new": 70, "shared": 40, "old_only": 30, "new_only": 30}
+    assert result["documents"] == {"old": 70, "new": 70, "shared": 40, "old_only": 30, "new_only": 30,
+                                   "same_id_other_text": 0}
     entry = result["statistics"][0]
     assert entry["interval"]["low"] < entry["difference"] < entry["interval"]["high"]
+
+
+def test_documents_with_the_same_id_but_another_text_are_not_paired(write_jsonl, rounds):
+    old = _write(write_jsonl, rounds[0], "a.jsonl")
+    changed = [{**r, "text": r["text"] + " (edited)"} if r["doc_id"] < "doc-000010" else r for r in rounds[0]]
+    new = _write(write_jsonl, changed, "b.jsonl")
+    result = compare.compare(spanagree.score(old), spanagree.score(new), replicates=50)
+    documents = result["documents"]
+    assert documents["same_id_other_text"] == 10
+    assert documents["shared"] == documents["old"] - 10 and documents["old_only"] == documents["new_only"] == 10
 
 
 def test_bad_max_drop():
