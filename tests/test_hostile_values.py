@@ -334,3 +334,65 @@ def test_rater_corpus_takes_the_default_answers_on_any_format(tmp_path):
     path = _two_raters(tmp_path)
     corpus = make_rater_corpus(str(path), reference="a", answers=["accept"])
     assert corpus.corpus().raters == ["a", "b"]
+
+
+def test_a_brat_folder_of_ann_files_and_annotator_folders_is_refused(tmp_path):
+    for folder in ("a1", "a2", "."):
+        (tmp_path / "proj" / folder).mkdir(parents=True, exist_ok=True)
+        (tmp_path / "proj" / folder / "doc.txt").write_text("Alice met Bob", encoding="utf-8")
+        (tmp_path / "proj" / folder / "doc.ann").write_text("T1\tPER 0 5\tAlice\n", encoding="utf-8")
+    _fails_cleanly(["score", str(tmp_path / "proj")], "holds .ann files and annotator folders (a1, a2)")
+    (tmp_path / "proj" / "doc.ann").unlink()
+    (tmp_path / "proj" / "a2" / "sub").mkdir()
+    (tmp_path / "proj" / "a2" / "sub" / "doc.ann").write_text("T1\tPER 0 5\tAlice\n", encoding="utf-8")
+    notes = spanagree.score(tmp_path / "proj").to_dict()["spans"]["notes"]
+    assert any("brat folder inside an annotator's folder, not read" in reason for reason in notes), notes
+
+
+def test_prodigy_tokens_are_converted_with_the_spans(tmp_path):
+    text = "😀 Alice bob ."  # the emoji is two UTF-16 code units
+    tokens = [{"start": 0, "end": 2}, {"start": 3, "end": 8}, {"start": 9, "end": 12}, {"start": 13, "end": 14}]
+    rows = [{"text": text, "_input_hash": 1, "answer": "accept", "_annotator_id": r, "tokens": tokens,
+             "spans": [{"start": 3, "end": end, "label": "X", "token_start": 1, "token_end": last}]}
+            for r, end, last in (("a", 8, 1), ("b", 12, 2))]
+    path = tmp_path / "p.jsonl"
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    corpus = spanagree.read(path, offsets="utf16")
+    assert [text[s:e] for s, e in corpus.doc_tokens[0].tolist()] == ["😀", "Alice", "bob", "."]
+    report = spanagree.score(path, read_options={"offsets": "utf16"}, unit="token").to_dict()
+    assert report["overall"]["a"] == 0.0 and report["spans"]["scored"] == 2
+
+
+def test_convert_says_when_raters_gave_different_tokens(tmp_path):
+    rows = [{"doc_id": "d1", "text": "Alice met Bob", "annotator": r, "spans": [{"start": 0, "end": 5, "label": "P"}],
+             "tokens": toks} for r, toks in (("a", [{"start": 0, "end": 5}, {"start": 6, "end": 9}]),
+                                             ("b", [{"start": 0, "end": 5}, {"start": 10, "end": 13}]))]
+    path = tmp_path / "x.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    result = runner.invoke(app, ["convert", str(path), "-o", str(tmp_path / "out.jsonl")])
+    assert result.exit_code == 0 and "raters gave different tokens" in result.stdout + result.stderr
+    _fails_cleanly(["score", str(path), "--unit", "token"], "x.jsonl:2: document 'd1'")
+
+
+def test_docbin_copies_must_name_span_groups_of_the_doc(tmp_path):
+    spacy = pytest.importorskip("spacy")
+    from spacy.tokens import DocBin
+
+    nlp = spacy.blank("en")
+    for name, copies in (("self.spacy", {"a": "b", "b": "a"}), ("bad.spacy", {"a": 5})):
+        doc = nlp("Alice met Bob")
+        doc.spans["a"] = [doc.char_span(0, 5, label="PER")]
+        doc.spans["b"] = [doc.char_span(0, 5, label="PER")]
+        doc.user_data["spanagree_copies"] = copies
+        DocBin(docs=[doc], store_user_data=True).to_disk(tmp_path / name)
+        _fails_cleanly(["score", str(tmp_path / name)], "spanagree_copies")
+
+
+def test_the_engine_notes_a_rater_without_spans_as_reading_in_memory_does(tmp_path):
+    path = tmp_path / "h.jsonl"
+    rows = [{"doc_id": f"d{d}", "text": "Alice met Bob", "annotator": r,
+             "spans": [] if r == "c" else [{"start": 0, "end": 5, "label": "P"}]} for d in range(20) for r in "abc"]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    in_memory = spanagree.score(path).to_dict()
+    streamed = spanagree.score(path, stream=True, jobs=2).to_dict()
+    assert in_memory["spans"]["notes"] == streamed["spans"]["notes"] == {"rater 'c' has no span in any document": 1}

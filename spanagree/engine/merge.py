@@ -26,6 +26,7 @@ from ..core.align import AlignmentRule
 from ..core.arrays import dense_codes
 from ..core.counts import Counts, Comparisons, comparison_totals
 from ..core.model import Exclusions
+from ..io import rater_marks, silent_rater_note
 
 
 @dataclass
@@ -56,6 +57,7 @@ class Partial:
     n_documents_read: int = 0
     n_annotations_read: int = 0
     n_spans_read: int = 0
+    rater_marks: np.ndarray | None = None  # (n_raters,) spans of each rater, plus one with document labels
 
     @classmethod
     def from_counts(cls, corpus, counts: Counts) -> "Partial":
@@ -82,6 +84,7 @@ class Partial:
             n_documents_read=corpus.n_documents_read,
             n_annotations_read=corpus.n_annotations_read,
             n_spans_read=corpus.n_spans_read,
+            rater_marks=rater_marks(corpus),
         )
 
     @property
@@ -242,9 +245,15 @@ def merge(partials: Sequence[Partial], rule: AlignmentRule, unit: str) -> tuple[
 
     exclusions = Exclusions()
     notes: Counter = Counter()
-    for p in partials:
+    marks = np.zeros(len(raters), dtype=np.int64)
+    for p, codes in zip(partials, rater_maps):
         exclusions.merge(p.exclusions)
         notes.update(p.notes)
+        if p.rater_marks is not None:
+            np.add.at(marks, codes, p.rater_marks)
+    if int(ann_ptr[-1]) if len(ann_ptr) else 0:  # as when read in memory: only once some rater marked spans
+        for code in np.flatnonzero(marks == 0).tolist():
+            exclusions.notes[silent_rater_note(raters[code])] += 1
     corpus = CorpusSummary(
         doc_ids=doc_ids,
         raters=raters,

@@ -226,13 +226,18 @@ class SpanAgreement(_RaterGroups):
             scorer = scorer.with_rule(self.rule, self.unit)  # what the scorer leaves unset: the component's
         self.scorer = scorer
         self._records: List[Dict[str, Any]] = []
+        self._positions: Dict[str, int] = {}  # doc id -> its record
         if not Doc.has_extension("agreement"):
             Doc.set_extension("agreement", default=None)
 
     def __call__(self, doc: Doc) -> Doc:
         record = self.record(doc)
         if self.at_home():  # else a worker of nlp.pipe(n_process=...): the spans travel on the Doc
-            self._records.append(record)
+            earlier = self._positions.setdefault(record["doc_id"], len(self._records))
+            if earlier < len(self._records):  # a Doc processed again (same id): its latest spans count
+                self._records[earlier] = record
+            else:
+                self._records.append(record)
         report = score(self.corpus([record]), self.rule, unit=self.unit).to_dict()
         doc._.agreement = _document_summary(record, report)
         return doc
@@ -242,7 +247,8 @@ class SpanAgreement(_RaterGroups):
             yield self(doc)
 
     def report(self, docs: Optional[Iterable[Doc]] = None, *, reference: Optional[str] = None, beta: float = 1.0) -> Dict[str, Any]:
-        """The corpus report over every Doc processed since the last :meth:`reset`, or over
+        """The corpus report over every Doc processed since the last :meth:`reset` (a Doc processed
+        again, with the same ``user_data["doc_id"]``, counts once, with its latest spans), or over
         ``docs`` (Docs this component has processed, e.g. those ``nlp.pipe(..., n_process=2)``
         returned, in order: their span groups are read again).
 
@@ -269,6 +275,7 @@ class SpanAgreement(_RaterGroups):
     def reset(self) -> None:
         """Forget the Docs seen so far (document positions start again at ``doc-0001``)."""
         self._records = []
+        self._positions = {}
         self._n_docs = 0
         self.forget_elsewhere()
 
@@ -346,6 +353,11 @@ class SpanConsensus(_RaterGroups):
 
         super().__init__(nlp, name, rater_keys, rater_prefix, alignment)
         self.min_raters = check_min_raters(min_raters)
+        if not isinstance(spans_key, str) or not spans_key:
+            raise UsageError(f"{name}: spans_key must be a non-empty string, got {shown(spans_key)}")
+        if rater_keys is not None and spans_key in rater_keys:
+            raise UsageError(f"{name}: spans_key {spans_key!r} is one of rater_keys; the consensus would overwrite "
+                             "that rater's spans: choose another spans_key")
         if existing_ents not in EXISTING_ENTS:
             raise UsageError(f"{name}: existing_ents must be one of {', '.join(EXISTING_ENTS)}; got {existing_ents!r}")
         self.spans_key = spans_key

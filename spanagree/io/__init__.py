@@ -225,11 +225,21 @@ def note_silent_raters(corpus: Corpus) -> None:
     that empty annotations were read as "marked nothing" where the rater never looked."""
     if not corpus.n_spans:
         return
+    marks = rater_marks(corpus)
+    for code in np.flatnonzero(marks == 0).tolist():
+        corpus.exclusions.notes[silent_rater_note(corpus.raters[code])] += 1
+
+
+def rater_marks(corpus: Corpus) -> np.ndarray:
+    """Per rater: spans, plus one if the rater gave document labels (what the note above counts;
+    the engines sum it over their tasks)."""
     per_rater = np.bincount(np.repeat(corpus.ann_rater, np.diff(corpus.ann_ptr)), minlength=len(corpus.raters))
-    with_labels = set(corpus.dl_rater.tolist())
-    for code in np.flatnonzero(per_rater == 0).tolist():
-        if code not in with_labels:
-            corpus.exclusions.notes[f"rater {corpus.raters[code]!r} has no span in any document"] += 1
+    per_rater[np.unique(corpus.dl_rater)] += 1
+    return per_rater
+
+
+def silent_rater_note(rater: str) -> str:
+    return f"rater {rater!r} has no span in any document"
 
 
 def _call(reader: Callable[..., None], source, builder: CorpusBuilder, options: dict) -> set[str]:

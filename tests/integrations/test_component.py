@@ -353,3 +353,29 @@ def test_the_scorer_inherits_each_option_it_leaves_unset(own, expected_rule):
     scores = component.score([Example(predicted, reference)])
     assert scores["ents_rule"] == expected_rule
     assert scores["ents_f"] == (0.0 if expected_rule.startswith("exact") else 1.0)
+
+
+def test_the_consensus_group_may_not_be_a_raters_group():
+    import spacy
+
+    from spanagree.errors import UsageError
+
+    nlp = spacy.blank("en")
+    with pytest.raises(UsageError, match="is one of rater_keys"):
+        nlp.add_pipe("span_consensus", config={"rater_keys": ["a", "b"], "spans_key": "a"})
+
+
+def test_a_doc_processed_again_counts_once_with_its_latest_spans():
+    import spacy
+
+    nlp = spacy.blank("en")
+    component = nlp.add_pipe("span_agreement")
+    doc = nlp.make_doc("Alice met Bob")
+    doc.user_data["doc_id"] = "x"
+    doc.spans["a"] = [doc.char_span(0, 5, label="PER")]
+    doc.spans["b"] = [doc.char_span(10, 13, label="PER")]
+    component(doc)
+    doc.spans["b"] = [doc.char_span(0, 5, label="PER")]  # corrected, then run again
+    component(doc)
+    report = component.report()
+    assert report["documents"]["scored"] == 1 and report["overall"]["pooled_psa"] == 1.0
