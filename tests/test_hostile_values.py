@@ -396,3 +396,23 @@ def test_the_engine_notes_a_rater_without_spans_as_reading_in_memory_does(tmp_pa
     in_memory = spanagree.score(path).to_dict()
     streamed = spanagree.score(path, stream=True, jobs=2).to_dict()
     assert in_memory["spans"]["notes"] == streamed["spans"]["notes"] == {"rater 'c' has no span in any document": 1}
+
+
+def test_a_comma_list_with_an_empty_name_is_refused(tmp_path):
+    path = tmp_path / "x.conll"
+    path.write_text("Alice B-PER B-PER\nmet O O\n", encoding="utf-8")
+    _fails_cleanly(["score", str(path), "--format", "conll", "--columns", "r1,"], "columns")
+
+
+def test_a_lower_case_docstart_starts_a_document(tmp_path):
+    for rater in ("a", "b"):
+        (tmp_path / f"{rater}.conll").write_text(
+            "-docstart- O\n\nAlice B-PER\n\n-docstart- O\n\nBob B-PER\n", encoding="utf-8")
+    report = spanagree.score([tmp_path / "a.conll", tmp_path / "b.conll"], format="conll").to_dict()
+    assert report["documents"]["read"] == 2 and report["spans"]["read"] == 4
+
+
+def test_convert_refuses_an_empty_span_group_key(tmp_path):
+    path = _two_raters(tmp_path)
+    _fails_cleanly(["convert", str(path), "-o", str(tmp_path / "out.spacy"), "--ents", "a", "--spans-key", ""],
+                   "spans_key must be a non-empty span group key")

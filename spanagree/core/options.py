@@ -111,7 +111,10 @@ def name(what: str, *, nullable: bool = True, also: tuple[type, ...] = ()) -> Ch
 
 
 def _split_commas(value: Any) -> Any:
-    return [part.strip() for part in value.split(",") if part.strip()] if isinstance(value, str) else value
+    # an empty part ("a,,b", "a,") is kept, so that the check refuses it rather than drop a name
+    if not isinstance(value, str):
+        return value
+    return [part.strip() for part in value.split(",")] if value.strip() else []
 
 
 def names(what: str, *, nullable: bool, empty: bool = False) -> Check:

@@ -167,7 +167,7 @@ class _ConllFile:
                     s.sentence_end()
                 continue
             n_lines += 1
-            if parts[0] == DOCSTART:
+            if parts[0].upper() == DOCSTART:
                 self.has_docstart = True
                 for s in seen:
                     s.sentence_end()
@@ -228,7 +228,7 @@ class _ConllFile:
         n = len(self.raters)
         for number, line in numbered_lines(self.path):
             parts = line.split()
-            if parts and parts[0] == DOCSTART:
+            if parts and parts[0].upper() == DOCSTART:
                 if doc is not None:
                     end_sentence()
                     if doc.sentences:
@@ -479,7 +479,7 @@ def looks_like(path: Path, first: dict | None) -> bool:
     tagged = 0
     for line in lines[:50]:
         parts = line.split()
-        if not parts or parts[0] == DOCSTART:
+        if not parts or parts[0].upper() == DOCSTART:
             continue
         tag = parts[-1]
         if len(parts) < 2 or not (

@@ -139,6 +139,8 @@ def write_docbin(
     import spacy
     from spacy.tokens import DocBin
 
+    if spans_key is not None and (not isinstance(spans_key, str) or not spans_key):
+        raise UsageError(f"spans_key must be a non-empty span group key, got {describe(spans_key)}")
     if spans_key is not None and ents is None:
         raise UsageError("spans_key needs ents: name the rater whose spans go to doc.ents and to that span group")
     if ents is not None and ents not in corpus.raters:
