@@ -416,3 +416,24 @@ def test_convert_refuses_an_empty_span_group_key(tmp_path):
     path = _two_raters(tmp_path)
     _fails_cleanly(["convert", str(path), "-o", str(tmp_path / "out.spacy"), "--ents", "a", "--spans-key", ""],
                    "spans_key must be a non-empty span group key")
+
+
+def test_a_position_id_that_is_another_docs_given_id_is_an_error(tmp_path):
+    spacy = pytest.importorskip("spacy")
+    from spacy.tokens import DocBin
+
+    nlp = spacy.blank("en")
+    docs = []
+    for text, given in (("Alice met Bob", None), ("Paris is big", "doc-0001")):
+        doc = nlp(text)
+        if given:
+            doc.user_data["doc_id"] = given
+        doc.spans["a"] = [doc.char_span(0, 5, label="X")]
+        doc.spans["b"] = [doc.char_span(0, 5, label="X")]
+        docs.append(doc)
+    DocBin(docs=docs, store_user_data=True).to_disk(tmp_path / "x.spacy")
+    _fails_cleanly(["score", str(tmp_path / "x.spacy")], "give every Doc a user_data['doc_id']")
+    component = nlp.add_pipe("span_agreement")
+    component(docs[0])
+    with pytest.raises(InputError, match="give every Doc a user_data"):
+        component(docs[1])

@@ -37,7 +37,7 @@ from ..core import options
 from ..core.validate import shown
 from ..core.align import AlignmentRule
 from ..errors import Location, UsageError
-from ..io.docbin import doc_id_of, doc_tokens, spacy_spans, span_tuples
+from ..io.docbin import IdClashes, doc_id_of, doc_tokens, spacy_spans, span_tuples
 from ..core.model import Corpus, CorpusBuilder
 from ..diagnostics.consensus import check_min_raters
 from ..diagnostics.consensus import consensus
@@ -120,6 +120,7 @@ class _RaterGroups:
         self.unit = settings["unit"]
         self.nlp = nlp
         self._n_docs = 0
+        self._id_clashes = IdClashes()
         self._outputs: Tuple[Tuple[str, ...], frozenset] = ((), frozenset())
         self._home = os.getpid()
         self._elsewhere = _shared_counter()
@@ -190,6 +191,7 @@ class _RaterGroups:
         self._n_docs += 1
         doc_id = doc_id_of(doc, self._n_docs)
         where = Location(f"<{self.name}>")
+        self._id_clashes.check(doc, doc_id, where)
         empty = CorpusBuilder()  # counts spans with no characters, left out
         raters = [(rater, span_tuples(doc.spans[key], where, doc_id, f"spans[{key!r}]", empty)) for rater, key in self.groups(doc)]
         return {"doc_id": doc_id, "text": doc.text, "tokens": doc_tokens(doc), "raters": raters, "left_out": empty.exclusions.spans}
@@ -277,6 +279,7 @@ class SpanAgreement(_RaterGroups):
         self._records = []
         self._positions = {}
         self._n_docs = 0
+        self._id_clashes = IdClashes()
         self.forget_elsewhere()
 
     def score(self, examples: Iterable, **kwargs) -> Dict[str, Any]:
@@ -428,6 +431,7 @@ class SpanConsensus(_RaterGroups):
         self._totals = Counter()
         self._ties = []
         self._n_docs = 0
+        self._id_clashes = IdClashes()
         self.forget_elsewhere()
 
 

@@ -74,8 +74,10 @@ def read_docbin(
         per_rater_groups = any(len(doc.spans) for doc in docs)
     else:
         per_rater_groups = keys is not None
+    clashes = IdClashes()
     for position, doc in enumerate(docs, 1):
         doc_id = doc_id_of(doc, position, where)
+        clashes.check(doc, doc_id, where)
         text = doc.text
         tokens = doc_tokens(doc)
         if per_rater_groups:
@@ -217,6 +219,25 @@ def doc_id_of(doc, position: int, where: Location | None = None) -> str:
     if isinstance(value, bool) or not isinstance(value, (str, int)) or value == "":
         raise InputError(f"expected a non-empty string or integer, got {describe(value)}", where=where, field='user_data["doc_id"]')
     return str(value)
+
+
+class IdClashes:
+    """Ids given in ``user_data["doc_id"]`` and ids made from positions (``doc-0001``), kept apart
+    so that one of each kind with the same value is an error, not two Docs merged into one."""
+
+    def __init__(self) -> None:
+        self.given: set[str] = set()
+        self.positional: set[str] = set()
+
+    def check(self, doc, doc_id: str, where: Location | None = None) -> None:
+        given = bool(doc.user_data) and doc.user_data.get("doc_id") is not None
+        (self.given if given else self.positional).add(doc_id)
+        if doc_id in self.given and doc_id in self.positional:
+            raise InputError(
+                f"{doc_id!r} is one Doc's user_data['doc_id'] and the position id of another Doc, which has "
+                "none; give every Doc a user_data['doc_id']",
+                where=where, doc_id=doc_id,
+            )
 
 
 def doc_tokens(doc) -> np.ndarray:
