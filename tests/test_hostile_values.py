@@ -437,3 +437,18 @@ def test_a_position_id_that_is_another_docs_given_id_is_an_error(tmp_path):
     component(docs[0])
     with pytest.raises(InputError, match="give every Doc a user_data"):
         component(docs[1])
+
+
+@pytest.mark.parametrize("args", [
+    ["score", "{long}"], ["score", "{long}", "--jobs", "2"], ["score", "{long}", "--stream"],
+    ["gate", "{long}", "--min", "pooled_psa=0.1"], ["convert", "{long}", "-o", "{tmp}/c.jsonl"],
+    ["consensus", "{long}", "-k", "2", "-o", "{tmp}/g.jsonl"], ["report", "{long}", "-o", "{tmp}/r.html"],
+    ["score", "{path}", "--config", "{long}"], ["score", "{path}", "-o", "{long}"],
+    ["score", "{long}", "--format", "brat"],
+])
+def test_a_name_the_system_refuses_is_an_error_in_every_command(tmp_path, args):
+    path = _two_raters(tmp_path)
+    long = str(tmp_path / ("x" * 300))  # longer than any file system's name limit
+    result = runner.invoke(app, [a.format(long=long, tmp=tmp_path, path=path) for a in args])
+    assert result.exit_code == 2, (result.output, result.exception)
+    assert "Traceback" not in result.output and "too long" in result.stderr.lower(), result.stderr

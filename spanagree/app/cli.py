@@ -17,7 +17,7 @@ import typer
 
 from ..errors import SpanagreeError
 from ..engine.mode import AutoEngineWarning
-from ..core.files import check_outputs, write_bytes
+from ..core.files import check_outputs, exists, write_bytes
 from ..io import formats
 from ..core.version import __version__
 from . import config as settings_module
@@ -281,7 +281,7 @@ def gate_command(
     from ..outputs import gate  # imported when the command runs (import time)
     from . import runs
 
-    inputs = [p for p in paths if p and Path(p).exists()]
+    inputs = [p for p in paths if p and exists(p)]
     try:
         check_outputs([junit], inputs)
     except SpanagreeError as err:
@@ -564,6 +564,12 @@ def main() -> None:
         app()
     except SpanagreeError as err:  # one not caught by its command: still a message, not a traceback
         sys.stderr.write(f"spanagree: error: {visible(cut(str(err), 2000), keep_newlines=True)}\n")
+        sys.exit(2)
+    except BrokenPipeError:  # the reader of the output went away (``| head``): nothing to say
+        sys.exit(0)
+    except OSError as err:  # the system refused a path no check foresaw: name it, exit 2
+        where = f"{visible(cut(str(err.filename), 300))}: " if err.filename is not None else ""
+        sys.stderr.write(f"spanagree: error: {where}{err.strerror or err}\n")
         sys.exit(2)
     except Interrupted as stop:
         signal.signal(signal.SIGINT, signal.SIG_IGN)

@@ -191,7 +191,11 @@ def _read_file(path: Path, overrides: Mapping[str, Any]) -> tuple[dict, set[str]
     """The file's sections as plain dicts, with the overrides of the sections it has applied."""
     from confection import Config
 
-    if not path.is_file():
+    try:
+        found = path.is_file()
+    except OSError as err:  # a name the system refuses (too long, ...)
+        raise UsageError(f"config file {str(path)!r} cannot be read: {err.strerror or err}") from None
+    if not found:
         raise UsageError(f"config file {str(path)!r} not found")
     try:
         raw = Config().from_disk(path, interpolate=False)

@@ -83,6 +83,23 @@ def _special(target: Path) -> bool:
     return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
 
 
+def is_folder(path: str | os.PathLike) -> bool:
+    """``Path(path).is_dir()``, False for a name the system refuses (too long, ...), which the
+    reader then reports as it reads."""
+    try:
+        return Path(path).is_dir()
+    except OSError:
+        return False
+
+
+def exists(path: str | os.PathLike) -> bool:
+    """``Path(path).exists()``, False for a name the system refuses (too long, ...)."""
+    try:
+        return Path(path).exists()
+    except OSError:
+        return False
+
+
 def write_bytes(path: str | os.PathLike, data: bytes) -> None:
     """Write ``data`` to ``path`` atomically."""
     with atomic_write(path, "wb") as handle:
@@ -136,7 +153,7 @@ def check_outputs(
         if not isinstance(source, (str, os.PathLike)):
             continue  # the reader says what a path must be
         source_path = Path(source)
-        (folders if source_path.is_dir() else files).append(source_path)
+        (folders if is_folder(source_path) else files).append(source_path)
     seen: set[Path] = set()
     for output in outputs:
         target = check_output(output, inputs=files, what=what)

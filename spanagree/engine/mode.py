@@ -83,14 +83,17 @@ def _regular_files(paths) -> list[Path] | None:
     except TypeError:
         return None
     files: list[Path] = []
-    for p in given:
-        text = str(p)
-        found = sorted(glob.glob(text, recursive=True)) if any(ch in text for ch in "*?[") and not Path(text).exists() else [text]
-        for name in map(Path, found):
-            inside = sorted(name.glob("*.jsonl")) if name.is_dir() else [name]
-            if not inside or not all(f.is_file() for f in inside):
-                return None
-            files.extend(inside)
+    try:
+        for p in given:
+            text = str(p)
+            found = sorted(glob.glob(text, recursive=True)) if any(ch in text for ch in "*?[") and not Path(text).exists() else [text]
+            for name in map(Path, found):
+                inside = sorted(name.glob("*.jsonl")) if name.is_dir() else [name]
+                if not inside or not all(f.is_file() for f in inside):
+                    return None
+                files.extend(inside)
+    except OSError:  # a name the system refuses (too long, ...): the reader says so, naming it
+        return None
     return files or None
 
 

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Hashable, Sequence
 
+from ..core.files import exists, is_folder
 from ..errors import InputError, Location, UsageError
 from ..io import detect_format, expand_paths, formats
 from ..io.common import loads_json
@@ -85,7 +86,7 @@ def expand_inputs(paths: str | Path | Sequence[str | Path]) -> list[Path]:
     out: list[str | Path] = []
     for p in paths:
         text = str(p)
-        if any(ch in text for ch in "*?[") and not Path(text).exists():
+        if any(ch in text for ch in "*?[") and not exists(text):
             found = sorted(glob.glob(text, recursive=True))
             if not found:
                 raise UsageError(f"no files match {text!r}")
@@ -105,7 +106,7 @@ def make_plan(
     files = expand_inputs(paths)
     plan = Plan(files=[], chunks=[], options=options)
     for index, path in enumerate(files):
-        if path.is_dir():
+        if is_folder(path):
             plan.unsupported = f"{path} is a directory in a format read as a whole"
             return plan
         try:

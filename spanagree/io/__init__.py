@@ -29,6 +29,7 @@ from .common import empty_file, json_lines
 from .streams import spool
 from ._text import peek
 from ..core import options as options_module
+from ..core.files import is_folder
 from ..core.validate import path as check_path, shown
 
 #: The reader options of the declaration (``[input]``, but the format, which is read's own).
@@ -79,6 +80,13 @@ def formats() -> dict[str, Format]:
 def detect_format(path: Path) -> str:
     """The format of a path; a path no format recognises is an InputError that says what was seen
     and how to name the format (``--format``)."""
+    try:
+        return _detect_format(path)
+    except OSError as err:  # a name the system refuses (too long, not permitted, ...)
+        raise InputError(f"cannot be read ({err.strerror or err})", where=Location(str(path))) from None
+
+
+def _detect_format(path: Path) -> str:
     candidates = formats().values()
     for fmt in candidates:
         if not fmt.jsonl and fmt.sniff(path, None):
@@ -135,7 +143,7 @@ def expand_paths(paths: str | Path | Iterable[str | Path]) -> list[Path]:
         paths = [paths]
     files: list[Path] = []
     for p in map(Path, paths):
-        inside = sorted(p.glob("*.jsonl")) if p.is_dir() else []
+        inside = sorted(p.glob("*.jsonl")) if is_folder(p) else []
         if inside:
             _say_passed_over(p)
         files.extend(inside or [spool(p)])
