@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
-from .core import options
+from .core import options, validate
 from .core.align import AlignmentRule
 from .core.counts import EXCLUSIONS, OUTCOMES, Counts, count
 from .errors import UsageError
@@ -116,13 +116,22 @@ class AgreementReport:
     def summary(self, max_pairs: int = 20, max_documents: int = 10) -> dict[str, Any]:
         """:meth:`to_dict` with only the ``max_pairs`` pairs that share most documents and the
         ``max_documents`` documents of lowest agreement (for tables; the totals are unchanged)."""
+        validate.whole("max_pairs", max_pairs, 0)
+        validate.whole("max_documents", max_documents, 0)
         return self._build(max_pairs=max_pairs, max_documents=max_documents)
 
     def with_pairs(self, pairs: np.ndarray) -> dict[str, Any]:
         """:meth:`to_dict` with only the rater pairs ``pairs`` (pair indices into
         ``counts.comparisons.pairs``) in its ``"pairs"`` list, in pair order; every total, and
         ``overall.pairs``, is unchanged. For pages that show some pairs of very many."""
-        return self._build(max_pairs=None, max_documents=None, pairs=np.unique(np.asarray(pairs, dtype=np.int64)))
+        try:
+            chosen = np.unique(np.asarray(pairs, dtype=np.int64))
+        except (TypeError, ValueError, OverflowError):
+            raise UsageError(f"pairs must be pair indices (whole numbers), got {validate.shown(pairs)}") from None
+        n_pairs = len(self.counts.comparisons.pairs)
+        if len(chosen) and (chosen[0] < 0 or chosen[-1] >= n_pairs):
+            raise UsageError(f"pair indices run from 0 to {n_pairs - 1}; got {validate.shown(pairs)}")
+        return self._build(max_pairs=None, max_documents=None, pairs=chosen)
 
     def point(self) -> tuple[Layout, Summary]:
         """Every PSA statistic of the data (:func:`spanagree.measures.summary.summarize`, one
@@ -134,6 +143,8 @@ class AgreementReport:
     def pairs_written(self, written: Sequence[str]) -> np.ndarray:
         """Indices of the rater pairs written ``A~B`` (either order; where a name holds ``~``,
         every split that names two raters counts), for :meth:`with_pairs`."""
+        if written is None or isinstance(written, str) or not all(isinstance(text, str) for text in written):
+            raise UsageError(f"written must be a list of 'A~B' strings, got {validate.shown(written)}")
         raters = self.corpus.raters
         code = {name: i for i, name in enumerate(raters)}
         keys = set()

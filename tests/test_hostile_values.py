@@ -64,8 +64,9 @@ def test_offsets_beyond_64_bits_in_tool_exports_are_input_errors(tmp_path):
         spans = [[0, HUGE, "PER"]] + [[i, i + 1, "X"] for i in range(20)]  # past the few-span path
         (folder / f"{member}.jsonl").write_text(json.dumps({"id": 1, "text": "Ünïcödé 😀 " + text, "label": spans}) + "\n")
     _fails_cleanly(["score", str(folder), "--format", "doccano"], "label[0]")
-    with pytest.raises(UsageError, match="2\\*\\*63 - 1"):
+    with pytest.raises(UsageError, match="2\\*\\*62"):
         spanagree.align_spans([(0, 2**64, "A")], [(0, 5, "A")])
+    assert spanagree.align_spans([(0, 2**62, "A")], [(0, 2**62, "A")]) == [((0, 2**62, "A"), (0, 2**62, "A"), 1.0)]
 
 
 def test_a_language_spacy_does_not_have_is_a_usage_error(tmp_path):
@@ -452,3 +453,96 @@ def test_a_name_the_system_refuses_is_an_error_in_every_command(tmp_path, args):
     result = runner.invoke(app, [a.format(long=long, tmp=tmp_path, path=path) for a in args])
     assert result.exit_code == 2, (result.output, result.exception)
     assert "Traceback" not in result.output and "too long" in result.stderr.lower(), result.stderr
+
+
+def test_statistics_refuse_expansions_and_tables_too_large_to_build():
+    from spanagree import stats
+    from spanagree.measures import cac
+
+    with pytest.raises(ValueError, match="expand into"):
+        stats.table_to_ratings([[2**62, 2**62], [2**62, 2**62]])
+    with pytest.raises(ValueError, match="expand into"):
+        stats.counts_to_ratings([[10**10, 0]])
+    ratings = [[f"x{2 * i}", f"x{2 * i + 1}"] for i in range(5000)]  # 10,000 categories
+    with pytest.raises(ValueError, match="categories"):
+        cac.gwet_ac(ratings)
+    with pytest.raises(ValueError, match="needs category values that are not 0"):
+        cac.fleiss_kappa([[-1, 0, 1], [0, 0, 1], [-1, -1, -1]], weights="ratio")
+    for bad in ({"confidence": "0.9"}, {"population": None}):
+        with pytest.raises(ValueError):
+            cac.family([["a", "a"], ["a", "b"]], **bad)
+
+
+def test_psa_and_f_with_counts_near_the_float_limit():
+    assert spanagree.psa(1e308, 1e308, 1e308) == 0.5
+    assert spanagree.f_beta(1e308, 1e308, 1e308, beta=1e-300) == 0.5
+
+
+def test_candidate_tables_too_large_are_a_usage_error(tmp_path):
+    text = " ".join(f"t{i}" for i in range(7500))  # 7,501 categories: 56M cells for one pair
+    tokens, spans, start = [], [], 0
+    for i, word in enumerate(text.split(" ")):
+        tokens.append({"start": start, "end": start + len(word)})
+        spans.append({"start": start, "end": start + len(word), "label": f"L{i}"})
+        start += len(word) + 1
+    path = tmp_path / "labels.jsonl"
+    path.write_text("".join(json.dumps({"doc_id": "d", "text": text, "annotator": r, "spans": spans, "tokens": tokens}) + "\n"
+                            for r in ("a", "b")), encoding="utf-8")
+    _fails_cleanly(["score", str(path), "--candidates", "tokens"], "k × k table per pair")
+
+
+def test_unitizing_text_output_when_no_document_has_every_rater(tmp_path):
+    rows = [{"doc_id": f"d{i}", "text": "Alice met Bob", "annotator": r, "spans": [{"start": 0, "end": 5, "label": "P"}]}
+            for i, r in ((1, "a"), (2, "b"))]
+    path = tmp_path / "x.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    for output in ("table", "markdown"):
+        result = runner.invoke(app, ["score", str(path), "--unitizing", "--output", output])
+        assert result.exit_code == 0 and "Traceback" not in result.output, result.output
+
+
+def test_report_to_a_folder_or_empty_name_is_a_usage_error(tmp_path, monkeypatch):
+    path = _two_raters(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    for out in ("", "."):
+        _fails_cleanly(["report", str(path), "-o", out], "is a folder")
+
+
+def test_a_unitizing_table_in_the_config_is_checked_and_used(tmp_path):
+    path = _two_raters(tmp_path)
+    _fails_cleanly(["score", str(path), "--unitizing.on", '{"samples": 5, "bogus": 2}'], "unknown unitizing option(s) bogus")
+    result = runner.invoke(app, ["score", str(path), "--unitizing.on", '{"samples": 5}', "--output", "json"])
+    assert json.loads(result.stdout)["unitizing"]["gamma"]["samples"] == 5
+
+
+@pytest.mark.parametrize("options, accept, field", [
+    (5, ["POS"], "options"), ([{"id": None}, {"id": {"x": 1}}], [], "options"), ([{"id": "POS"}], ["NEG"], "accept"),
+])
+def test_prodigy_options_are_checked(tmp_path, options, accept, field):
+    rows = [{"text": "Alice met Bob", "_input_hash": 1, "answer": "accept", "_annotator_id": r, "options": options,
+             "accept": accept} for r in ("a", "b")]
+    path = tmp_path / "p.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    _fails_cleanly(["score", str(path)], f"field '{field}'")
+
+
+def test_api_arguments_of_the_report_and_aligner_are_checked(tmp_path):
+    path = _two_raters(tmp_path)
+    with pytest.raises(UsageError):
+        spanagree.score(path, read_options=5)
+    for kwargs in ({"rule": 5}, {"bogus": 1}):
+        with pytest.raises(UsageError):
+            spanagree.align_spans([(0, 5, "A")], [(0, 5, "A")], **kwargs)
+    report = spanagree.score(path)
+    for call in (lambda: report.summary(max_pairs="x"), lambda: report.summary(max_pairs=-1),
+                 lambda: report.with_pairs([5]), lambda: report.pairs_written(None)):
+        with pytest.raises(UsageError):
+            call()
+
+
+def test_dash_writes_the_output_to_standard_output(tmp_path, monkeypatch):
+    path = _two_raters(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(app, ["score", str(path), "-o", "-", "--output", "json"])
+    assert result.exit_code == 0 and json.loads(result.stdout)["documents"]["read"] == 1
+    assert not (tmp_path / "-").exists()

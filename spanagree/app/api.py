@@ -68,6 +68,8 @@ def score(
     """
     if not isinstance(corpus, Corpus):
         validate.path("corpus", corpus)
+    if read_options is not None and not isinstance(read_options, dict):
+        raise UsageError(f"read_options must be a dict of reader options or None, got {validate.shown(read_options)}")
     given = _by_name(args, kwargs)
     rule = given.pop("rule") if isinstance(given.get("rule"), AlignmentRule) else None
     settings = options.keywords(given, _option_names())

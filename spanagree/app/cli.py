@@ -154,7 +154,7 @@ def score_command(
 
     try:
         files, settings = _command_settings(ctx, paths, config)
-        check_outputs([out_file], files)
+        check_outputs([None if str(out_file) == "-" else out_file], files)
         result = score_with_settings(files, settings, progress=_progress())
         _warn_few_raters(result.raters)
         output = Output(settings["report"]["output"])
@@ -322,6 +322,7 @@ def report_command(
     try:
         files, settings = _command_settings(ctx, paths, config)
 
+        check_outputs([out], files)  # first alone: the CSV's name is made from a valid file name
         check_outputs([out, html_report.documents_csv_path(out)], files)
         html_report.check_dependencies()
         if settings["intervals"]["bootstrap"] is None:
@@ -395,7 +396,7 @@ def alt_test_command(
 
     try:
         files, settings = _command_settings(ctx, paths, config)
-        check_outputs([out_file], files)
+        check_outputs([None if str(out_file) == "-" else out_file], files)
         report = score_with_settings(files, settings, progress=_progress())
         found = alt.from_report(report, candidate, epsilon=epsilon, alpha=alpha, min_documents=human_documents)
     except SpanagreeError as err:
@@ -405,7 +406,7 @@ def alt_test_command(
         text = orjson.dumps(results[0] if len(results) == 1 else results, option=orjson.OPT_INDENT_2).decode("utf-8")
     else:
         text = alt_output.as_markdown(results) if output is Output.markdown else alt_output.as_text(results)
-    if out_file is None:
+    if out_file is None or str(out_file) == "-":  # '-': standard output, as usual
         sys.stdout.write(text + "\n")
     else:
         _write(out_file, (text + "\n").encode("utf-8"))
@@ -470,7 +471,7 @@ def _emit(report: dict, output: Output, out_file: Path | None) -> None:
         text = render.as_markdown(report)
     else:
         text = render.as_text(report)
-    if out_file is None:
+    if out_file is None or str(out_file) == "-":  # '-': standard output, as usual
         sys.stdout.write(text + "\n")
     else:
         _write(out_file, (text + "\n").encode("utf-8"))

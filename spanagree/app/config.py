@@ -147,7 +147,10 @@ def score_options(settings: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
     key, from its key; ``unitizing`` is False or the table of γ's options."""
     kwargs = {o.name: settings[o.section][o.key] for o in options.api_options() if o.config}
     unitizing = settings["unitizing"]
-    kwargs["unitizing"] = {k: unitizing[k] for k in ("samples", "alpha", "beta")} if unitizing["on"] else False
+    on = unitizing["on"]
+    # a table in `on` (as the keyword takes it) turns unitizing on with those options over the section's
+    table = {**{k: unitizing[k] for k in ("samples", "alpha", "beta")}, **(on if isinstance(on, dict) else {})}
+    kwargs["unitizing"] = table if (on is True or isinstance(on, dict)) else False
     return kwargs
 
 

@@ -280,7 +280,7 @@ def align_spans(
     spans_a: Sequence[tuple[int, int, object]],
     spans_b: Sequence[tuple[int, int, object]],
     rule: AlignmentRule | None = None,
-    **options,
+    **rule_options,
 ) -> list[tuple[tuple[int, int, object], tuple[int, int, object], float]]:
     """Align two lists of ``(start, end, label)`` spans of one document.
 
@@ -293,7 +293,14 @@ def align_spans(
     spans_a = validate.spans("spans_a", spans_a)
     spans_b = validate.spans("spans_b", spans_b)
     if rule is None or isinstance(rule, str):
-        rule = AlignmentRule(**({"rule": rule} if rule else {}), **options)
+        unknown = sorted(set(rule_options) - set(options.RULE_OPTIONS) - {"rule"})
+        if unknown:
+            raise UsageError(f"unknown option(s) {', '.join(unknown)}; allowed: {', '.join(options.RULE_OPTIONS)}")
+        rule = AlignmentRule(**{**rule_options, **({"rule": rule} if rule else {})})
+    elif not isinstance(rule, AlignmentRule):
+        raise UsageError(f"rule must be a rule's name or an AlignmentRule, got {validate.shown(rule)}")
+    elif rule_options:
+        raise UsageError(f"options ({', '.join(sorted(rule_options))}) cannot be given with an AlignmentRule")
     spans_a = sorted(spans_a, key=lambda s: (s[0], s[1], str(s[2])))
     spans_b = sorted(spans_b, key=lambda s: (s[0], s[1], str(s[2])))
     names = {lab: i for i, lab in enumerate(sorted({str(s[2]) for s in [*spans_a, *spans_b]}))}
@@ -370,7 +377,7 @@ def _sort_keys(a: SpanColumns, b: SpanColumns, by_label: bool) -> tuple[np.ndarr
     else:
         gk_a, gk_b = a.group, b.group
     top = int(max(gk_a.max(), gk_b.max())) + 1
-    if top * width >= 2**62:
+    if top * width > 2**63:  # every key, and key + end, stays below top * width
         raise UsageError("too many alignment groups at once for 64-bit keys; align in smaller batches")
     return gk_a * width + a.start, gk_b * width + b.start, width
 

@@ -22,8 +22,10 @@ MAX_SAMPLES = 10_000
 #: Seeds are non-negative and fit in 64 bits (numpy's generators take larger ones, but a seed is
 #: written in reports and configs, where a 64-bit bound is portable).
 MAX_SEED = 2**64 - 1
-#: Largest whole number an option or an offset may take: counts and offsets are 64-bit integers.
+#: Largest whole number an option may take: counts are 64-bit integers.
 MAX_WHOLE = 2**63 - 1
+#: Largest offset a span given to the API may have: the aligner adds offsets to 64-bit keys.
+MAX_OFFSET = 2**62
 
 
 def shown(value: Any, limit: int = 80) -> str:
@@ -89,9 +91,9 @@ def spans(name: str, values: Any) -> list[tuple[int, int, str]]:
         for what, offset in (("start", start), ("end", end)):
             if type(offset) is not int and not _numpy_int(offset):
                 raise UsageError(f"{name}[{i}]: {what} must be a whole number, got {shown(offset)}")
-        if not 0 <= start <= end <= MAX_WHOLE:
+        if not 0 <= start <= end <= MAX_OFFSET:
             raise UsageError(
-                f"{name}[{i}]: expected 0 <= start <= end <= 2**63 - 1, got start {shown(start)}, end {shown(end)}"
+                f"{name}[{i}]: expected 0 <= start <= end <= 2**62, got start {shown(start)}, end {shown(end)}"
             )
         if not isinstance(label, str):
             raise UsageError(f"{name}[{i}]: the label must be a string, got {shown(label)}")

@@ -185,9 +185,16 @@ def _add_choices(obj: dict, builder: CorpusBuilder, key, doc_id: str, text: str,
     chosen = _chosen(obj.get("accept", []), where, doc_id)
     # the options are what the rater could choose: an option nobody chose is still a category
     options = obj["options"]
-    offered = None
-    if isinstance(options, list) and all(isinstance(o, dict) and "id" in o for o in options):
-        offered = [str(o["id"]) for o in options]
+    if type(options) is not list or not all(
+        type(o) is dict and type(o.get("id")) in (str, int) and o["id"] != "" for o in options
+    ):
+        raise InputError(f"expected a list of options, each with an 'id' (a string or integer), got {describe(options)}",
+                         where=where, doc_id=doc_id, field="options")
+    offered = [str(o["id"]) for o in options]
+    unknown = [c for c in chosen if c not in set(offered)]
+    if unknown:
+        raise InputError(f"chose {unknown[0]!r}, which is not among the options ({', '.join(offered[:10])})",
+                         where=where, doc_id=doc_id, field="accept")
     builder.add_labels(key, doc_id, text, rater, parse_labels(chosen, where, doc_id, "accept"), where, judged=offered)
 
 

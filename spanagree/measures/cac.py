@@ -45,6 +45,7 @@ agreement. Br. J. Math. Stat. Psychol. 61, 29-48. Definitions in our words: docs
 from __future__ import annotations
 
 import math
+from numbers import Real
 import warnings
 from dataclasses import dataclass, field, replace
 from functools import cached_property
@@ -236,10 +237,20 @@ class _Prepared:
         return (self.counts / self.ri[:, None]).sum(axis=0) / len(self.ri)
 
 
+#: Most cells of the categories² weights a coefficient builds (the items × categories counts may
+#: hold five times as many: a million tokens with 250 labels).
+MAX_CELLS = 50_000_000
+
+
 def _prepare(data: RawRatings, weights: Weights, missing: str) -> _Prepared:
     if missing not in MISSING:
         raise ValueError(f"missing={missing!r} is not one of {', '.join(map(repr, MISSING))}")
     q = data.q
+    if q * q > MAX_CELLS or data.n_items * q > 5 * MAX_CELLS:
+        raise ValueError(
+            f"{q:,} categories on {data.n_items:,} items: the weights (categories², at most {MAX_CELLS:,}) or "
+            f"the counts (items × categories, at most {5 * MAX_CELLS:,}) would be too large; merge categories"
+        )
     w = agreement_weights(weights, np.array(list(data.categories), dtype=object))
     item, rater, code = data.item, data.rater, data.code
     skipped: dict[str, int] = {}
@@ -401,9 +412,9 @@ def _alpha(p: _Prepared, confidence: float, population: float) -> Estimate:
 
 
 def _check_options(confidence: float, population: float) -> None:
-    if not 0.0 < confidence < 1.0:
-        raise ValueError(f"confidence={confidence!r} must be between 0 and 1 (e.g. 0.95)")
-    if not population > 0:
+    if isinstance(confidence, bool) or not isinstance(confidence, Real) or not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence={confidence!r} must be a number between 0 and 1 (e.g. 0.95)")
+    if isinstance(population, bool) or not isinstance(population, Real) or not population > 0:
         raise ValueError(f"population={population!r} must be a positive number of items (default: infinite)")
 
 

@@ -61,6 +61,10 @@ def kappa_curve(a: float, b: float, c: float, d: float, *, points: int = CURVE_P
     }
 
 
+#: Most cells of the per-pair k × k tables (8 bytes each): about 2,500 categories for one rater pair.
+MAX_TABLE_CELLS = 50_000_000
+
+
 def chance_corrected(items: ItemMatrix, raters: list[str], *, reference: str | None = None,
                      confidence: float = 0.95) -> dict[str, Any]:
     """Every coefficient that applies to the items, per pair, pooled and for all raters.
@@ -78,6 +82,12 @@ def chance_corrected(items: ItemMatrix, raters: list[str], *, reference: str | N
         # undefined values are reported as such in each coefficient's "undefined" field
         warnings.simplefilter("ignore", stats.UndefinedAgreementWarning)
         pairs, pair_index, first, second = rating_pair_rows(items, len(raters))
+        if len(pairs) * k * k > MAX_TABLE_CELLS:
+            raise UsageError(
+                f"{k:,} categories and {len(pairs):,} rater pairs: the chance-corrected family's k × k table per "
+                f"pair would hold {len(pairs) * k * k:,} cells (at most {MAX_TABLE_CELLS:,}); score without "
+                "--candidates, or with fewer labels (docs/robustness.md)"
+            )
         tables = np.bincount(
             pair_index * k * k + items.rating_code[first] * k + items.rating_code[second], minlength=len(pairs) * k * k
         ).reshape(len(pairs), k, k)

@@ -29,9 +29,18 @@ def psa(a: float, b: float, c: float) -> float | None:
     >>> psa(0, 0, 0) is None
     True
     """
-    a, b, c = (validate.count(name, v) for name, v in (("a", a), ("b", b), ("c", c)))
+    a, b, c = _scaled(*(validate.count(name, v) for name, v in (("a", a), ("b", b), ("c", c))))
     denominator = 2 * a + b + c
     return None if denominator == 0 else 2 * a / denominator
+
+
+def _scaled(a: float, b: float, c: float) -> tuple[float, float, float]:
+    """Counts near the float limit divided by the largest, so that no sum overflows (the
+    ratios do not change); others as given, so that results stay exact to the last bit."""
+    largest = max(a, b, c)
+    if largest > 1e300:
+        return a / largest, b / largest, c / largest
+    return a, b, c
 
 
 def f_beta(a: float, b: float, c: float, beta: float = 1.0) -> float | None:
@@ -45,7 +54,7 @@ def f_beta(a: float, b: float, c: float, beta: float = 1.0) -> float | None:
     >>> round(f_beta(8, 2, 0, beta=2.0), 4)
     0.8333
     """
-    a, b, c = (validate.count(name, v) for name, v in (("a", a), ("b", b), ("c", c)))
+    a, b, c = _scaled(*(validate.count(name, v) for name, v in (("a", a), ("b", b), ("c", c))))
     validate.positive("beta", beta)
     on_b, on_c = beta_weights(beta)
     denominator = a + on_b * b + on_c * c

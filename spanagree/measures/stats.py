@@ -563,6 +563,18 @@ def code_ratings(ratings: ArrayLike, categories: ArrayLike | None = None) -> Cod
     return CodedRatings(*_code_values(arr, categories))
 
 
+#: Most ratings a table or count matrix may expand into (one row or cell each).
+MAX_EXPANDED = 100_000_000
+
+
+def _check_expansion(size: float, what: str) -> None:
+    if size > MAX_EXPANDED:
+        raise ValueError(
+            f"{what}: the counts expand into {size:.3g} ratings, more than the {MAX_EXPANDED:,} this builds; "
+            "use the table functions (table_family) on counts this large"
+        )
+
+
 def table_to_ratings(table: ArrayLike) -> np.ndarray:
     """Expand a k×k contingency table of two raters into items × 2 ratings (category indices).
 
@@ -575,6 +587,7 @@ def table_to_ratings(table: ArrayLike) -> np.ndarray:
     t = _as_table(table)
     if (t != np.round(t)).any():
         raise ValueError("table_to_ratings needs whole-number counts (one item per unit of count)")
+    _check_expansion(float(t.sum()), "table_to_ratings")
     k = t.shape[0]
     cell = np.repeat(np.arange(k * k), t.astype(np.int64).ravel())
     return np.stack([cell // k, cell % k], axis=1)
@@ -596,6 +609,7 @@ def counts_to_ratings(counts: ArrayLike) -> np.ndarray:
         raise ValueError(f"counts must be an items × categories array of whole numbers; got {reprlib.repr(counts)}") from exc
     if c.ndim != 2 or not np.isfinite(c).all() or (c < 0).any() or (c != np.round(c)).any():
         raise ValueError("counts must be a 2-D items × categories array of non-negative whole numbers")
+    _check_expansion(float(c.sum()) + float(c.sum(axis=1).max(initial=0)) * c.shape[0], "counts_to_ratings")
     per_item = c.sum(axis=1).astype(np.int64)
     width = int(per_item.max(initial=0))
     out = np.full((c.shape[0], width), np.nan)

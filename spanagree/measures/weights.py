@@ -92,6 +92,8 @@ def agreement_weights(weights: Weights, categories: ArrayLike) -> np.ndarray:
     if weights == "radical":
         return 1.0 - np.sqrt(np.abs(diff)) / np.sqrt(span)
     if weights == "ratio":
+        if hi + lo == 0:  # the scale below divides by it
+            raise ValueError("weights='ratio' needs category values that are not 0 (e.g. positive)")
         with np.errstate(divide="ignore", invalid="ignore"):
             raw = (diff / (x[:, None] + x[None, :])) ** 2 / (span / (hi + lo)) ** 2
         raw[np.eye(q, dtype=bool)] = 0.0

@@ -36,8 +36,8 @@ def tables(section: Mapping[str, Any], num: Callable) -> list[tuple[str, list[st
         ["γ", _value(g, num)],
         ["", DESCRIPTIONS["gamma"]],
         ["γ observed / expected disorder", f"{num(g.get('observed_disorder'))} / {num(g.get('expected_disorder'))}"],
-        ["γ expected disorder from", f"{g['samples']} shuffled continua, seed {g['seed']}, 95% relative precision "
-         f"{num(g.get('precision'))}"],
+        *([["γ expected disorder from", f"{g['samples']} shuffled continua, seed {g['seed']}, 95% relative "
+            f"precision {num(g.get('precision'))}"]] if "samples" in g else []),
         ["γ-cat (labels of aligned units)", num(g.get("gamma_cat"))],
         ["documents (every rater annotated)", section["documents"]],
     ]
