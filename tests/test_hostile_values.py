@@ -546,3 +546,16 @@ def test_dash_writes_the_output_to_standard_output(tmp_path, monkeypatch):
     result = runner.invoke(app, ["score", str(path), "-o", "-", "--output", "json"])
     assert result.exit_code == 0 and json.loads(result.stdout)["documents"]["read"] == 1
     assert not (tmp_path / "-").exists()
+
+
+def test_statistics_refuse_labels_that_are_not_labels_and_odd_arguments():
+    from spanagree import stats
+    from spanagree.measures import cac
+
+    for ratings in ([[frozenset({1}), frozenset({1})], [frozenset({2}), frozenset({1})]], [[{"a": 1}, {"a": 1}]]):
+        with pytest.raises(ValueError, match="must hold labels"):
+            stats.fleiss_kappa(ratings)
+    assert stats.fleiss_kappa([[("a", 1), ("a", 1)], [("b", 2), ("a", 1)]]) == stats.fleiss_kappa([["a", "a"], ["b", "a"]])
+    for kwargs in ({"coefficients": 5}, {"categories": 5}):
+        with pytest.raises(ValueError):
+            cac.family([["a", "a"], ["a", "b"]], **kwargs)

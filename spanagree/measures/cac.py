@@ -430,6 +430,8 @@ def family(ratings: ArrayLike | RawRatings, *, categories: ArrayLike | None = No
     (0.3725, 4, 3)
     """
     _check_options(confidence, population)
+    if isinstance(coefficients, str) or not isinstance(coefficients, Iterable):
+        raise ValueError(f"coefficients must be a list of names from {', '.join(COEFFICIENTS)}; got {coefficients!r}")
     names = list(coefficients)
     unknown = [c for c in names if c not in COEFFICIENTS]
     if unknown:

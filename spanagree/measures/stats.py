@@ -44,7 +44,7 @@ import reprlib
 import sys
 import warnings
 from dataclasses import dataclass, field
-from typing import Any, Literal, Mapping, NamedTuple, Union
+from typing import Any, Iterable, Literal, Mapping, NamedTuple, Union
 
 import numpy as np
 
@@ -342,6 +342,10 @@ def _as_ratings(ratings: ArrayLike, name: str = "ratings") -> np.ndarray:
             f"{name} must be a 2-D items × raters array (one row per item, one column per rater); "
             f"got {arr.ndim}-D array of shape {arr.shape}"
         )
+    if arr.dtype.kind == "O":
+        odd = next((v for v in arr.ravel().tolist() if isinstance(v, (set, frozenset, dict, list, bytearray))), None)
+        if odd is not None:  # unordered or unhashable: categories could not be told apart reliably
+            raise ValueError(f"{name} must hold labels (strings, numbers), not {type(odd).__name__} values: {reprlib.repr(odd)}")
     return arr
 
 
@@ -560,6 +564,8 @@ def code_ratings(ratings: ArrayLike, categories: ArrayLike | None = None) -> Cod
     arr = _as_ratings(ratings)
     if categories is None:
         check_ratings(arr)
+    elif isinstance(categories, (str, bytes)) or not isinstance(categories, Iterable):
+        raise ValueError(f"categories must be a list of the category labels, got {reprlib.repr(categories)}")
     return CodedRatings(*_code_values(arr, categories))
 
 
