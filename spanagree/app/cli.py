@@ -16,7 +16,6 @@ import orjson
 import typer
 
 from ..errors import SpanagreeError
-from ..engine.mode import AutoEngineWarning
 from ..core.files import check_outputs, exists, write_bytes
 from ..io import formats
 from ..core.version import __version__
@@ -154,7 +153,7 @@ def score_command(
 
     try:
         files, settings = _command_settings(ctx, paths, config)
-        check_outputs([None if str(out_file) == "-" else out_file], files)
+        check_outputs([None if _to_stdout(out_file) else out_file], files)
         result = score_with_settings(files, settings, progress=_progress())
         _warn_few_raters(result.raters)
         output = Output(settings["report"]["output"])
@@ -396,7 +395,7 @@ def alt_test_command(
 
     try:
         files, settings = _command_settings(ctx, paths, config)
-        check_outputs([None if str(out_file) == "-" else out_file], files)
+        check_outputs([None if _to_stdout(out_file) else out_file], files)
         report = score_with_settings(files, settings, progress=_progress())
         found = alt.from_report(report, candidate, epsilon=epsilon, alpha=alpha, min_documents=human_documents)
     except SpanagreeError as err:
@@ -406,7 +405,7 @@ def alt_test_command(
         text = orjson.dumps(results[0] if len(results) == 1 else results, option=orjson.OPT_INDENT_2).decode("utf-8")
     else:
         text = alt_output.as_markdown(results) if output is Output.markdown else alt_output.as_text(results)
-    if out_file is None or str(out_file) == "-":  # '-': standard output, as usual
+    if _to_stdout(out_file):
         sys.stdout.write(text + "\n")
     else:
         _write(out_file, (text + "\n").encode("utf-8"))
@@ -471,11 +470,16 @@ def _emit(report: dict, output: Output, out_file: Path | None) -> None:
         text = render.as_markdown(report)
     else:
         text = render.as_text(report)
-    if out_file is None or str(out_file) == "-":  # '-': standard output, as usual
+    if _to_stdout(out_file):
         sys.stdout.write(text + "\n")
     else:
         _write(out_file, (text + "\n").encode("utf-8"))
         typer.echo(f"wrote {out_file}", err=True)
+
+
+def _to_stdout(out_file: Path | None) -> bool:
+    """No ``-o``, or ``-o -`` (standard output, as usual)."""
+    return out_file is None or str(out_file) == "-"
 
 
 def _write(path: Path, data: bytes) -> None:
@@ -539,12 +543,11 @@ def _notes_on_stderr() -> None:
     import warnings
 
     shown = warnings.showwarning
-
     package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
     def show(message, category, filename, lineno, file=None, line=None):
-        ours = category.__module__.startswith("spanagree.") or os.path.abspath(filename).startswith(package + os.sep)
-        if issubclass(category, AutoEngineWarning) or ours:
+        # spanagree's own warning classes, or a plain UserWarning raised in its code
+        if category.__module__.startswith("spanagree.") or os.path.abspath(filename).startswith(package + os.sep):
             sys.stderr.write(f"spanagree: note: {message}\n")
         else:
             shown(message, category, filename, lineno, file, line)

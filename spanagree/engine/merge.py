@@ -26,7 +26,7 @@ from ..core.align import AlignmentRule
 from ..core.arrays import dense_codes
 from ..core.counts import Counts, Comparisons, comparison_totals
 from ..core.model import Exclusions
-from ..io import rater_marks, silent_rater_note
+from ..io import note_raters_without_marks, rater_marks
 
 
 @dataclass
@@ -251,9 +251,8 @@ def merge(partials: Sequence[Partial], rule: AlignmentRule, unit: str) -> tuple[
         notes.update(p.notes)
         if p.rater_marks is not None:
             np.add.at(marks, codes, p.rater_marks)
-    if int(ann_ptr[-1]) if len(ann_ptr) else 0:  # as when read in memory: only once some rater marked spans
-        for code in np.flatnonzero(marks == 0).tolist():
-            exclusions.notes[silent_rater_note(raters[code])] += 1
+    if len(ann_ptr) and ann_ptr[-1]:  # as when read in memory: only once some rater marked spans
+        note_raters_without_marks(exclusions.notes, raters, marks)
     corpus = CorpusSummary(
         doc_ids=doc_ids,
         raters=raters,

@@ -231,11 +231,8 @@ def _read(paths, format: str, progress, options: dict) -> Corpus:
 def note_silent_raters(corpus: Corpus) -> None:
     """A note for every rater who has no span in any document (while others do): often a sign
     that empty annotations were read as "marked nothing" where the rater never looked."""
-    if not corpus.n_spans:
-        return
-    marks = rater_marks(corpus)
-    for code in np.flatnonzero(marks == 0).tolist():
-        corpus.exclusions.notes[silent_rater_note(corpus.raters[code])] += 1
+    if corpus.n_spans:
+        note_raters_without_marks(corpus.exclusions.notes, corpus.raters, rater_marks(corpus))
 
 
 def rater_marks(corpus: Corpus) -> np.ndarray:
@@ -246,8 +243,10 @@ def rater_marks(corpus: Corpus) -> np.ndarray:
     return per_rater
 
 
-def silent_rater_note(rater: str) -> str:
-    return f"rater {rater!r} has no span in any document"
+def note_raters_without_marks(notes, raters: list[str], marks: np.ndarray) -> None:
+    """The note for each rater whose :func:`rater_marks` are 0 (once some rater marked spans)."""
+    for code in np.flatnonzero(marks == 0).tolist():
+        notes[f"rater {raters[code]!r} has no span in any document"] += 1
 
 
 def _call(reader: Callable[..., None], source, builder: CorpusBuilder, options: dict) -> set[str]:

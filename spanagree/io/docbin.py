@@ -105,7 +105,6 @@ def looks_like(path: Path, first: dict | None) -> bool:
     return path.suffix.lower() == SUFFIX and not path.is_dir()
 
 
-
 def blank(language: str):
     """``spacy.blank(language)``; a language spaCy does not have is a usage error."""
     import spacy
@@ -114,6 +113,7 @@ def blank(language: str):
         return spacy.blank(language)
     except Exception as err:  # spaCy raises ImportError (E048) or its own error types
         raise UsageError(f"no spaCy language {cut(language, 40)!r}: {err}") from None
+
 
 def write_docbin(
     corpus: Corpus,

@@ -191,7 +191,8 @@ def _add_choices(obj: dict, builder: CorpusBuilder, key, doc_id: str, text: str,
         raise InputError(f"expected a list of options, each with an 'id' (a string or integer), got {describe(options)}",
                          where=where, doc_id=doc_id, field="options")
     offered = [str(o["id"]) for o in options]
-    unknown = [c for c in chosen if c not in set(offered)]
+    offered_set = set(offered)
+    unknown = [c for c in chosen if c not in offered_set]
     if unknown:
         raise InputError(f"chose {unknown[0]!r}, which is not among the options ({', '.join(offered[:10])})",
                          where=where, doc_id=doc_id, field="accept")

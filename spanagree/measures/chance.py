@@ -61,7 +61,7 @@ def kappa_curve(a: float, b: float, c: float, d: float, *, points: int = CURVE_P
     }
 
 
-#: Most cells of the per-pair k × k tables (8 bytes each): about 2,500 categories for one rater pair.
+#: Most cells of the per-pair k × k tables (8 bytes each): about 7,000 categories for one rater pair.
 MAX_TABLE_CELLS = 50_000_000
 
 
