@@ -13,6 +13,7 @@ in tokens (``unit="token"``).
 from __future__ import annotations
 
 import hashlib
+from bisect import bisect_right
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar, Hashable, Sequence
@@ -20,10 +21,9 @@ from typing import Any, Callable, ClassVar, Hashable, Sequence
 import numpy as np
 
 from .arrays import ranges
+from .raw_spans import SpanTuple, parse_spans, span_columns
 from ..errors import InputError, Location, UsageError
 
-#: A span as readers hand it over: ``(start, end, label)``, validated.
-SpanTuple = tuple[int, int, str]
 
 
 @dataclass
@@ -200,9 +200,16 @@ class CorpusBuilder:
         self._ann_doc: list[int] = []
         self._ann_rater: list[int] = []
         self._ann_len: list[int] = []
-        self._starts: list[int] = []
+        # spans held column-wise in blocks (start, end, first-seen label code), in the order of
+        # their annotations; spans not yet in a block wait in one of two queues
+        self._blocks: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        self._block_first: list[int] = []  # the position of each block's first span
+        self._n_spans_held = 0  # spans in blocks and queues: the position of the next span
+        self._label_index: dict[str, int] = {}
+        self._starts: list[int] = []  # queue of validated spans (add)
         self._ends: list[int] = []
         self._labels: list[str] = []
+        self._unchecked: list[tuple[list, int, Location, str]] = []  # queue of raw span lists (add_unchecked)
         self._doc_labels: dict[tuple[int, int], dict[str, int]] = {}
         self._judged_all: set[tuple[int, int]] = set()
         self.exclusions = Exclusions()
@@ -277,6 +284,8 @@ class CorpusBuilder:
     ) -> None:
         """Add one rater's validated spans for one document."""
         # once per line of input: attribute look-ups kept few on purpose
+        if self._unchecked:
+            self.check_spans()
         n_read = len(spans)
         self.n_annotations_read += 1
         self.n_spans_read += n_read
@@ -289,32 +298,127 @@ class CorpusBuilder:
         rater_code = rater_index.get(rater)
         if rater_code is None:
             rater_code = self._new_rater(rater, where, doc_id)
-        if n_read > 1:
-            unique = sorted(set(spans))
-            if len(unique) < n_read:
-                self.exclusions.spans["duplicate span of the same rater (kept once)"] += n_read - len(unique)
-        else:
-            unique = spans
         ann_key = (doc, rater_code)
         seen = self._ann_seen
         if ann_key in seen:
-            self._repeated(seen[ann_key], list(unique), n_read, rater, doc_id, where)
+            self._repeated(seen[ann_key], spans, rater, doc_id, where)
             return
-        starts = self._starts
-        seen[ann_key] = (len(starts), len(unique), where)
+        seen[ann_key] = (self._n_spans_held, n_read, where)
+        self._n_spans_held += n_read
         self._ann_doc.append(doc)
         self._ann_rater.append(rater_code)
-        self._ann_len.append(len(unique))
-        if len(unique) == 1:
-            start, end, label = unique[0]
-            starts.append(start)
+        self._ann_len.append(n_read)  # duplicates are dropped, and counted, when the corpus is built
+        if n_read == 1:
+            start, end, label = spans[0]
+            self._starts.append(start)
             self._ends.append(end)
             self._labels.append(label)
-        elif unique:
-            first, second, third = zip(*unique)
-            starts.extend(first)
+        elif spans:
+            first, second, third = zip(*spans)
+            self._starts.extend(first)
             self._ends.extend(second)
             self._labels.extend(third)
+
+    #: Raw span lists wait for their check until this many lines are queued.
+    UNCHECKED_LINES = 1024
+
+    def add_unchecked(self, key: Hashable, doc_id: str, text: str, rater: str, raw_spans: list, where: Location) -> None:
+        """Add one rater's spans as read, ``[{"start": int, "end": int, "label": str}, ...]``,
+        checked later, a block of lines at a time (:meth:`check_spans`).
+
+        The same as ``add(..., parse_spans(raw_spans, len(text), where, doc_id), where)``, only
+        faster: the checks of a block run over all its spans at once. A bad span is still
+        reported for its own line, and before any error of a later line (a reader calls
+        :meth:`check_spans` before it raises).
+        """
+        try:
+            if self._starts:
+                self._queue_to_block()
+            n_read = len(raw_spans)
+            self.n_annotations_read += 1
+            self.n_spans_read += n_read
+            doc = self._doc_index.get(key)
+            if doc is None or self._texts[doc] != text:
+                doc = self.document(key, doc_id, text, where, rater)
+            rater_code = self._rater_index.get(rater)
+            if rater_code is None:
+                rater_code = self._new_rater(rater, where, doc_id)
+            ann_key = (doc, rater_code)
+            seen = self._ann_seen
+            if ann_key in seen:
+                self._repeated(seen[ann_key], None, rater, doc_id, where, raw_spans, len(text))
+                return
+        except InputError:
+            self.check_spans()  # a bad span on an earlier line is the first error
+            raise
+        seen[ann_key] = (self._n_spans_held, n_read, where)
+        self._n_spans_held += n_read
+        self._ann_doc.append(doc)
+        self._ann_rater.append(rater_code)
+        self._ann_len.append(n_read)
+        if n_read:
+            queue = self._unchecked
+            queue.append((raw_spans, len(text), where, doc_id))
+            if len(queue) >= self.UNCHECKED_LINES:
+                self.check_spans()
+
+    def check_spans(self) -> None:
+        """Check the queued raw span lists (:meth:`add_unchecked`) and move them into a block;
+        raise the InputError of the first bad span, naming its line."""
+        queue = self._unchecked
+        if not queue:
+            return
+        self._unchecked = []
+        flat = [span for raw, _, _, _ in queue for span in raw]
+        columns = span_columns(flat)
+        if columns is not None:
+            starts, ends, labels = columns
+            limit = np.repeat(
+                np.fromiter((n for _, n, _, _ in queue), np.int64, len(queue)),
+                np.fromiter((len(raw) for raw, _, _, _ in queue), np.int64, len(queue)),
+            )
+            if not ((starts >= 0) & (starts < ends) & (ends <= limit)).all():
+                columns = None
+            elif not all(label and not label.isspace() for label in set(labels) - self._label_index.keys()):
+                columns = None
+        if columns is None:  # something is wrong: the per-line check names it
+            checked = [parse_spans(raw, n, where, doc_id) for raw, n, where, doc_id in queue]
+            starts = np.array([s for spans in checked for s, _, _ in spans], dtype=np.int64)
+            ends = np.array([e for spans in checked for _, e, _ in spans], dtype=np.int64)
+            labels = [label for spans in checked for _, _, label in spans]
+        self._store_block(starts, ends, labels)
+
+    def _queue_to_block(self) -> None:
+        """Move the queue of validated spans (:meth:`add`) into a block."""
+        starts = np.array(self._starts, dtype=np.int64)
+        ends = np.array(self._ends, dtype=np.int64)
+        labels, self._starts, self._ends, self._labels = self._labels, [], [], []
+        self._store_block(starts, ends, labels)
+
+    def _store_block(self, starts: np.ndarray, ends: np.ndarray, labels: list[str]) -> None:
+        index = self._label_index
+        for label in set(labels) - index.keys():
+            index[label] = len(index)
+        codes = np.fromiter(map(index.__getitem__, labels), np.int64, len(labels))
+        self._block_first.append(self._block_first[-1] + len(self._blocks[-1][0]) if self._blocks else 0)
+        self._blocks.append((starts, ends, codes))
+
+    def _flush_spans(self) -> None:
+        """Every queued span into a block (raw ones checked first)."""
+        self.check_spans()
+        if self._starts:
+            self._queue_to_block()
+
+    def _held_spans(self, first: int, n: int) -> list[SpanTuple]:
+        """The spans at positions ``first .. first + n`` (one annotation's: always in one block)."""
+        if not n:
+            return []
+        self._flush_spans()
+        block = bisect_right(self._block_first, first) - 1
+        starts, ends, codes = self._blocks[block]
+        lo = first - self._block_first[block]
+        names = list(self._label_index)
+        return [(int(s), int(e), names[c]) for s, e, c in zip(starts[lo:lo + n], ends[lo:lo + n], codes[lo:lo + n])]
 
     def _add_tokens(self, doc: int, rater: str, tokens: np.ndarray, where: Location) -> None:
         """Keep the first token list of a document. When raters' lists differ, remember, for the
@@ -332,11 +436,15 @@ class CorpusBuilder:
             self._token_conflicts[doc] = (first, second)
             self._token_conflict_where.setdefault(doc, where)
 
-    def _repeated(self, previous, unique, n_read, rater, doc_id, where) -> None:
-        """A second line for the same (document, rater): kept once if identical, else an error."""
+    def _repeated(self, previous, spans, rater, doc_id, where, raw_spans=None, text_len=0) -> None:
+        """A second line for the same (document, rater): kept once if identical, else an error.
+        ``spans`` are validated tuples, or None with ``raw_spans`` as read."""
+        if spans is None:
+            self.check_spans()
+            spans = parse_spans(raw_spans, text_len, where, doc_id)
+        n_read = len(spans)
         first, n, first_where = previous
-        before = list(zip(self._starts[first : first + n], self._ends[first : first + n], self._labels[first : first + n]))
-        if before != unique:
+        if sorted(set(self._held_spans(first, n))) != sorted(set(spans)):
             raise InputError(
                 f"rater {rater!r} has two different annotations of this document "
                 f"(the other at {first_where}); keep one line per document and rater",
@@ -402,28 +510,44 @@ class CorpusBuilder:
         doc_rank[doc_order] = np.arange(len(doc_order))
         raters = sorted(self._rater_index)
         rater_rank = _rank_codes(self._rater_index, raters)
-        label_index: dict[str, int] = {}
-        first_seen = np.fromiter(
-            (label_index.setdefault(label, len(label_index)) for label in self._labels), np.int64, len(self._labels)
-        )
-        labels = sorted(label_index)
-        label_codes = _rank_codes(label_index, labels)[first_seen]
+        self._flush_spans()
+        labels = sorted(self._label_index)
+        label_rank = _rank_codes(self._label_index, labels)
+        blocks = self._blocks or [(np.zeros(0, np.int64),) * 3]
+        held_starts, held_ends, held_codes = (np.concatenate([block[i] for block in blocks]) for i in range(3))
 
         ann_doc = doc_rank[np.asarray(self._ann_doc, dtype=np.int64)]
         ann_rater = rater_rank[np.asarray(self._ann_rater, dtype=np.int64)]
         ann_len = np.asarray(self._ann_len, dtype=np.int64)
-        ann_order = np.lexsort((ann_rater, ann_doc))
-        old_ptr = np.concatenate([[0], np.cumsum(ann_len)])
-        # gather spans annotation by annotation in the new order (within one, already sorted
-        # by (start, end, label string); re-sort by label code below)
-        lens = ann_len[ann_order]
-        span_idx = ranges(old_ptr[ann_order], lens)
-        starts = np.asarray(self._starts, dtype=np.int64)[span_idx]
-        ends = np.asarray(self._ends, dtype=np.int64)[span_idx]
-        labs = label_codes.astype(np.int64)[span_idx]
+        # gather spans annotation by annotation in the new order, then sort each annotation's
+        # by (start, end, label code); input that is in order already (grouped by document,
+        # raters and spans in order) skips the sorts
+        if _in_order(ann_doc, ann_rater):
+            ann_order = np.arange(len(ann_doc))
+            lens = ann_len
+            starts, ends, labs = held_starts, held_ends, label_rank[held_codes]
+        else:
+            ann_order = np.lexsort((ann_rater, ann_doc))
+            old_ptr = np.concatenate([[0], np.cumsum(ann_len)])
+            lens = ann_len[ann_order]
+            span_idx = ranges(old_ptr[ann_order], lens)
+            starts, ends, labs = held_starts[span_idx], held_ends[span_idx], label_rank[held_codes[span_idx]]
         ann_of_span = np.repeat(np.arange(len(lens)), lens)
-        span_order = np.lexsort((labs, ends, starts, ann_of_span))
+        if not _in_order(ann_of_span, starts, ends, labs):
+            span_order = np.lexsort((labs, ends, starts, ann_of_span))
+            starts, ends, labs, ann_of_span = (
+                starts[span_order], ends[span_order], labs[span_order], ann_of_span[span_order]
+            )
         exclusions = self.exclusions
+        repeat = (
+            (ann_of_span[1:] == ann_of_span[:-1]) & (starts[1:] == starts[:-1])
+            & (ends[1:] == ends[:-1]) & (labs[1:] == labs[:-1])
+        )
+        if repeat.any():  # the same span twice in one annotation
+            exclusions.spans["duplicate span of the same rater (kept once)"] += int(repeat.sum())
+            keep = np.concatenate([[True], ~repeat])
+            starts, ends, labs = starts[keep], ends[keep], labs[keep]
+            lens = np.bincount(ann_of_span[keep], minlength=len(lens))
         with_data = np.bincount(ann_doc, minlength=len(self._doc_ids)) > 0
         with_data[doc_rank[[doc for doc, _ in self._doc_labels]]] = True
         never = len(self._doc_ids) - int(with_data.sum())
@@ -439,9 +563,9 @@ class CorpusBuilder:
             ann_doc=ann_doc[ann_order],
             ann_rater=ann_rater[ann_order],
             ann_ptr=np.concatenate([[0], np.cumsum(lens)]).astype(np.int64),
-            span_start=starts[span_order],
-            span_end=ends[span_order],
-            span_label=labs[span_order],
+            span_start=starts,
+            span_end=ends,
+            span_label=labs,
             exclusions=exclusions,
             doc_label_names=doc_label_names,
             dl_doc=dl[:, 0],
@@ -454,6 +578,22 @@ class CorpusBuilder:
             token_conflicts={self._doc_ids[d]: pair for d, pair in self._token_conflicts.items()},
             token_conflict_where={self._doc_ids[d]: w for d, w in self._token_conflict_where.items()},
         )
+
+
+def _in_order(*keys: np.ndarray) -> bool:
+    """True when the rows are in lexicographic order of ``keys`` (the first key first; ties
+    allowed), as ``np.lexsort(keys[::-1])`` would put them."""
+    if len(keys[0]) < 2:
+        return True
+    tied = np.ones(len(keys[0]) - 1, dtype=bool)
+    for key in keys:
+        before, after = key[:-1], key[1:]
+        if (tied & (after < before)).any():
+            return False
+        tied &= after == before
+        if not tied.any():
+            break
+    return True
 
 
 def _check_name(name: Any, what: str, where: Location, doc_id: Any) -> None:

@@ -156,7 +156,7 @@ def _run(task: Task) -> TaskResult:
     except InputError as err:
         position = AFTER_INPUT
         if piece is not None:
-            position = (piece.file, source.line_offset)
+            position = (piece.file, source.offset_of(err.where))
         result.error = ErrorInfo(
             "input", err.problem, position, tuple(err.where), err.doc_id, err.field,
             line_known=piece is None or source.line_known,
@@ -226,6 +226,11 @@ class KeyedBuilder(CorpusBuilder):
             self.line_key = key
         return super().add_labels(key, *args, **kwargs)
 
+    def add_unchecked(self, key, *args, **kwargs):
+        if self.line_key is None:
+            self.line_key = key
+        return super().add_unchecked(key, *args, **kwargs)
+
 
 class _GroupRecorder:
     """Collects runs of consecutive lines that belong to one document (the first pass's index).
@@ -282,6 +287,19 @@ class _Source:
         self.result = result
         self.line_offset = 0
         self.line_known = True
+        # where the recent lines start, by line number: a reader may report a bad line a few
+        # hundred lines after reading it (it checks spans a block of lines at a time)
+        self._recent_offsets: dict[int, int] = {}
+        self._older_offsets: dict[int, int] = {}
+
+    def offset_of(self, where: Location | None) -> int:
+        """The byte offset of the line ``where`` names, when it was read recently; else the
+        offset of the line read last."""
+        line = None if where is None else where.line
+        found = self._recent_offsets.get(line)
+        if found is None:
+            found = self._older_offsets.get(line, self.line_offset)
+        return found
 
     def lines(self, path, tick=None) -> Iterator[tuple[Location, dict]]:
         """Mirror of :func:`spanagree.io.common.json_lines` over the piece's ranges (the reader
@@ -299,11 +317,15 @@ class _Source:
                 self.line_known = first_line is not None
                 number = (first_line if first_line is not None else UNKNOWN_LINE_BASE) - 1
                 offset = start
+                recent = self._recent_offsets
                 for raw in io.BytesIO(data):
                     number += 1
                     line_start = offset
                     offset += len(raw)
-                    self.line_offset = line_start
+                    self.line_offset = recent[number] = line_start
+                    if len(recent) >= 4096:
+                        self._older_offsets, recent = recent, {}
+                        self._recent_offsets = recent
                     try:
                         obj = loads_json(raw)
                     except ValueError:

@@ -12,6 +12,7 @@ import numpy as np
 
 from ..errors import InputError, Location, UsageError, describe
 from ..core.model import SpanTuple
+from ..core.raw_spans import parse_spans  # noqa: F401  (the readers' span check, used from here)
 
 try:  # orjson parses JSON lines several times faster than the standard library
     from orjson import loads as loads_json
@@ -210,56 +211,6 @@ def doc_id_of(obj: dict, key: str, where: Location) -> str:
     if isinstance(value, str) and not value:
         raise InputError("empty; expected a non-empty document id", where=where, field=key)
     return str(value)
-
-
-def parse_spans(raw: Any, text_len: int, where: Location, doc_id: str, field: str = "spans") -> list[SpanTuple]:
-    """Validate a list of ``{"start": int, "end": int, "label": str}`` against the text length."""
-    if type(raw) is not list:
-        raise InputError(f"expected a list of spans, got {describe(raw)}", where=where, doc_id=doc_id, field=field)
-    spans = []
-    append = spans.append
-    for span in raw:
-        # fast path for well-formed spans; anything else gets a precise error below
-        if type(span) is dict:
-            start, end, label = span.get("start"), span.get("end"), span.get("label")
-            if (
-                type(start) is int
-                and type(end) is int
-                and type(label) is str
-                and 0 <= start < end <= text_len
-                and label
-                and not label.isspace()
-            ):
-                append((start, end, label))
-                continue
-        _span_error(span, len(spans), text_len, where, doc_id, field)
-    return spans
-
-
-def _span_error(span: Any, i: int, text_len: int, where: Location, doc_id: str, field: str) -> None:
-    """Raise the InputError that says what is wrong with one span."""
-    if not isinstance(span, dict):
-        raise InputError(
-            f"expected a span object {{start, end, label}}, got {describe(span)}",
-            where=where, doc_id=doc_id, field=f"{field}[{i}]",
-        )
-    start, end, label = span.get("start"), span.get("end"), span.get("label")
-    for name, value in (("start", start), ("end", end)):
-        if type(value) is not int:
-            problem = "missing" if name not in span else f"got {describe(value)}"
-            raise InputError(
-                f"{problem}; expected an integer character offset",
-                where=where, doc_id=doc_id, field=f"{field}[{i}].{name}",
-            )
-    if not isinstance(label, str) or not label.strip():
-        problem = "missing" if "label" not in span else f"got {describe(label)}"
-        raise InputError(
-            f"{problem}; expected a non-empty string label", where=where, doc_id=doc_id, field=f"{field}[{i}].label"
-        )
-    raise InputError(
-        f"offsets [{start}, {end}) out of range; expected 0 <= start < end <= {text_len} (the text's length)",
-        where=where, doc_id=doc_id, field=f"{field}[{i}].{'start' if start < 0 else 'end'}",
-    )
 
 
 def parse_labels(raw: Any, where: Location, doc_id: str, field: str = "labels") -> list[str]:

@@ -22,16 +22,24 @@ from ..core.files import atomic_write
 def read_spanagree(path: Path, builder: CorpusBuilder, lines: LineSource | None = None) -> None:
     """Read one spanagree JSONL file into ``builder``; ``lines``: where its ``(location, object)``
     lines come from instead of the whole file (the engines pass byte ranges of it)."""
-    stem = path.stem
-    add = builder.add
-    for where, obj in json_lines(path, builder.tick) if lines is None else lines:
+    try:
+        _read_lines(path.stem, builder, json_lines(path, builder.tick) if lines is None else lines)
+    except InputError:
+        builder.check_spans()  # a bad span of an earlier line is the first error
+        raise
+    builder.check_spans()
+
+
+def _read_lines(stem: str, builder: CorpusBuilder, lines: LineSource) -> None:
+    add_unchecked = builder.add_unchecked
+    for where, obj in lines:
         get = obj.get
         doc_id, text, rater, raw_spans = get("doc_id"), get("text"), get("annotator", stem), get("spans")
         if (
             type(raw_spans) is list and type(doc_id) is str and type(text) is str and type(rater) is str
             and doc_id and rater and len(obj) <= 3 + ("annotator" in obj)
         ):  # the common line: document, text, spans and perhaps the rater; nothing else
-            add(doc_id, doc_id, text, rater, parse_spans(raw_spans, len(text), where, doc_id) if raw_spans else [], where)
+            add_unchecked(doc_id, doc_id, text, rater, raw_spans, where)
             continue
         if not (type(doc_id) is str and doc_id and type(text) is str and type(rater) is str and rater):
             # slow path: the precise error for whichever field is wrong
@@ -40,7 +48,7 @@ def read_spanagree(path: Path, builder: CorpusBuilder, lines: LineSource | None 
             rater = require(obj, "annotator", str, where, doc_id) if "annotator" in obj else stem
             if not rater:
                 raise InputError("empty; expected a rater name", where=where, doc_id=doc_id, field="annotator")
-        labels = obj.get("labels")
+        labels = get("labels")
         if labels is not None:
             builder.add_labels(doc_id, doc_id, text, rater, parse_labels(labels, where, doc_id), where)
             if raw_spans is None:
@@ -48,7 +56,7 @@ def read_spanagree(path: Path, builder: CorpusBuilder, lines: LineSource | None 
         elif raw_spans is None:
             require(obj, "spans", list, where, doc_id)
         spans = parse_spans(raw_spans, len(text), where, doc_id)
-        tokens = obj.get("tokens")
+        tokens = get("tokens")
         if tokens is not None:
             tokens = parse_tokens(tokens, len(text), where, doc_id)
         builder.add(doc_id, doc_id, text, rater, spans, where, tokens)

@@ -200,16 +200,21 @@ def _lines(generated: Path) -> list[str]:
     return generated.read_text().splitlines()
 
 
-@pytest.mark.parametrize("case", ["json", "span", "text", "conflict", "two errors"])
+@pytest.mark.parametrize("case", ["json", "span", "text", "conflict", "two errors", "span, then json", "span, then field"])
 def test_errors_in_a_worker_name_the_file_and_the_right_line(generated, tmp_path, case):
     lines = _lines(generated)
     far = 200  # far beyond the first chunk: its line numbers are not known when it is read
     record = json.loads(lines[far])
     if case == "json":
         lines[far] = lines[far][:-5]
-    elif case == "span":
+    elif case.startswith("span"):
         record["spans"] = [{"start": 0, "end": 10**6, "label": "PER"}]
         lines[far] = json.dumps(record)
+        # spans are checked a block of lines at a time: a later line's error must not come first
+        if case == "span, then json":
+            lines[far + 40] = "{broken"
+        elif case == "span, then field":
+            lines[far + 2] = json.dumps({**json.loads(lines[far + 2]), "text": 7})
     else:
         # a line for a document read much earlier: a conflict across chunks (not grouped)
         early = json.loads(lines[4])
