@@ -348,8 +348,10 @@ class CorpusBuilder:
             if ann_key in seen:
                 self._repeated(seen[ann_key], None, rater, doc_id, where, raw_spans, len(text))
                 return
-        except InputError:
-            self.check_spans()  # a bad span on an earlier line is the first error
+        except InputError as error:  # a bad span of an earlier line, or of this one, comes first
+            self.check_spans()
+            if error.where == where:
+                parse_spans(raw_spans, len(text), where, doc_id)
             raise
         seen[ann_key] = (self._n_spans_held, n_read, where)
         self._n_spans_held += n_read

@@ -37,14 +37,22 @@ def _outcome(build):
     )
 
 
-def _both(lines, text="0123456789abcd", block=None):
+TEXTS = {"d1": "0123456789abcd", "d2": "0123456789abcd", "d3": "0123456789"}
+
+
+def _text(doc, rater):
+    """Each document's text; rater r3 sees another text of d2 (an error)."""
+    return "0123456789abcX" if (doc, rater) == ("d2", "r3") else TEXTS.get(doc, TEXTS["d1"])
+
+
+def _both(lines, block=None):
     def unchecked():
         builder = CorpusBuilder()
         if block:
             builder.UNCHECKED_LINES = block
         try:
             for number, (doc, rater, raw) in enumerate(lines, 1):
-                builder.add_unchecked(doc, doc, text, rater, raw, Location("f", number))
+                builder.add_unchecked(doc, doc, _text(doc, rater), rater, raw, Location("f", number))
         except InputError:
             builder.check_spans()
             raise
@@ -54,6 +62,7 @@ def _both(lines, text="0123456789abcd", block=None):
         builder = CorpusBuilder()
         for number, (doc, rater, raw) in enumerate(lines, 1):
             where = Location("f", number)
+            text = _text(doc, rater)
             builder.add(doc, doc, text, rater, parse_spans(raw, len(text), where, doc), where)
         return builder.build()
 
@@ -61,7 +70,7 @@ def _both(lines, text="0123456789abcd", block=None):
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from(["d1", "d2"]), st.sampled_from(["r1", "r2", "r3"]),
+@given(st.lists(st.tuples(st.sampled_from(["d1", "d2", "d3"]), st.sampled_from(["r1", "r2", "r3"]),
                           st.lists(span, max_size=4)), max_size=8), st.sampled_from([None, 1, 2]))
 def test_block_check_gives_what_the_line_check_gives(lines, block):
     fast, slow = _both(lines, block=block)
