@@ -322,7 +322,10 @@ class CorpusBuilder:
     #: Raw span lists wait for their check until this many lines are queued.
     UNCHECKED_LINES = 1024
 
-    def add_unchecked(self, key: Hashable, doc_id: str, text: str, rater: str, raw_spans: list, where: Location) -> None:
+    def add_unchecked(
+        self, key: Hashable, doc_id: str, text: str, rater: str, raw_spans: list, where: Location,
+        tokens: np.ndarray | None = None,
+    ) -> None:
         """Add one rater's spans as read, ``[{"start": int, "end": int, "label": str}, ...]``,
         checked later, a block of lines at a time (:meth:`check_spans`).
 
@@ -340,6 +343,8 @@ class CorpusBuilder:
             doc = self._doc_index.get(key)
             if doc is None or self._texts[doc] != text:
                 doc = self.document(key, doc_id, text, where, rater)
+            if tokens is not None:
+                self._add_tokens(doc, rater, tokens, where)
             rater_code = self._rater_index.get(rater)
             if rater_code is None:
                 rater_code = self._new_rater(rater, where, doc_id)
@@ -430,7 +435,12 @@ class CorpusBuilder:
         if held is None:
             self._tokens[doc], self._token_rater[doc] = tokens, rater
             return
-        versions = self._token_versions.setdefault(doc, {_digest(held): self._token_rater[doc]})
+        versions = self._token_versions.get(doc)
+        if versions is None:  # one version so far; _token_rater holds its alphabetically first rater
+            if tokens is held or np.array_equal(held, tokens):  # the same again: the usual case
+                self._token_rater[doc] = min(self._token_rater[doc], rater)
+                return
+            versions = self._token_versions[doc] = {_digest(held): self._token_rater[doc]}
         key = _digest(tokens)
         versions[key] = min(versions.get(key, rater), rater)
         if len(versions) > 1:

@@ -8,7 +8,6 @@ the workers at once instead of waiting for their tasks.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import os
 import signal
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
@@ -100,10 +99,9 @@ def _worker_setup(parent: int) -> None:
     worker could ask for that."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    library = ctypes.util.find_library("c")
-    if library and os.uname().sysname == "Linux":
-        try:
-            ctypes.CDLL(library, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+    if os.uname().sysname == "Linux":
+        try:  # prctl from the C library the interpreter runs on (no search for it: no subprocess)
+            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
         except (OSError, AttributeError):
             pass
     if os.getppid() != parent:

@@ -15,9 +15,12 @@ from ..core.model import SpanTuple
 from ..core.raw_spans import parse_spans  # noqa: F401  (the readers' span check, used from here)
 
 try:  # orjson parses JSON lines several times faster than the standard library
-    from orjson import loads as loads_json
+    from orjson import dumps as dumps_json, loads as loads_json
 except ImportError:  # pragma: no cover - orjson is a dependency; the fallback keeps the reader working
     loads_json = json.loads
+
+    def dumps_json(value: Any) -> bytes:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
 
 
 def open_binary(path: Path, name: str | None = None):

@@ -14,7 +14,7 @@ from pathlib import Path
 from ..errors import InputError
 from ..core.model import CorpusBuilder
 from . import Format
-from .common import LineSource, doc_id_of, json_lines, parse_labels, parse_spans, parse_tokens, require
+from .common import LineSource, doc_id_of, dumps_json, json_lines, parse_labels, parse_spans, parse_tokens, require
 from ..core.files import atomic_write
 
 
@@ -32,6 +32,7 @@ def read_spanagree(path: Path, builder: CorpusBuilder, lines: LineSource | None 
 
 def _read_lines(stem: str, builder: CorpusBuilder, lines: LineSource) -> None:
     add_unchecked = builder.add_unchecked
+    last_tokens: tuple = (None, 0, b"", None)  # document, text length, token list as JSON, offsets
     for where, obj in lines:
         get = obj.get
         doc_id, text, rater, raw_spans = get("doc_id"), get("text"), get("annotator", stem), get("spans")
@@ -55,11 +56,32 @@ def _read_lines(stem: str, builder: CorpusBuilder, lines: LineSource) -> None:
                 continue  # a document-label line: no span annotation
         elif raw_spans is None:
             require(obj, "spans", list, where, doc_id)
-        spans = parse_spans(raw_spans, len(text), where, doc_id)
+        if type(raw_spans) is not list:
+            parse_spans(raw_spans, len(text), where, doc_id)  # says what the spans are instead
         tokens = get("tokens")
         if tokens is not None:
-            tokens = parse_tokens(tokens, len(text), where, doc_id)
-        builder.add(doc_id, doc_id, text, rater, spans, where, tokens)
+            # each rater's line of a document repeats its tokens: the same JSON as the line
+            # before is the same offsets (JSON, not ==, tells 1 from 1.0 and true)
+            written = _as_json(tokens) if last_tokens[0] == doc_id and last_tokens[1] == len(text) else b""
+            if written and written == last_tokens[2]:
+                tokens = last_tokens[3]
+            else:
+                try:
+                    offsets = parse_tokens(tokens, len(text), where, doc_id)
+                except InputError:
+                    parse_spans(raw_spans, len(text), where, doc_id)  # the line's spans are named first
+                    raise
+                last_tokens = (doc_id, len(text), written or _as_json(tokens), offsets)
+                tokens = offsets
+        add_unchecked(doc_id, doc_id, text, rater, raw_spans, where, tokens)
+
+
+def _as_json(value) -> bytes:
+    """``value`` written as JSON, or ``b""`` when it cannot be (an integer beyond 64 bits)."""
+    try:
+        return dumps_json(value)
+    except (TypeError, ValueError):
+        return b""
 
 
 def write_spanagree(corpus, path: Path) -> dict:

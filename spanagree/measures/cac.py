@@ -605,13 +605,22 @@ def fleiss_kappa_per_category(ratings: ArrayLike | RawRatings, *, categories: Ar
     """
     _check_options(confidence, population)
     data = raw_ratings(ratings, categories)
+    try:  # the items × categories counts once; each category's two columns are cut from them
+        whole = _prepare(data, "identity", missing)
+    except ValueError:  # too many categories for one table: each category on its own
+        whole = None
     out = {}
     for k, label in enumerate(data.categories):
-        binary = long_ratings(data.item, data.rater, (data.code != k).astype(np.int64), n_items=data.n_items,
-                              n_raters=data.n_raters, categories=(label, "other"))
-        est = family(binary, missing=missing, confidence=confidence, population=population,
-                     coefficients=["fleiss_kappa"])["fleiss_kappa"]
-        out[label] = est
+        if whole is None:
+            binary = long_ratings(data.item, data.rater, (data.code != k).astype(np.int64), n_items=data.n_items,
+                                  n_raters=data.n_raters, categories=(label, "other"))
+            out[label] = family(binary, missing=missing, confidence=confidence, population=population,
+                                coefficients=["fleiss_kappa"])["fleiss_kappa"]
+            continue
+        counts = np.stack([whole.counts[:, k], whole.ri - whole.counts[:, k]], axis=1)
+        binary = _Prepared(counts, whole.ri, whole.item, whole.rater, (whole.code != k).astype(np.int64),
+                           whole.n_raters, np.eye(2), whole.weights, (label, "other"), missing, dict(whole.skipped))
+        out[label] = _coefficient("fleiss_kappa", binary, confidence, population)
     return out
 
 

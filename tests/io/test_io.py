@@ -213,3 +213,32 @@ def test_random_bytes_give_input_errors_not_tracebacks(tmp_path, raw):
         spanagree.score(spanagree.read(path))
     except InputError as err:
         assert str(path) in str(err)
+
+
+TOKENS = [{"start": 0, "end": 2}, {"start": 3, "end": 5}, {"start": 6, "end": 8}]
+
+
+def _token_lines(*token_lists):
+    raters = "cab"  # not in alphabetical order: the raters a conflict names are the first by name
+    return [{"doc_id": "d", "text": "ab cd ef", "annotator": raters[i % 3] + str(i // 3),
+             "spans": [{"start": 0, "end": 2, "label": "X"}], "tokens": tokens}
+            for i, tokens in enumerate(token_lists)]
+
+
+@pytest.mark.parametrize("bad", [{"start": 0.0, "end": 2}, {"start": True, "end": 2}, {"start": 0, "end": 2.0}])
+def test_tokens_repeated_by_each_rater_are_still_checked(write_jsonl, bad):
+    # the reader reuses the offsets of a token list written exactly as on the line before;
+    # a list that is equal in Python (0 == 0.0 == False) but not the same JSON is checked
+    path = write_jsonl(_token_lines(TOKENS, TOKENS, [bad] + TOKENS[1:]))
+    with pytest.raises(InputError, match=r"data.jsonl:3: document 'd', field 'tokens\[0\]'"):
+        spanagree.read(path)
+
+
+def test_tokens_repeated_by_each_rater_same_corpus_and_conflicts(write_jsonl):
+    same = spanagree.read(write_jsonl(_token_lines(TOKENS, TOKENS, TOKENS), "same.jsonl"))
+    assert same.doc_tokens[0].tolist() == [[0, 2], [3, 5], [6, 8]] and not same.token_conflicts
+    other = [{"start": 0, "end": 5}, {"start": 6, "end": 8}]
+    # c0 and a0 give one version, b0 another, c1 the first again: the first rater of each
+    # version by name is named, whatever the order of the lines
+    conflict = spanagree.read(write_jsonl(_token_lines(TOKENS, TOKENS, other, TOKENS), "conflict.jsonl"))
+    assert conflict.token_conflicts == {"d": ("a0", "b0")}

@@ -233,6 +233,22 @@ class TestIndependent:
 
 
 class TestProperties:
+    @pytest.mark.parametrize("missing", ["available", "complete"])
+    def test_per_category_kappa_is_fleiss_on_the_binary_recoding(self, missing):
+        # each category's κ_j is Fleiss' κ with the ratings recoded to "j" and "other"
+        # (cut from one items × categories table; here recoded and computed from scratch)
+        rng = np.random.default_rng(11)
+        for _ in range(30):
+            data = random_ratings(rng, int(rng.integers(2, 40)), int(rng.integers(2, 6)), int(rng.integers(2, 6)), 0.2)
+            per = cac.fleiss_kappa_per_category(data, missing=missing)
+            for label, est in per.items():
+                binary = np.where(np.isnan(data), nan, (data != label).astype(float))
+                expected = cac.fleiss_kappa(binary, categories=[0.0, 1.0], missing=missing)
+                for field in ("value", "standard_error", "observed", "expected", "n_items", "n_pairable"):
+                    got, want = getattr(est, field), getattr(expected, field)
+                    assert got == pytest.approx(want, rel=1e-12, abs=1e-15, nan_ok=True), (label, field)
+                assert est.skipped == expected.skipped and est.undefined == expected.undefined
+
     def test_identical_raters_give_one(self):
         rng = np.random.default_rng(8)
         column = rng.integers(1, 5, 25).astype(float)
