@@ -226,10 +226,10 @@ class KeyedBuilder(CorpusBuilder):
             self.line_key = key
         return super().add_labels(key, *args, **kwargs)
 
-    def add_unchecked(self, key, *args, **kwargs):
+    def add_unchecked(self, key, doc_id, text, rater, raw_spans, where, tokens=None):  # once per line: no *args
         if self.line_key is None:
             self.line_key = key
-        return super().add_unchecked(key, *args, **kwargs)
+        return super().add_unchecked(key, doc_id, text, rater, raw_spans, where, tokens)
 
 
 class _GroupRecorder:
