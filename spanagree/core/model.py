@@ -283,32 +283,13 @@ class CorpusBuilder:
         tokens: np.ndarray | None = None,
     ) -> None:
         """Add one rater's validated spans for one document."""
-        # once per line of input: attribute look-ups kept few on purpose
         if self._unchecked:
             self.check_spans()
         n_read = len(spans)
-        self.n_annotations_read += 1
-        self.n_spans_read += n_read
-        doc = self._doc_index.get(key)
-        if doc is None or self._texts[doc] != text:  # new document, or a text to check and report
-            doc = self.document(key, doc_id, text, where, rater)
-        if tokens is not None:
-            self._add_tokens(doc, rater, tokens, where)
-        rater_index = self._rater_index
-        rater_code = rater_index.get(rater)
-        if rater_code is None:
-            rater_code = self._new_rater(rater, where, doc_id)
-        ann_key = (doc, rater_code)
-        seen = self._ann_seen
-        if ann_key in seen:
-            self._repeated(seen[ann_key], spans, rater, doc_id, where)
-            return
-        seen[ann_key] = (self._n_spans_held, n_read, where)
-        self._n_spans_held += n_read
-        self._ann_doc.append(doc)
-        self._ann_rater.append(rater_code)
-        self._ann_len.append(n_read)  # duplicates are dropped, and counted, when the corpus is built
-        if n_read == 1:
+        previous = self._annotation(key, doc_id, text, rater, n_read, where, tokens)
+        if previous is not None:
+            self._repeated(previous, spans, rater, doc_id, where)
+        elif n_read == 1:
             start, end, label = spans[0]
             self._starts.append(start)
             self._ends.append(end)
@@ -334,40 +315,52 @@ class CorpusBuilder:
         reported for its own line, and before any error of a later line (a reader calls
         :meth:`check_spans` before it raises).
         """
+        if self._starts:
+            self._queue_to_block()
+        n_read = len(raw_spans)
         try:
-            if self._starts:
-                self._queue_to_block()
-            n_read = len(raw_spans)
-            self.n_annotations_read += 1
-            self.n_spans_read += n_read
-            doc = self._doc_index.get(key)
-            if doc is None or self._texts[doc] != text:
-                doc = self.document(key, doc_id, text, where, rater)
-            if tokens is not None:
-                self._add_tokens(doc, rater, tokens, where)
-            rater_code = self._rater_index.get(rater)
-            if rater_code is None:
-                rater_code = self._new_rater(rater, where, doc_id)
-            ann_key = (doc, rater_code)
-            seen = self._ann_seen
-            if ann_key in seen:
-                self._repeated(seen[ann_key], None, rater, doc_id, where, raw_spans, len(text))
+            previous = self._annotation(key, doc_id, text, rater, n_read, where, tokens)
+            if previous is not None:
+                self._repeated(previous, None, rater, doc_id, where, raw_spans, len(text))
                 return
         except InputError as error:  # a bad span of an earlier line, or of this one, comes first
             self.check_spans()
             if error.where == where:
                 parse_spans(raw_spans, len(text), where, doc_id)
             raise
-        seen[ann_key] = (self._n_spans_held, n_read, where)
-        self._n_spans_held += n_read
-        self._ann_doc.append(doc)
-        self._ann_rater.append(rater_code)
-        self._ann_len.append(n_read)
         if n_read:
             queue = self._unchecked
             queue.append((raw_spans, len(text), where, doc_id))
             if len(queue) >= self.UNCHECKED_LINES:
                 self.check_spans()
+
+    def _annotation(
+        self, key: Hashable, doc_id: str, text: str, rater: str, n_read: int, where: Location,
+        tokens: np.ndarray | None,
+    ) -> tuple[int, int, Location] | None:
+        """Register one line's annotation (its document, tokens and rater; ``n_read`` spans to
+        come next in order), or return where the same (document, rater) was read before."""
+        # once per line of input: attribute look-ups kept few on purpose
+        self.n_annotations_read += 1
+        self.n_spans_read += n_read
+        doc = self._doc_index.get(key)
+        if doc is None or self._texts[doc] != text:  # new document, or a text to check and report
+            doc = self.document(key, doc_id, text, where, rater)
+        if tokens is not None:
+            self._add_tokens(doc, rater, tokens, where)
+        rater_code = self._rater_index.get(rater)
+        if rater_code is None:
+            rater_code = self._new_rater(rater, where, doc_id)
+        ann_key = (doc, rater_code)
+        seen = self._ann_seen
+        if ann_key in seen:
+            return seen[ann_key]
+        seen[ann_key] = (self._n_spans_held, n_read, where)
+        self._n_spans_held += n_read
+        self._ann_doc.append(doc)
+        self._ann_rater.append(rater_code)
+        self._ann_len.append(n_read)  # duplicates are dropped, and counted, when the corpus is built
+        return None
 
     def check_spans(self) -> None:
         """Check the queued raw span lists (:meth:`add_unchecked`) and move them into a block;
