@@ -194,19 +194,23 @@ def _read_file(path: Path, overrides: Mapping[str, Any]) -> tuple[dict, set[str]
     """The file's sections as plain dicts, with the overrides of the sections it has applied."""
     from confection import Config
 
-    try:
-        found = path.is_file()
-    except OSError as err:  # a name the system refuses (too long, ...)
+    try:  # read once: a pipe (``--config <(...)``) or /dev/null (no settings) is read like a file
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise UsageError(f"config file {str(path)!r} not found") from None
+    except IsADirectoryError:
+        raise UsageError(f"config file {str(path)!r} is a folder; expected a .cfg file") from None
+    except UnicodeDecodeError as err:
+        raise UsageError(f"config file {str(path)!r} is not UTF-8 text (byte {err.start}); expected a .cfg file") from None
+    except OSError as err:  # a name the system refuses (too long, ...), no permission
         raise UsageError(f"config file {str(path)!r} cannot be read: {err.strerror or err}") from None
-    if not found:
-        raise UsageError(f"config file {str(path)!r} not found")
     try:
-        raw = Config().from_disk(path, interpolate=False)
+        raw = Config().from_str(text, interpolate=False)
         sections = set(raw)
         for section, values in raw.items():
             _check_section(section, values, path)
         applied = {k for k in overrides if _split(k)[0] in sections}
-        loaded = Config().from_disk(path, overrides={k: overrides[k] for k in applied})
+        loaded = Config().from_str(text, overrides={k: overrides[k] for k in applied})
     except UsageError:
         raise
     except Exception as err:  # confection's validation errors and configparser's own

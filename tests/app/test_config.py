@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import os
 import re
 
 import pytest
@@ -114,11 +115,28 @@ def test_config_file_errors_exit_2_and_say_what_is_allowed(example_path, tmp_pat
     (["--alignment.partial_credit", "2"], "[alignment] partial_credit: got 2; expected a number in (0, 1]"),
     (["--nonsense"], "no such option: --nonsense"),
     (["--config", "missing.cfg"], "config file 'missing.cfg' not found"),
+    (["--config", "."], "config file '.' is a folder; expected a .cfg file"),
 ])
 def test_override_errors_exit_2(example_path, args, message):
     result = runner.invoke(app, ["score", str(example_path), *args])
     assert result.exit_code == 2
     assert message in " ".join(result.stderr.split())
+
+
+def test_config_from_dev_null_and_from_a_pipe(example_path):
+    # /dev/null: no settings; a pipe (a shell's <(...)) is read once, like a file
+    plain = runner.invoke(app, ["score", str(example_path), "--output", "json"])
+    empty = runner.invoke(app, ["score", str(example_path), "--output", "json", "--config", os.devnull])
+    assert empty.exit_code == 0 and empty.stdout == plain.stdout
+    read_end, write_end = os.pipe()
+    os.write(write_end, b'[alignment]\nrule = "overlap"\n')
+    os.close(write_end)
+    try:
+        piped = runner.invoke(app, ["score", str(example_path), "--output", "json", "--config", f"/dev/fd/{read_end}"])
+    finally:
+        os.close(read_end)
+    assert piped.exit_code == 0, piped.stderr
+    assert json.loads(piped.stdout)["rule"]["rule"] == "overlap"
 
 
 def test_parse_overrides():
