@@ -11,6 +11,9 @@ keys, ``spanagree gate`` reads a table of bounds::
     [gate.min.label]          # a label's pairwise mean PSA (likewise label_pooled, pair, pair_kappa)
     PER = 0.75
 
+and, for names a config key cannot hold (``:`` or ``=`` in a label), ``[gate] checks``: a list
+written as ``--min`` takes it, ``checks = ["label:B:LOC=0.7"]``.
+
 Precedence, lowest first: the declared defaults, the config file (``--config``), the flags given
 on the command line (``--rule overlap``), and dotted overrides (``--alignment.rule overlap``),
 which spaCy's CLI also accepts. Values of overrides are read as JSON when they parse

@@ -277,6 +277,10 @@ OPTIONS: tuple[Option, ...] = (
            commands=("gate",), api=False, cli_type=int),
     Option("gate", "min", {}, Check(lambda v: isinstance(v, Mapping), "a table of statistic = bound ([gate.min])"),
            "statistic = lowest passing value", name="gate_min", flag=None, api=False),
+    Option("gate", "checks", [], Check(lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v),
+                                       'a list of "NAME=BOUND" strings, as --min takes them'),
+           "checks written as --min takes them, for names a config key cannot hold (with ':' or '=')",
+           name="gate_checks", flag=None, api=False),
 )
 
 #: By parameter name.

@@ -151,8 +151,12 @@ def parse_check(text: str) -> Check:
     >>> parse_check("label:PER=0.75")
     Check(statistic='label', bound=0.75, argument='PER')
     """
-    name, bound = name_and_number(text, "--min", "BOUND", "pairwise_mean_psa=0.8")
-    return make_check(name.strip(), bound, source=f"--min {text!r}")
+    return _check_text(text, "--min")
+
+
+def _check_text(text: str, option: str) -> Check:
+    name, bound = name_and_number(text, option, "BOUND", "pairwise_mean_psa=0.8")
+    return make_check(name.strip(), bound, source=f"{option} {text!r}")
 
 
 def name_and_number(text: str, option: str, what: str, example: str) -> tuple[str, float]:
@@ -195,6 +199,9 @@ def checks_from_settings(gate: Mapping[str, Any], extra: Sequence[str] = ()) -> 
         else:
             check = make_check(name, value, source=f"[gate.min] {name}")
             checks[check.name] = check
+    for text in gate.get("checks", ()):  # written as --min takes them: any label, ':' and '=' included
+        check = _check_text(text, "[gate] checks")
+        checks[check.name] = check
     for text in extra:
         check = parse_check(text)
         checks[check.name] = check

@@ -193,6 +193,28 @@ def test_config_file_and_precedence(example_path, tmp_path):
     assert (exact.exit_code, overlap.exit_code) == (1, 0)
 
 
+def test_config_checks_list_holds_names_a_key_cannot(tmp_path, write_jsonl):
+    # a label with ':' and '=' (B:LOC=x) cannot be a key of [gate.min.label]; [gate] checks takes
+    # the --min spelling, and a --min for the same statistic still replaces it
+    text = "Paris is nice"
+    rows = [{"doc_id": f"d{i}", "text": text, "annotator": rater, "spans": [{"start": 0, "end": 5, "label": "B:LOC=x"}]}
+            for i in range(3) for rater in ("a", "b")]
+    data = write_jsonl(rows)
+    cfg = tmp_path / "g.cfg"
+    cfg.write_text('[gate]\nchecks = ["label:B:LOC=x=0.99", "pooled_psa=0.5"]\n', encoding="utf-8")
+    result = run("gate", data, "--config", cfg)
+    assert result.exit_code == 0 and "label:B:LOC=x" in result.stdout, result.stdout
+    cfg.write_text('[gate]\nchecks = ["label:B:LOC=x=1.5"]\n', encoding="utf-8")
+    assert run("gate", data, "--config", cfg).exit_code == 1
+    assert run("gate", data, "--config", cfg, "--min", "label:B:LOC=x=0.5").exit_code == 0
+    cfg.write_text('[gate]\nchecks = ["label:B:LOC"]\n', encoding="utf-8")
+    bad = run("gate", data, "--config", cfg)
+    assert bad.exit_code == 2 and "[gate] checks 'label:B:LOC': expected NAME=BOUND" in bad.stderr
+    cfg.write_text('[gate]\nchecks = "pooled_psa=0.5"\n', encoding="utf-8")
+    bad = run("gate", data, "--config", cfg)
+    assert bad.exit_code == 2 and "[gate] checks" in bad.stderr
+
+
 def test_bad_gate_config(tmp_path, example_path):
     cfg = tmp_path / "bad.cfg"
     cfg.write_text('[gate]\n\n[gate.min]\nbogus = 0.5\n', encoding="utf-8")
