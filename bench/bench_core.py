@@ -314,6 +314,24 @@ def render(synth: dict[str, Any], real: list[dict[str, Any]], skipped: list[str]
     return "\n".join(out) + "\n"
 
 
+def checkout_options(parser, section_title: str) -> None:
+    """The options of a benchmark that compares this checkout with another (``--other DIR``)."""
+    parser.add_argument("--other", type=Path, required=True, help="a checkout of the commit to compare with")
+    parser.add_argument("--other-name", default="before", help="its name in the table")
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--write-results", action="store_true",
+                        help=f"write the section '{section_title}' of bench/RESULTS.md")
+
+
+def compiled_checkouts(args) -> dict[str, Path]:
+    """``{name: folder}`` of the other checkout and this one, both byte-compiled first, as an
+    install leaves them (a module is not timed compiling)."""
+    trees = {args.other_name: args.other.resolve(), "this checkout": ROOT}
+    for tree in trees.values():
+        subprocess.run([sys.executable, "-m", "compileall", "-q", str(tree / "spanagree")], check=True)
+    return trees
+
+
 def publish(body: str, section_title: str, write: bool) -> None:
     """Print a section's body and, when ``write``, put it in bench/RESULTS.md."""
     print(body)

@@ -22,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
-from bench_core import machine, publish  # noqa: E402
+from bench_core import checkout_options, compiled_checkouts, machine, publish  # noqa: E402
 
 SECTION = "## Start-up: import time and a small score"
 PY = sys.executable
@@ -46,14 +46,9 @@ def score_s(checkout: Path) -> float:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--other", type=Path, required=True, help="a checkout of the commit to compare with")
-    parser.add_argument("--other-name", default="before", help="its name in the table")
-    parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--write-results", action="store_true", help=f"write the section '{SECTION}' of bench/RESULTS.md")
+    checkout_options(parser, SECTION)
     args = parser.parse_args(argv)
-    trees = {args.other_name: args.other.resolve(), "this checkout": ROOT}
-    for tree in trees.values():  # as an install leaves them: bytecode compiled, not timed here
-        subprocess.run([sys.executable, "-m", "compileall", "-q", str(tree / "spanagree")], check=True)
+    trees = compiled_checkouts(args)
     imports: dict[str, list[float]] = {name: [] for name in trees}
     scores: dict[str, list[float]] = {name: [] for name in trees}
     for _ in range(args.runs):

@@ -22,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
-from bench_core import machine, publish  # noqa: E402
+from bench_core import checkout_options, compiled_checkouts, machine, publish  # noqa: E402
 
 SECTION = "## Reading and scoring, step by step, against the previous checkout"
 
@@ -61,14 +61,9 @@ def steps(checkout: Path, path: Path) -> dict[str, float]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("files", nargs="+", type=Path)
-    parser.add_argument("--other", type=Path, required=True, help="a checkout of the commit to compare with")
-    parser.add_argument("--other-name", default="before", help="its name in the table")
-    parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--write-results", action="store_true", help=f"write the section '{SECTION}' of bench/RESULTS.md")
+    checkout_options(parser, SECTION)
     args = parser.parse_args(argv)
-    trees = {args.other_name: args.other.resolve(), "this checkout": ROOT}
-    for tree in trees.values():  # as an install leaves them: bytecode compiled, not timed here
-        subprocess.run([sys.executable, "-m", "compileall", "-q", str(tree / "spanagree")], check=True)
+    trees = compiled_checkouts(args)
     best: dict[tuple[str, str, str], float] = {}
     load = os.getloadavg()[0]
     for _ in range(args.runs):
