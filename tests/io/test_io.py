@@ -93,6 +93,17 @@ def test_duplicates_are_kept_once_and_counted(write_jsonl):
     assert corpus.n_spans == 3
 
 
+def test_a_repeated_line_with_a_duplicate_span_is_counted_once(write_jsonl):
+    # the repeated line's spans are all counted as on a repeated line, none of them also as a
+    # duplicate: read = scored + excluded
+    dup_span = {**GOOD[0], "spans": GOOD[0]["spans"] + GOOD[0]["spans"][:1]}
+    corpus = spanagree.read(write_jsonl([dup_span, dup_span, GOOD[1]]))
+    excluded = corpus.exclusions.spans
+    assert excluded["duplicate span of the same rater (kept once)"] == 1
+    assert excluded["on a repeated annotation line"] == len(dup_span["spans"])
+    assert corpus.n_spans_read == corpus.n_spans + sum(excluded.values())
+
+
 def test_blank_lines_and_bom_are_fine(tmp_path):
     path = tmp_path / "bom.jsonl"
     body = "\n\n".join(json.dumps(r) for r in GOOD)
