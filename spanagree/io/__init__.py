@@ -238,7 +238,7 @@ def note_silent_raters(corpus: Corpus) -> None:
 def rater_marks(corpus: Corpus) -> np.ndarray:
     """Per rater: spans, plus one if the rater gave document labels (what the note above counts;
     the engines sum it over their tasks)."""
-    per_rater = np.bincount(np.repeat(corpus.ann_rater, np.diff(corpus.ann_ptr)), minlength=len(corpus.raters))
+    per_rater = np.bincount(corpus.ann_rater, weights=np.diff(corpus.ann_ptr), minlength=len(corpus.raters)).astype(np.int64)
     per_rater[np.unique(corpus.dl_rater)] += 1
     return per_rater
 

@@ -11,8 +11,6 @@ from operator import le
 import numpy as np
 
 from ..errors import InputError, Location, UsageError, describe
-from ..core.model import SpanTuple
-from ..core.raw_spans import parse_spans  # noqa: F401  (the readers' span check, used from here)
 
 try:  # orjson parses JSON lines several times faster than the standard library
     from orjson import dumps as dumps_json, loads as loads_json

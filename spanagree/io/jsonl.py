@@ -14,7 +14,8 @@ from pathlib import Path
 from ..errors import InputError
 from ..core.model import CorpusBuilder
 from . import Format
-from .common import LineSource, doc_id_of, dumps_json, json_lines, parse_labels, parse_spans, parse_tokens, require
+from .common import LineSource, doc_id_of, dumps_json, json_lines, parse_labels, parse_tokens, require
+from ..core.raw_spans import parse_spans
 from ..core.files import atomic_write
 
 

@@ -39,7 +39,8 @@ from typing import Iterable
 from ..errors import InputError, describe
 from ..core.model import CorpusBuilder, SpanTuple
 from . import Format
-from .common import LineSource, choice, json_lines, labels_left_out, parse_labels, parse_spans, parse_tokens, require
+from .common import LineSource, choice, json_lines, labels_left_out, parse_labels, parse_tokens, require
+from ..core.raw_spans import parse_spans
 from .offsets import check_unit, convert_spans, length, out_of_range, to_codepoints
 from ..core.files import atomic_write
 from ..errors import UsageError
