@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .tables import MAX_PAIRS, Table, num
+from .tables import MAX_LABELS, MAX_PAIRS, Table, listed, num, shown_of
 
 #: Rows of the family table: report key, name.
 FAMILY_ROWS = (
@@ -95,7 +95,7 @@ def chance_tables(chance: dict) -> list[Table]:
     rows = [
         ["candidates", chance["source"]],
         ["items and categories", SCHEME_WORDS.get(scheme, scheme)],
-        ["categories", ", ".join(map(str, chance["categories"]))],
+        ["categories", listed(chance["categories"])],
         ["items (candidates + extra)", f"{items['total']} ({items['candidates']} + {items['extra']})"],
         ["ratings", items["ratings"]],
     ]
@@ -115,9 +115,12 @@ def chance_tables(chance: dict) -> list[Table]:
     out.append(("Chance-corrected family, all raters", header, family))
     per_category = chance["all_raters"].get("fleiss_kappa_per_category") or {}
     if per_category:
+        shown = list(per_category)[:MAX_LABELS]
         cat_rows = [[name, num(e["value"]), "" if e.get("standard_error") is None else num(e["standard_error"]),
-                     interval_text(e), items_text(e)] for name, e in per_category.items()]
-        out.append(("Fleiss' κ per category (one against the rest)", ["category", "κ", "SE", ci, "items"], cat_rows))
+                     interval_text(e), items_text(e)] for name, e in ((name, per_category[name]) for name in shown)]
+        note = shown_of(len(shown), len(per_category), "the first {n}")
+        title = f"Fleiss' κ per category (one against the rest{'; ' + note if note else ''})"
+        out.append((title, ["category", "κ", "SE", ci, "items"], cat_rows))
     pair_rows = []
     for p in chance["pairs"][:MAX_PAIRS]:
         c = p["coefficients"]
@@ -142,7 +145,7 @@ def document_tables(report: dict) -> list[Table]:
     summary = [
         ["raters", len(report["raters"])],
         ["documents read", docs["read"]],
-        ["labels", ", ".join(chance.get("labels", []))],
+        ["labels", listed(chance.get("labels", []))],
     ]
     out: list[Table] = [("Agreement on document labels", ["", ""], summary)]
     return out + chance_tables(chance)

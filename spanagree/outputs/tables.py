@@ -2,13 +2,15 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Callable, Sequence
 
 from ..core.sanitize import markdown, visible
 
-#: How many pairs and documents the tables show (the JSON output has them all).
+#: How many pairs, documents and labels (or categories) the tables show (the JSON output has
+#: them all).
 MAX_PAIRS = 20
 MAX_DOCUMENTS = 10
+MAX_LABELS = 50
 
 Table = tuple[str, list[str], list[list[Any]]]
 
@@ -46,6 +48,31 @@ def _cell(value: Any) -> str:
     """A cell from the data, Markdown and HTML escaped (numbers as they are)."""
     text = str(value)
     return text if _NUMBER.fullmatch(text) else markdown(text)
+
+
+def largest(names: Sequence[str], weight: Callable[[str], float], limit: int = MAX_LABELS) -> list[str]:
+    """The ``limit`` names of largest ``weight`` (ties: the earlier name), in their given order."""
+    if len(names) <= limit:
+        return list(names)
+    ranked = sorted(range(len(names)), key=lambda i: -weight(names[i]))[:limit]
+    return [names[i] for i in sorted(ranked)]
+
+
+def spans_marked(entry: dict) -> float:
+    """The spans a per-label entry's pooled counts hold: each match pairs two spans (2a + b + c)."""
+    return 2 * entry["a"] + entry["b"] + entry["c"]
+
+
+def shown_of(shown: int, total: int, which: str) -> str:
+    """A title's note when a table shows part of its rows, e.g. ``shown_of(50, 812, "the {n} with
+    most spans")``: ``"the 50 with most spans, of 812; --output json lists all"`` (else ``""``)."""
+    return f"{which.format(n=shown)}, of {total}; --output json lists all" if shown < total else ""
+
+
+def listed(values: Sequence[Any], limit: int = MAX_LABELS) -> str:
+    """Values joined by commas, the first ``limit`` of them and how many more."""
+    text = ", ".join(map(str, values[:limit]))
+    return text + (f", ... ({len(values) - limit} more)" if len(values) > limit else "")
 
 
 def num(value: float | None, digits: int = 3) -> str:

@@ -3,7 +3,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .tables import MAX_DOCUMENTS, MAX_PAIRS, Table, num, tables_as_markdown, tables_as_text
+from .tables import (
+    MAX_DOCUMENTS, MAX_PAIRS, Table, largest, num, shown_of, spans_marked, tables_as_markdown, tables_as_text,
+)
 from .chance_text import document_tables
 from .unitizing_text import headline_rows
 from .chance_text import chance_tables
@@ -51,12 +53,16 @@ def tables(report: dict) -> list[Table]:
     outcome_names = [roles.get(name, name) for name in report["overall"]["outcomes"]]
     out.append((title, ["pair (A ~ B)", "docs", "PSA", "a", "b", "c", *outcome_names], rows))
 
+    labels = report["labels"]
+    shown = largest(list(labels), lambda name: spans_marked(labels[name]))
     rows = [
         [name, num(v["pairwise_mean_psa"]) + _ci(v, "pairwise_mean_psa"), num(v["pooled_psa"]), num(v["a"], 2),
          num(v["b"], 2), num(v["c"], 2)]
-        for name, v in report["labels"].items()
+        for name, v in ((name, labels[name]) for name in shown)
     ]
-    out.append(("Per label (labels strict)", ["label", "pairwise mean PSA", "pooled PSA", "a", "b", "c"], rows))
+    note = shown_of(len(shown), len(labels), "the {n} with most spans")
+    title = f"Per label (labels strict{'; ' + note if note else ''})"
+    out.append((title, ["label", "pairwise mean PSA", "pooled PSA", "a", "b", "c"], rows))
 
     if "reference" in report:
         ref = report["reference"]

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
+from .tables import largest, shown_of
+
 
 #: What each measure says, for the tables.
 DESCRIPTIONS = {
@@ -45,7 +47,9 @@ def tables(section: Mapping[str, Any], num: Callable) -> list[tuple[str, list[st
         rows += [[f"{kind.split('_')[0]} left out: {reason}", n] for reason, n in section[kind].items()]
     if a.get("overlapping_units_left_out"):
         rows.append(["α_U: overlapping units of one rater and label left out", a["overlapping_units_left_out"]])
-    labels = sorted(set(section["alpha_u_per_label"]) | set(section["gamma_per_label"]))
+    every = sorted(set(section["alpha_u_per_label"]) | set(section["gamma_per_label"]))
+    labels = largest(every, lambda name: section["alpha_u_per_label"].get(name, {}).get("units", 0))
+    note = shown_of(len(labels), len(every), "the {n} with most units")
     per_label = [
         [name, num(section["alpha_u_per_label"].get(name, {}).get("value")),
          num(section["gamma_per_label"].get(name, {}).get("gamma_k")),
@@ -54,7 +58,7 @@ def tables(section: Mapping[str, Any], num: Callable) -> list[tuple[str, list[st
     ]
     return [
         ("Unitizing agreement (spans, no candidates)", ["", ""], rows),
-        ("Unitizing per label", ["label", "α_U", "γ-k", "units"], per_label),
+        ("Unitizing per label" + (f" ({note})" if note else ""), ["label", "α_U", "γ-k", "units"], per_label),
     ]
 
 

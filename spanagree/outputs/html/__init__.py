@@ -42,6 +42,7 @@ from .family import section
 from . import views
 from .views import band_note
 from ..unitizing_text import DESCRIPTIONS
+from ..tables import spans_marked
 
 #: Bootstrap replicates when none were configured.
 DEFAULT_REPLICATES = 1000
@@ -247,7 +248,7 @@ def _labels(data: dict, charts) -> list[str]:
         return ["<h2>Per label</h2>", "<p class=\"note\">No spans were marked.</p>"]
     names = list(labels)
     if len(names) > charts.MAX_CHART_LABELS:
-        names = sorted(names, key=lambda n: -(2 * labels[n]["a"] + labels[n]["b"] + labels[n]["c"]))[: charts.MAX_CHART_LABELS]
+        names = sorted(names, key=lambda n: -spans_marked(labels[n]))[: charts.MAX_CHART_LABELS]
     values = [labels[n]["pairwise_mean_psa"] for n in names]
     intervals = [labels[n].get("pairwise_mean_psa_interval") or {} for n in names]
     svg = charts.label_intervals(names, values, [i.get("low") for i in intervals], [i.get("high") for i in intervals],
