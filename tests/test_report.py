@@ -183,3 +183,15 @@ def test_example_corpus_outline(example_path):
     assert report["documents"]["read"] >= 40 and len(report["labels"]) >= 4
     assert report["annotations"]["excluded"]  # ignore/reject answers are counted
     assert 0.5 < report["overall"]["pairwise_mean_psa"] < 0.95
+
+
+def test_changing_the_dict_returned_leaves_the_report_as_it_was(example_path):
+    """to_dict() hands out a copy of the chance-corrected and unitizing sections."""
+    report = spanagree.score(example_path, candidates="tokens", unitizing={"samples": 20}, seed=1)
+    before = report.to_dict()
+    changed = report.to_dict()
+    changed["chance_corrected"]["pairs"][0]["coefficients"]["cohen_kappa"]["value"] = 5.0
+    changed["chance_corrected"]["all_raters"].clear()
+    changed["unitizing"]["gamma"]["value"] = -1.0
+    changed["unitizing"].pop("alpha_u", None)
+    assert report.to_dict() == before

@@ -140,16 +140,62 @@ def rating_pair_rows(items: ItemMatrix, n_raters: int) -> tuple[np.ndarray, np.n
 
 
 def _label_tables(items: ItemMatrix, pair_index, first, second, n_pairs: int) -> np.ndarray:
-    """(n_pairs, n_labels, 2, 2) tables; index 0 is "marked with the label" (so [0, 0] is a)."""
-    out = np.zeros((n_pairs, len(items.labels), 2, 2), dtype=np.int64)
-    for label in range(len(items.labels)):
-        has = items.has_label(label)
-        cell = (~has[first]).astype(np.int64) * 2 + (~has[second]).astype(np.int64)
-        index = pair_index * 4 + cell
-        if items.item_label is not None:  # multi-label: a label's table covers that label's items only
-            index = index[items.item_label[items.rating_item[first]] == label]
-        out[:, label] = np.bincount(index, minlength=n_pairs * 4).reshape(n_pairs, 2, 2)
-    return out
+    """(n_pairs, n_labels, 2, 2) tables; index 0 is "marked with the label" (so [0, 0] is a).
+
+    Built from the labels the ratings carry, not from one pass over every rating per label: the
+    cost grows with the marked ratings, not with ratings × labels.
+    """
+    n_labels = len(items.labels)
+    if items.item_label is not None:
+        # multi-label: a rating pair is on one (document, label) item, and counts in that label's
+        # table only; code 1 is "chosen"
+        label = items.item_label[items.rating_item[first]]
+        cell = (items.rating_code[first] == 0).astype(np.int64) * 2 + (items.rating_code[second] == 0)
+        index = (pair_index * n_labels + label) * 4 + cell
+        return np.bincount(index, minlength=n_pairs * n_labels * 4).reshape(n_pairs, n_labels, 2, 2)
+    # every label's table covers every item: a both marked, b the first only, c the second only,
+    # d the pair's other rows
+    rating, label = set_bits(items.rating_labels)
+    order = np.argsort(rating, kind="stable")
+    rating, label = rating[order], label[order]
+    ptr = np.searchsorted(rating, np.arange(len(items.rating_labels) + 1))
+    side = [_row_labels(ptr, label, ratings) for ratings in (first, second)]
+    keys = [row * n_labels + lab for row, lab in side]
+    both = np.intersect1d(keys[0], keys[1], assume_unique=True)
+    size = n_pairs * n_labels
+
+    def per_cell(key: np.ndarray) -> np.ndarray:
+        return np.bincount(pair_index[key // n_labels] * n_labels + key % n_labels, minlength=size)
+
+    a = per_cell(both)
+    b = per_cell(keys[0]) - a
+    c = per_cell(keys[1]) - a
+    d = np.repeat(np.bincount(pair_index, minlength=n_pairs), n_labels) - a - b - c
+    return np.stack([a, b, c, d], axis=1).reshape(n_pairs, n_labels, 2, 2)
+
+
+def set_bits(words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(row, bit)`` of every set bit of a (rows, words) uint64 array, bit ``64 × word + k``."""
+    row, word = np.nonzero(words)
+    value = words[row, word]
+    rows, bits = [], []
+    for k in range(64):
+        on = np.flatnonzero((value >> np.uint64(k)) & np.uint64(1))
+        if len(on):
+            rows.append(row[on])
+            bits.append(word[on] * 64 + k)
+    if not rows:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    return np.concatenate(rows).astype(np.int64), np.concatenate(bits).astype(np.int64)
+
+
+def _row_labels(ptr: np.ndarray, label: np.ndarray, ratings: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(row, label)`` for each label of the rating in each row (``ptr``: each rating's labels
+    in ``label``, as CSR offsets)."""
+    count = ptr[ratings + 1] - ptr[ratings]
+    row = np.repeat(np.arange(len(ratings)), count)
+    start = np.repeat(ptr[ratings] - np.r_[0, np.cumsum(count)[:-1]], count)
+    return row, label[start + np.arange(len(row))]
 
 
 def _presence(table: np.ndarray) -> tuple[int, int, int, int]:
@@ -276,8 +322,10 @@ def _per_category(items: ItemMatrix, data: cac.RawRatings, confidence: float) ->
         return {str(label): _family_entry(est) for label, est in per.items()}
     out = {}
     of_rating = items.item_label[items.rating_item]
+    by_label = np.argsort(of_rating, kind="stable")  # each label's ratings, in their order
+    ends = np.searchsorted(of_rating[by_label], np.arange(len(items.labels) + 1))
     for l, name in enumerate(items.labels):
-        keep = of_rating == l
+        keep = by_label[ends[l] : ends[l + 1]]
         subset = cac.long_ratings(data.item[keep], data.rater[keep], data.code[keep], n_items=data.n_items,
                                   n_raters=data.n_raters, categories=data.categories)
         est = cac.family(subset, coefficients=["fleiss_kappa"], confidence=confidence)["fleiss_kappa"]
