@@ -5,6 +5,7 @@
     python bench/generate_blowup.py dense -o bench/data/dense.jsonl
     python bench/generate_blowup.py dense --independent -o bench/data/dense_independent.jsonl
     python bench/generate_blowup.py nested -o bench/data/nested.jsonl
+    python bench/generate_blowup.py doclabels -o bench/data/doclabels.jsonl
 
 ``labels``: 10,000 documents × 2 raters, 10 spans each, 100,000 distinct labels (span ``i`` of
 document ``d`` has label ``L<10 d + i>``; the second rater shifts or relabels about a fifth).
@@ -18,6 +19,9 @@ them as they are, moves a boundary of 15 %, relabels 10 %, drops 10 % and adds 5
 ``nested``: one document, 2 raters, ``--spans`` (4,000) spans each in a staircase ``--depth``
 (20) deep: span ``i`` is ``[5 i, 5 i + 100)``, so each overlaps the 19 before and after it and
 every span lies inside the union of its neighbours; rater 1 perturbs them as in ``dense``.
+``doclabels``: multi-label document classification (``--candidates documents``): ``--documents``
+(1,000) documents × 3 raters, ``--labels`` (2,000) labels; each document has 4 labels of its own,
+which each rater chooses with probability 0.8, and each rater adds one label at random.
 Data files belong under ``bench/data/`` (not committed).
 """
 from __future__ import annotations
@@ -109,13 +113,22 @@ def nested(n_spans: int, depth: int, rng: random.Random):
     return one_document(spans, rng, width)
 
 
+def document_labels(n_documents: int, n_labels: int, rng: random.Random):
+    labels = [f"T{k:05d}" for k in range(n_labels)]
+    for d in range(n_documents):
+        own = rng.sample(labels, 4)
+        for r in range(3):
+            chosen = {x for x in own if rng.random() < 0.8} | {rng.choice(labels)}
+            yield {"doc_id": f"doc-{d:06d}", "text": f"document {d}", "annotator": f"r{r}", "labels": sorted(chosen)}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("kind", choices=["labels", "raters", "dense", "nested"])
-    parser.add_argument("--documents", type=int, default=10_000, help="labels: documents")
+    parser.add_argument("kind", choices=["labels", "raters", "dense", "nested", "doclabels"])
+    parser.add_argument("--documents", type=int, help="labels, doclabels: documents (10,000; 1,000)")
     parser.add_argument("--raters", type=int, default=1_000, help="raters: raters")
     parser.add_argument("--spans", type=int, help="dense, nested: spans per rater (100,000; 4,000)")
-    parser.add_argument("--labels", type=int, default=5, help="dense: distinct labels (5: A to E)")
+    parser.add_argument("--labels", type=int, help="dense: distinct labels (5: A to E); doclabels: labels (2,000)")
     parser.add_argument("--independent", action="store_true", help="dense: rater 1 draws its own spans")
     parser.add_argument("--depth", type=int, default=20, help="nested: how many spans overlap each")
     parser.add_argument("--seed", type=int, default=0)
@@ -123,11 +136,13 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     rng = random.Random(args.seed)
     if args.kind == "labels":
-        lines = many_labels(args.documents, 10, rng)
+        lines = many_labels(args.documents or 10_000, 10, rng)
     elif args.kind == "raters":
         lines = many_raters(args.raters, 5, rng)
     elif args.kind == "dense":
-        lines = dense(args.spans or 100_000, rng, args.labels, args.independent)
+        lines = dense(args.spans or 100_000, rng, args.labels or 5, args.independent)
+    elif args.kind == "doclabels":
+        lines = document_labels(args.documents or 1_000, args.labels or 2_000, rng)
     else:
         lines = nested(args.spans or 4_000, args.depth, rng)
     args.output.parent.mkdir(parents=True, exist_ok=True)

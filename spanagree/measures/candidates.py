@@ -62,7 +62,8 @@ class ItemMatrix:
     rating_item, rating_rater, rating_code : one row per (item, rater who submitted the item's
         document), sorted by item then rater; code 0 is NONE.
     rating_labels : uint64 array (n_ratings, words): bit ``l`` set when the rater marked the
-        item with ``labels[l]`` (several labels can cover one token).
+        item with ``labels[l]`` (several labels can cover one token). For multi-label items it has
+        no words: the item's label and the code say it (see :meth:`has_label`).
     source : "tokens", "documents" or the candidate file's path.
     notes : counts of what happened on the way (extra items, label conflicts, ...).
     scheme : "spans" (code 0 is NONE), "multiclass" (codes are labels, no NONE) or
@@ -99,6 +100,8 @@ class ItemMatrix:
 
     def has_label(self, label: int) -> np.ndarray:
         """Bool per rating: the rater marked the item with ``labels[label]``."""
+        if self.item_label is not None:  # multi-label: chosen (code 1) on the label's own items
+            return (self.item_label[self.rating_item] == label) & (self.rating_code == 1)
         word, bit = divmod(label, 64)
         return (self.rating_labels[:, word] >> np.uint64(bit)) & np.uint64(1) == 1
 
@@ -286,29 +289,32 @@ def _document_items(corpus: Corpus) -> ItemMatrix:
     keys, item = np.unique(doc_label, return_inverse=True)
     given = value[judged_row, judged_label] == 1
     notes["(document, label) binary items (categories: not chosen, chosen)"] += len(keys)
-    out = _label_items(
+    return _label_items(
         labels, keys // n_labels, item.reshape(-1), raters[judged_row],
-        given.astype(np.int64), np.where(given, judged_label, -1), notes, "multilabel", list(BINARY),
+        given.astype(np.int64), None, notes, "multilabel", list(BINARY), item_label=keys % n_labels,
     )
-    out.item_label = keys % n_labels
-    return out
 
 
 #: The categories of a multi-label (document, label) item.
 BINARY = ("not chosen", "chosen")
 
 
-def _label_items(labels, item_doc, item, rater, code, label, notes, scheme, categories) -> ItemMatrix:
-    """An ItemMatrix from one rating per (item, rater): its code and the label present (-1 none)."""
+def _label_items(labels, item_doc, item, rater, code, label, notes, scheme, categories, item_label=None) -> ItemMatrix:
+    """An ItemMatrix from one rating per (item, rater): its code and the label present (-1 none;
+    ``label`` None for multi-label items, whose ``item_label`` says it)."""
     order = np.lexsort((rater, item))
-    bits = np.zeros((len(item), max(1, (len(labels) + 63) // 64)), dtype=np.uint64)
-    has = label >= 0
-    word, bit = np.divmod(label[has], 64)
-    bits[np.flatnonzero(has), word] = np.left_shift(np.uint64(1), bit.astype(np.uint64))
+    if label is None:
+        bits = np.zeros((len(item), 0), dtype=np.uint64)
+    else:
+        label = label[order]
+        bits = np.zeros((len(item), max(1, (len(labels) + 63) // 64)), dtype=np.uint64)
+        has = label >= 0
+        word, bit = np.divmod(label[has], 64)
+        bits[np.flatnonzero(has), word] = np.left_shift(np.uint64(1), bit.astype(np.uint64))
     return ItemMatrix(
         categories, item_doc, np.zeros(len(item_doc), dtype=bool),
-        item[order], rater[order], code[order], bits[order], source="documents", notes=notes,
-        scheme=scheme, label_names=list(labels),
+        item[order], rater[order], code[order], bits, source="documents", notes=notes,
+        scheme=scheme, label_names=list(labels), item_label=item_label,
     )
 
 

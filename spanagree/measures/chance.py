@@ -326,7 +326,10 @@ def _per_category(items: ItemMatrix, data: cac.RawRatings, confidence: float) ->
     ends = np.searchsorted(of_rating[by_label], np.arange(len(items.labels) + 1))
     for l, name in enumerate(items.labels):
         keep = by_label[ends[l] : ends[l + 1]]
-        subset = cac.long_ratings(data.item[keep], data.rater[keep], data.code[keep], n_items=data.n_items,
+        # the label's items numbered among themselves (not among every label's: the work per label
+        # would grow with all items)
+        own, item = np.unique(data.item[keep], return_inverse=True)
+        subset = cac.long_ratings(item.reshape(-1), data.rater[keep], data.code[keep], n_items=len(own),
                                   n_raters=data.n_raters, categories=data.categories)
         est = cac.family(subset, coefficients=["fleiss_kappa"], confidence=confidence)["fleiss_kappa"]
         entry = _family_entry(est)

@@ -15,12 +15,14 @@ from spanagree.measures.chance import _label_tables, rating_pair_rows, set_bits
 
 def _brute_force(items, pair_index, first, second, n_pairs):
     """Row by row, label by label: a rating "has" label l when bit l of its words is set; a
-    multi-label item counts in its own label's table only."""
+    multi-label item counts in its own label's table only, where "has" is "chosen"."""
     n_labels = len(items.labels)
     out = np.zeros((n_pairs, n_labels, 2, 2), dtype=np.int64)
     words = items.rating_labels.tolist()
 
     def has(rating, label):
+        if items.item_label is not None:
+            return items.rating_code[rating] == 1
         return (int(words[rating][label // 64]) >> (label % 64)) & 1 == 1
 
     for j, (p, i, k) in enumerate(zip(pair_index.tolist(), first.tolist(), second.tolist())):
@@ -84,8 +86,29 @@ def test_multilabel_document_items(tmp_path, seed):
             records.append({"doc_id": f"d{d}", "text": f"document {d}", "annotator": f"r{r}", "labels": sorted(set(chosen))})
     corpus = _write(tmp_path / "m.jsonl", records)
     args = _tables(corpus, "documents")
-    assert args[0].item_label is not None
+    items = args[0]
+    assert items.item_label is not None
     assert np.array_equal(_label_tables(*args), _brute_force(*args))
+    for label in range(len(items.labels)):  # has_label: chosen, on the label's own items
+        expected = [items.item_label[i] == label and c == 1 for i, c in zip(items.rating_item, items.rating_code)]
+        assert items.has_label(label).tolist() == expected
+
+
+def test_multilabel_fleiss_per_label_counts_the_labels_items_only(tmp_path):
+    """Each label's κ is on that label's (document, label) items: other labels' items are neither
+    used nor counted as skipped."""
+    records = []
+    for d in range(12):
+        for r in range(3):
+            chosen = ["A"] if (d + r) % 4 else ["A", "B"]
+            if d % 3 == 0:
+                chosen.append("C")
+            records.append({"doc_id": f"d{d}", "text": f"document {d}", "annotator": f"r{r}", "labels": chosen})
+    per_label = spanagree.score(_write(tmp_path / "k.jsonl", records), candidates="documents").to_dict()[
+        "chance_corrected"]["all_raters"]["fleiss_kappa_per_category"]
+    for name, entry in per_label.items():
+        assert entry["n_items"] == 12, name  # every document judged every label
+        assert entry["n_skipped"] == sum(entry["skipped"].values()) == 0, name
 
 
 def test_set_bits():
