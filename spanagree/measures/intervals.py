@@ -428,11 +428,7 @@ def bootstrap(report, options: IntervalOptions = IntervalOptions(), pairs: np.nd
     left_out = counts.leave_one_out() if 1 < n <= JACKKNIFE_MAX else None
     jackknife = counts.statistics(left_out) if left_out is not None else None
     alpha = (1 - options.level) / 2
-    chunk = max(1, STEP_CELLS // options.replicates)  # the sorted copy stays small
-    low, high, spread, n_defined = (
-        np.concatenate(parts) for parts in zip(*(_row_quantiles(values[lo : lo + chunk], alpha)
-                                                 for lo in range(0, len(values), chunk)))
-    )
+    low, high, spread, n_defined = row_quantiles(values, alpha)
     out = {}
     for row, name in enumerate(names):
         defined = int(n_defined[row])
@@ -448,6 +444,15 @@ def bootstrap(report, options: IntervalOptions = IntervalOptions(), pairs: np.nd
         out[name] = entry
     out.update(counts.single_pair_entries(drawn_in, options.replicates, jackknife is not None))
     return out
+
+
+def row_quantiles(values: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`_row_quantiles` a block of rows at a time (the sorted copy stays small)."""
+    chunk = max(1, STEP_CELLS // max(1, values.shape[1]))
+    return tuple(
+        np.concatenate(parts) for parts in zip(*(_row_quantiles(values[lo : lo + chunk], alpha)
+                                                 for lo in range(0, max(1, len(values)), chunk)))
+    )
 
 
 def _row_quantiles(values: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

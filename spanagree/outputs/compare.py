@@ -26,8 +26,8 @@ import numpy as np
 
 from ..errors import UsageError
 from .gate import name_and_number
-from ..measures.intervals import DocumentCounts, IntervalOptions
-from .tables import num
+from ..measures.intervals import DocumentCounts, IntervalOptions, row_quantiles
+from .tables import MAX_LABELS, largest, num, shown_of
 
 #: Replicates when none are asked for.
 DEFAULT_REPLICATES = 1000
@@ -96,7 +96,8 @@ def compare(old, new, *, max_drop: Mapping[str, float] | None = None, replicates
     only_rows = [np.array([position[k][d] for d in only[k]], dtype=np.int64) for k in (0, 1)]
 
     points = [c.statistics(c.point()) for c in counts]
-    labels = [name for name in old.corpus.labels if name in set(new.corpus.labels)]
+    in_new = set(new.corpus.labels)
+    labels = [name for name in old.corpus.labels if name in in_new]
     names = [*PLAIN] + [f"{kind}:{label}" for label in labels for kind in PER_LABEL]
     for name in max_drop:
         if name not in names:
@@ -104,7 +105,8 @@ def compare(old, new, *, max_drop: Mapping[str, float] | None = None, replicates
                              f"(labels in both: {', '.join(labels) or 'none'})")
 
     rng = np.random.default_rng(seed)
-    diffs: dict[str, list[np.ndarray]] = {name: [] for name in names}
+    paths = [_path(name) for name in names]
+    replicated = np.empty((len(names), replicates))  # NEW - OLD: statistics × replicates
     done = 0
     while done < replicates:
         block = min(250, replicates - done)
@@ -120,27 +122,24 @@ def compare(old, new, *, max_drop: Mapping[str, float] | None = None, replicates
                 for row in range(block):
                     weights[k][row, only_rows[k]] = np.bincount(drawn[row], minlength=len(only_rows[k]))
         values = [c.statistics(c.sums(w)) for c, w in zip(counts, weights)]
-        for name in names:
-            path = _path(name)
-            diffs[name].append(values[1][path] - values[0][path])
+        for row, path in enumerate(paths):
+            replicated[row, done : done + block] = values[1][path] - values[0][path]
         done += block
 
     tail = (1 - level) / 2
+    lows, highs, _, n_defined = row_quantiles(replicated, tail)  # over each row's defined values
     statistics = []
-    for name in names:
-        path = _path(name)
+    for row, (name, path) in enumerate(zip(names, paths)):
         before, after = _float(points[0][path][0]), _float(points[1][path][0])
-        replicate = np.concatenate(diffs[name])
-        defined = replicate[~np.isnan(replicate)]
-        low = float(np.quantile(defined, tail)) if len(defined) and before is not None and after is not None else None
-        high = float(np.quantile(defined, 1 - tail)) if low is not None else None
+        low = float(lows[row]) if n_defined[row] and before is not None and after is not None else None
+        high = float(highs[row]) if low is not None else None
         change = None if before is None or after is None else after - before
         entry = {
             "name": name, "old": before, "new": after, "difference": change,
             "interval": None if low is None else {"low": low, "high": high},
             "significant": None if low is None else "drop" if high < 0 else "rise" if low > 0 else None,
         }
-        undefined = len(replicate) - len(defined)
+        undefined = replicates - int(n_defined[row])
         if undefined:
             entry["undefined_replicates"] = int(undefined)
         statistics.append(entry)
@@ -159,6 +158,26 @@ def compare(old, new, *, max_drop: Mapping[str, float] | None = None, replicates
         "checks": checks,
         "passed": all(c["passed"] for c in checks),
     }
+
+
+def _shown(statistics: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
+    """The table's rows: every corpus-wide statistic, and the per-label rows of at most
+    MAX_LABELS labels — those with a significant change first, then the largest changes (in
+    either statistic) — in the order of the result; and how many labels there are."""
+    by_label: dict[str, list[dict[str, Any]]] = {}
+    for s in statistics:
+        kind, colon, label = s["name"].partition(":")
+        if colon:
+            by_label.setdefault(label, []).append(s)
+
+    def weight(label: str) -> float:
+        entries = by_label[label]
+        significant = any(e["significant"] for e in entries)
+        change = max((abs(e["difference"]) for e in entries if e["difference"] is not None), default=-1.0)
+        return (2.0 if significant else 0.0) + change  # a difference lies within [-1, 1]
+
+    keep = set(largest(list(by_label), weight))
+    return [s for s in statistics if ":" not in s["name"] or s["name"].partition(":")[2] in keep], len(by_label)
 
 
 def _check(entry: dict[str, Any], delta: float) -> dict[str, Any]:
@@ -184,14 +203,17 @@ def tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[list[Any]]
         *([["same id, other text (not paired)", str(docs["same_id_other_text"])]] if docs.get("same_id_other_text") else []),
         ["interval", f"{result['level']:.0%} percentile bootstrap, {result['replicates']} replicates, seed {result['seed']}"],
     ]
+    shown, n_labels = _shown(result["statistics"])
     rows = [
         [s["name"], num(s["old"]), num(s["new"]), _signed(s["difference"]),
          "-" if s["interval"] is None else f"[{s['interval']['low']:+.4f}, {s['interval']['high']:+.4f}]",
          s["significant"] or ""]
-        for s in result["statistics"]
+        for s in shown
     ]
+    note = shown_of(min(n_labels, MAX_LABELS), n_labels, "the {n} labels changed most, significant changes first")
     out = [("Comparison", ["", ""], summary),
-           ("NEW - OLD", ["statistic", "old", "new", "difference", "interval", "significant"], rows)]
+           ("NEW - OLD" + (f" ({note})" if note else ""),
+            ["statistic", "old", "new", "difference", "interval", "significant"], rows)]
     if result["checks"]:
         out.append(("Checks (--max-drop)", ["check", "max drop", "difference", "verdict", "reason"], [
             [c["name"], f"{c['max_drop']:g}", _signed(c["difference"]), "pass" if c["passed"] else "FAIL", c["reason"] or ""]

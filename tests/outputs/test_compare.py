@@ -111,3 +111,34 @@ def test_cli_bad_input(write_jsonl, rounds, tmp_path):
     assert run("compare", old, tmp_path / "missing.jsonl").exit_code == 2
     table = run("compare", old, old, "--bootstrap", "20")
     assert table.exit_code == 0 and "NEW - OLD" in table.stdout
+
+
+def test_table_shows_the_labels_changed_most(write_jsonl):
+    """With more labels than the table shows: every corpus-wide row, the labels with a significant
+    change, then the largest changes; --output json keeps every label."""
+    from spanagree.outputs.tables import MAX_LABELS
+
+    n_labels = MAX_LABELS + 10
+    text = " ".join(f"w{i:02d}" for i in range(40))
+
+    def round_(changed: set[int]):
+        lines = []
+        for d in range(30):
+            for rater in ("x", "y"):
+                spans = [{"start": 4 * k, "end": 4 * k + 3, "label": f"L{(d * 2 + k) % n_labels:02d}"} for k in range(4)]
+                if rater == "y":
+                    spans = [s for s in spans if int(s["label"][1:]) not in changed]
+                lines.append({"doc_id": f"d{d}", "text": text, "annotator": rater, "spans": spans})
+        return lines
+
+    old = _write(write_jsonl, round_(set()), "old_labels.jsonl")
+    new = _write(write_jsonl, round_({5, 52, 57}), "new_labels.jsonl")  # two beyond the first 50
+    table = run("compare", old, new, "--bootstrap", "50")
+    result = json.loads(run("compare", old, new, "--bootstrap", "50", "--output", "json").stdout)
+    assert table.exit_code == 0
+    assert f"of {n_labels}; --output json lists all" in table.stdout
+    shown = {line.split()[0].partition(":")[2] for line in table.stdout.splitlines() if line.startswith("label")}
+    assert len(shown) == MAX_LABELS and {"L05", "L52", "L57"} <= shown
+    for name in compare.PLAIN:
+        assert any(line.startswith(name + " ") for line in table.stdout.splitlines())
+    assert len({s["name"] for s in result["statistics"] if s["name"].startswith("label:")}) == n_labels
