@@ -206,6 +206,7 @@ class CorpusBuilder:
         self._block_first: list[int] = []  # the position of each block's first span
         self._n_spans_held = 0  # spans in blocks and queues: the position of the next span
         self._label_index: dict[str, int] = {}
+        self._label_names: list[str] = []  # by first-seen code (the keys of _label_index, in order)
         self._starts: list[int] = []  # queue of validated spans (add)
         self._ends: list[int] = []
         self._labels: list[str] = []
@@ -399,6 +400,7 @@ class CorpusBuilder:
         index = self._label_index
         for label in set(labels) - index.keys():
             index[label] = len(index)
+            self._label_names.append(label)
         codes = np.fromiter(map(index.__getitem__, labels), np.int64, len(labels))
         self._block_first.append(self._block_first[-1] + len(self._blocks[-1][0]) if self._blocks else 0)
         self._blocks.append((starts, ends, codes))
@@ -417,7 +419,7 @@ class CorpusBuilder:
         block = bisect_right(self._block_first, first) - 1
         starts, ends, codes = self._blocks[block]
         lo = first - self._block_first[block]
-        names = list(self._label_index)
+        names = self._label_names
         return [(int(s), int(e), names[c]) for s, e, c in zip(starts[lo:lo + n], ends[lo:lo + n], codes[lo:lo + n])]
 
     def _add_tokens(self, doc: int, rater: str, tokens: np.ndarray, where: Location) -> None:

@@ -106,6 +106,21 @@ class ItemMatrix:
         return (self.rating_labels[:, word] >> np.uint64(bit)) & np.uint64(1) == 1
 
 
+def set_bits(words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(row, bit)`` of every set bit of a (rows, words) uint64 array, bit ``64 × word + k``."""
+    row, word = np.nonzero(words)
+    value = words[row, word]
+    rows, bits = [], []
+    for k in range(64):
+        on = np.flatnonzero((value >> np.uint64(k)) & np.uint64(1))
+        if len(on):
+            rows.append(row[on])
+            bits.append(word[on] * 64 + k)
+    if not rows:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    return np.concatenate(rows).astype(np.int64), np.concatenate(bits).astype(np.int64)
+
+
 def build_items(
     corpus: Corpus,
     source: str | Path,

@@ -18,8 +18,8 @@ from typing import Any
 import numpy as np
 
 from . import stats
-from ..core.arrays import pairs_within_blocks
-from .candidates import ItemMatrix
+from ..core.arrays import expand, pairs_within_blocks
+from .candidates import ItemMatrix, set_bits
 from ..errors import UsageError
 from . import cac
 from .benchmark import benchmarks
@@ -159,8 +159,9 @@ def _label_tables(items: ItemMatrix, pair_index, first, second, n_pairs: int) ->
     order = np.argsort(rating, kind="stable")
     rating, label = rating[order], label[order]
     ptr = np.searchsorted(rating, np.arange(len(items.rating_labels) + 1))
-    side = [_row_labels(ptr, label, ratings) for ratings in (first, second)]
-    keys = [row * n_labels + lab for row, lab in side]
+    # (row, label) for each label of each row's first, then second, rating
+    side = [expand(ptr[ratings], ptr[ratings + 1]) for ratings in (first, second)]
+    keys = [row * n_labels + label[at] for row, at in side]
     both = np.intersect1d(keys[0], keys[1], assume_unique=True)
     size = n_pairs * n_labels
 
@@ -172,30 +173,6 @@ def _label_tables(items: ItemMatrix, pair_index, first, second, n_pairs: int) ->
     c = per_cell(keys[1]) - a
     d = np.repeat(np.bincount(pair_index, minlength=n_pairs), n_labels) - a - b - c
     return np.stack([a, b, c, d], axis=1).reshape(n_pairs, n_labels, 2, 2)
-
-
-def set_bits(words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(row, bit)`` of every set bit of a (rows, words) uint64 array, bit ``64 × word + k``."""
-    row, word = np.nonzero(words)
-    value = words[row, word]
-    rows, bits = [], []
-    for k in range(64):
-        on = np.flatnonzero((value >> np.uint64(k)) & np.uint64(1))
-        if len(on):
-            rows.append(row[on])
-            bits.append(word[on] * 64 + k)
-    if not rows:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    return np.concatenate(rows).astype(np.int64), np.concatenate(bits).astype(np.int64)
-
-
-def _row_labels(ptr: np.ndarray, label: np.ndarray, ratings: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(row, label)`` for each label of the rating in each row (``ptr``: each rating's labels
-    in ``label``, as CSR offsets)."""
-    count = ptr[ratings + 1] - ptr[ratings]
-    row = np.repeat(np.arange(len(ratings)), count)
-    start = np.repeat(ptr[ratings] - np.r_[0, np.cumsum(count)[:-1]], count)
-    return row, label[start + np.arange(len(row))]
 
 
 def _presence(table: np.ndarray) -> tuple[int, int, int, int]:
