@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 import coverage_model  # noqa: E402
 from bench_core import publish  # noqa: E402
-from spanagree.measures import intervals  # noqa: E402
+from spanagree.measures.psa import intervals  # noqa: E402
 
 SECTION = "## Interval coverage by simulation"
 

@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 import spanagree  # noqa: E402
 from bench_core import best_of, write_results  # noqa: E402
-from spanagree.measures import intervals  # noqa: E402
+from spanagree.measures.psa import intervals  # noqa: E402
 
 SECTION = "## Intervals"
 

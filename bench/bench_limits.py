@@ -81,7 +81,7 @@ def token_corpus(out_dir: Path, n_documents: int) -> tuple[Path, Path, int]:
     sys.path.insert(0, str(ROOT))
     import spanagree
     from spanagree.io.synthetic import generate_corpus, write_jsonl
-    from spanagree.measures.candidates import build_items
+    from spanagree.measures.chance.candidates import build_items
 
     def with_tokens(records):
         for record in records:

@@ -36,8 +36,8 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_core import best_of, write_results  # noqa: E402
-from spanagree.measures import stats  # noqa: E402
-from spanagree.measures import cac  # noqa: E402
+from spanagree.measures.chance import coefficients as stats  # noqa: E402
+from spanagree.measures.chance import family as cac  # noqa: E402
 
 SECTION = "## Chance-corrected coefficients"
 

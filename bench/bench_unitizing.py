@@ -37,9 +37,9 @@ sys.path.insert(0, str(ROOT))
 
 import spanagree  # noqa: E402
 from bench_core import best_of, machine, write_results  # noqa: E402
-from spanagree.measures.alpha_u import alpha_u, reduce_overlaps  # noqa: E402
-from spanagree.measures.gamma import gamma  # noqa: E402
-from spanagree.measures.unitizing import corpus_columns, unitizing_section  # noqa: E402
+from spanagree.measures.unitizing.alpha_u import alpha_u, reduce_overlaps  # noqa: E402
+from spanagree.measures.unitizing.gamma import gamma  # noqa: E402
+from spanagree.measures.unitizing.section import corpus_columns, unitizing_section  # noqa: E402
 
 SECTION = "## Unitizing: α_U and γ"
 

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from .app.api import alt_test, score
 from .report import AgreementReport
-from .measures.psa import f_beta, psa
+from .measures.psa.specific import f_beta, psa
 from .core.align import AlignmentRule, align_spans
 from .errors import InputError, SpanagreeError, UsageError
 from .io import read
-from .measures.alt_test import AltTestResult
+from .measures.alt_test.procedure import AltTestResult
 from .core.model import Corpus
 from .core.version import __version__
 

@@ -11,7 +11,7 @@ Aggregations, all from the same per-comparison counts: per pair (sum over shared
 mean (mean of the pair PSAs: the headline for R raters), pooled (sum over all pairs), per label
 and macro over labels, per document, and each rater against a reference rater. The point values
 and every bootstrap replicate come from one function of summed counts
-(:func:`spanagree.measures.summary.summarize`), and each value is written with its interval as
+(:func:`spanagree.measures.psa.summary.summarize`), and each value is written with its interval as
 the dict is built.
 """
 from __future__ import annotations
@@ -30,8 +30,8 @@ from .core.align import AlignmentRule
 from .core.counts import EXCLUSIONS, OUTCOMES, Counts, count
 from .errors import UsageError
 from .core.model import Corpus
-from .measures.summary import Layout, Summary, against, bin_rows, prf_arrays, psa as psa_of, ratio
-from .measures.summary import point as point_summary
+from .measures.psa.summary import Layout, Summary, against, bin_rows, prf_arrays, psa as psa_of, ratio
+from .measures.psa.summary import point as point_summary
 
 if TYPE_CHECKING:  # the engines are imported only when one runs
     from .engine.merge import CorpusSummary
@@ -71,7 +71,7 @@ class AgreementReport:
     items: Any = None  # the candidates' ItemMatrix, when candidates were configured
     interval_options: Any = None  # IntervalOptions, when intervals were asked for
     per_rater: bool = False  # add the per-rater view (spanagree.diagnostics.raters) to the output
-    unitizing: dict | None = None  # α_U and γ (spanagree.measures.unitizing), when asked for
+    unitizing: dict | None = None  # α_U and γ (spanagree.measures.unitizing.section), when asked for
     interval_pairs: Any = None  # indices of the rater pairs that get their own interval (None: all)
     _intervals: tuple | None = field(default=None, repr=False)  # (pairs key, interval section)
     _point: tuple | None = field(default=None, repr=False)  # (Layout, Summary) of the data
@@ -134,7 +134,7 @@ class AgreementReport:
         return self._build(max_pairs=None, max_documents=None, pairs=chosen)
 
     def point(self) -> tuple[Layout, Summary]:
-        """Every PSA statistic of the data (:func:`spanagree.measures.summary.summarize`, one
+        """Every PSA statistic of the data (:func:`spanagree.measures.psa.summary.summarize`, one
         replicate), computed once."""
         if self._point is None:
             self._point = point_summary(self.counts, len(self.corpus.labels), len(self.corpus.raters), raters=True)
@@ -224,12 +224,12 @@ class AgreementReport:
     def intervals(self, pairs: np.ndarray | None = None) -> dict[str, Any]:
         """Bootstrap intervals and jackknife standard errors of every headline statistic, and of
         the rater pairs ``pairs`` (indices; default ``interval_pairs``, or all); computed once
-        per set of pairs (see :mod:`spanagree.measures.intervals`)."""
+        per set of pairs (see :mod:`spanagree.measures.psa.intervals`)."""
         if self.interval_options is None:
             raise UsageError("no intervals were asked for: pass bootstrap=N to score()")
         key = None if pairs is None else tuple(np.asarray(pairs).tolist())
         if self._intervals is None or self._intervals[0] != key:
-            from .measures.intervals import interval_section  # optional section: imported when asked for
+            from .measures.psa.intervals import interval_section  # optional section: imported when asked for
 
             self._intervals = (key, interval_section(self, self.interval_options, pairs))
         return self._intervals[1]
@@ -410,8 +410,8 @@ def score_corpus(
     items = None
     if candidates is not None:
         # optional sections (here and below): imported when asked for (see tests/test_layers.py LAZY)
-        from .measures.candidates import build_items
-        from .measures.chance import chance_corrected
+        from .measures.chance.candidates import build_items
+        from .measures.chance.section import chance_corrected
 
         items = build_items(
             corpus, candidates, rule, unit=unit, language=settings["language"],
@@ -420,14 +420,14 @@ def score_corpus(
         chance = chance_corrected(items, corpus.raters, reference=reference, confidence=ci)
     interval_options = None
     if bootstrap is not None:
-        from .measures.intervals import IntervalOptions
+        from .measures.psa.intervals import IntervalOptions
 
         interval_options = IntervalOptions(level=ci, replicates=bootstrap, seed=seed)
     if counts is None:
         counts = count(corpus, rule, unit=unit, search=settings["search"])
     section = None
     if unitizing:
-        from .measures.unitizing import unitizing_section
+        from .measures.unitizing.section import unitizing_section
 
         section = unitizing_section(
             corpus, unit=unit, seed=seed, options=unitizing if isinstance(unitizing, dict) else None,
@@ -477,7 +477,7 @@ def _with_intervals(holder: dict, interval, path: tuple, analytic: bool = False)
 
 def _with_analytic_se(entry: dict, a: float, b: float, c: float) -> dict:
     """An interval entry of a PSA with its delta-method standard error added."""
-    from .measures.intervals import analytic_psa_se  # optional section: imported when asked for
+    from .measures.psa.intervals import analytic_psa_se  # optional section: imported when asked for
 
     return {**entry, "analytic_se": analytic_psa_se(a, b, c)}
 

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 import spanagree
 from spanagree.app.cli import app
 from spanagree.errors import InputError, UsageError
-from spanagree.measures.psa import beta_weights
+from spanagree.measures.psa.specific import beta_weights
 
 runner = CliRunner()
 HUGE = 2**63  # one past the largest 64-bit integer
@@ -457,7 +457,7 @@ def test_a_name_the_system_refuses_is_an_error_in_every_command(tmp_path, args):
 
 def test_statistics_refuse_expansions_and_tables_too_large_to_build():
     from spanagree import stats
-    from spanagree.measures import cac
+    from spanagree.measures.chance import family as cac
 
     with pytest.raises(ValueError, match="expand into"):
         stats.table_to_ratings([[2**62, 2**62], [2**62, 2**62]])
@@ -550,7 +550,7 @@ def test_dash_writes_the_output_to_standard_output(tmp_path, monkeypatch):
 
 def test_statistics_refuse_labels_that_are_not_labels_and_odd_arguments():
     from spanagree import stats
-    from spanagree.measures import cac
+    from spanagree.measures.chance import family as cac
 
     for ratings in ([[frozenset({1}), frozenset({1})], [frozenset({2}), frozenset({1})]], [[{"a": 1}, {"a": 1}]]):
         with pytest.raises(ValueError, match="must hold labels"):

@@ -34,16 +34,16 @@ LAZY: dict[tuple[str, str], str] = {
     ("spanagree.engine", "spanagree.engine.driver"): "the driver loads the process pools; choosing the mode does not",
     ("spanagree.engine", "spanagree.engine.merge"): "the same: imported with the driver",
     ("spanagree.engine.mode", "spanagree.engine.plan"): "the planner and the readers' ranges, only for large input",
-    ("spanagree.measures.alt_test", "spanagree.measures.stats"): "Shah's S, only with candidate items",
+    ("spanagree.measures.alt_test.procedure", "spanagree.measures.chance.coefficients"): "Shah's S, only with candidate items",
     ("spanagree.report", "spanagree.diagnostics.raters"): _SECTION,
-    ("spanagree.report", "spanagree.measures.intervals"): _SECTION,
-    ("spanagree.report", "spanagree.measures.candidates"): _SECTION,
-    ("spanagree.report", "spanagree.measures.chance"): _SECTION,
-    ("spanagree.report", "spanagree.measures.unitizing"): _SECTION,
+    ("spanagree.report", "spanagree.measures.psa.intervals"): _SECTION,
+    ("spanagree.report", "spanagree.measures.chance.candidates"): _SECTION,
+    ("spanagree.report", "spanagree.measures.chance.section"): _SECTION,
+    ("spanagree.report", "spanagree.measures.unitizing.section"): _SECTION,
     **{("spanagree.app.cli", target): _COMMAND for target in (
         "spanagree.app.info", "spanagree.app.runs", "spanagree.outputs.convert", "spanagree.outputs.gate",
         "spanagree.outputs.html", "spanagree.outputs.compare", "spanagree.outputs.alt_test",
-        "spanagree.diagnostics.consensus", "spanagree.diagnostics.disagreements", "spanagree.measures.alt_test",
+        "spanagree.diagnostics.consensus", "spanagree.diagnostics.disagreements", "spanagree.measures.alt_test.procedure",
     )},
 }
 

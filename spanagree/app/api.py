@@ -16,7 +16,7 @@ from ..core.model import Corpus
 from ..engine.mode import asked_for_engine, choose_mode
 from ..errors import UsageError
 from ..io import read
-from ..measures.alt_test import MIN_DOCUMENTS, AltTestResult, check_parameters, from_report
+from ..measures.alt_test.procedure import MIN_DOCUMENTS, AltTestResult, check_parameters, from_report
 from ..report import AgreementReport, score_corpus
 
 
@@ -42,13 +42,13 @@ def score(
     reference : a rater to score every other rater against (precision, recall, F-beta).
     candidates : ``"tokens"``, ``"documents"`` or a path to a JSONL of candidate spans: makes
         ``d`` defined and adds the chance-corrected coefficients (κ, π, S, α, ...) under
-        ``"chance_corrected"`` (docs/chance-corrected.md; see :mod:`spanagree.measures.candidates`).
+        ``"chance_corrected"`` (docs/chance-corrected.md; see :mod:`spanagree.measures.chance.candidates`).
     language : the blank spaCy tokenizer's language for ``candidates="tokens"`` when the input
         has no tokens.
     strict_candidates : make spans that match no candidate an error instead of extra items.
     bootstrap, ci, seed : with ``bootstrap=N``, every headline statistic gets a percentile
         interval at level ``ci`` from N bootstrap replicates over documents (seeded) and a
-        jackknife standard error (docs/intervals.md; see :mod:`spanagree.measures.intervals`). ``ci`` is also the
+        jackknife standard error (docs/intervals.md; see :mod:`spanagree.measures.psa.intervals`). ``ci`` is also the
         level of the chance-corrected family's analytic intervals (docs/chance-corrected.md).
     format, read_options, progress : how to read ``corpus`` when it is paths (as
         :func:`spanagree.read`).
@@ -63,7 +63,7 @@ def score(
     unitizing : also compute Krippendorff's α_U and Mathet et al.'s γ on the spans themselves
         (no candidates needed) under ``"unitizing"``; a dict sets γ's options (``samples``,
         ``alpha``, ``beta``, ``categorical``), and ``seed`` seeds γ's random continua (see
-        :mod:`spanagree.measures.unitizing`). Needs the spans in memory (not ``jobs``,
+        :mod:`spanagree.measures.unitizing.section`). Needs the spans in memory (not ``jobs``,
         ``stream`` or ``engine``).
     """
     if not isinstance(corpus, Corpus):

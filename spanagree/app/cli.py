@@ -390,7 +390,7 @@ def alt_test_command(
     Exit 0 every candidate trusted, 1 a candidate untrusted or inconclusive (fewer than three
     humans could be tested), 2 bad input. JSON: one object, or a list ranked by ρ for several.
     """
-    from ..measures import alt_test as alt  # imported when the command runs (import time)
+    from ..measures.alt_test import procedure as alt  # imported when the command runs (import time)
     from ..outputs import alt_test as alt_output
 
     try:

@@ -24,7 +24,7 @@ For each rater ``r`` (definitions in ``docs/diagnostics.md``):
 
 Every figure but the consensus is a function of the per-pair sums of the counts (nothing is
 re-aligned), so the bootstrap over documents gives intervals for ``mean_psa`` and
-``against_others.f`` in the same replicates as the headline (see :mod:`spanagree.measures.intervals`);
+``against_others.f`` in the same replicates as the headline (see :mod:`spanagree.measures.psa.intervals`);
 ``against_consensus.f`` gets its own percentile bootstrap over the consensus documents, with the
 same level, replicates and seed.
 """
@@ -37,9 +37,9 @@ import numpy as np
 from .disagreements import from_report
 from .consensus import consensus
 from ..core.counts import count, label_totals
-from ..measures.psa import prf, psa_array
-from ..measures.summary import oriented_sums
-from ..measures.intervals import BLOCK
+from ..measures.psa.specific import prf, psa_array
+from ..measures.psa.summary import oriented_sums
+from ..measures.psa.intervals import BLOCK
 from ..core.model import CorpusBuilder
 
 #: The consensus of the other raters is computed per rater up to this many raters.
@@ -51,7 +51,7 @@ PARTS_MOST = 3
 
 def rater_view(report, interval=None) -> list[dict[str, Any]]:
     """The per-rater section of an :class:`~spanagree.report.AgreementReport` (point values from
-    the report's summary, :mod:`spanagree.measures.summary`); ``interval`` (path → bootstrap
+    the report's summary, :mod:`spanagree.measures.psa.summary`); ``interval`` (path → bootstrap
     entry or None) puts ``mean_psa_interval`` and ``against_others.f_interval`` beside them."""
     corpus, counts = report.corpus, report.counts
     comparisons = counts.comparisons

@@ -9,7 +9,7 @@ paired**: each replicate draws the shared documents with replacement once and gi
 document the same weight in both rounds (so what a document contributes to both rounds moves
 together, and the interval reflects only the change), and draws the documents present in one
 round only within that round. Every replicate is a weighted sum of the per-document counts
-(:class:`spanagree.measures.intervals.DocumentCounts`): nothing is re-aligned.
+(:class:`spanagree.measures.psa.intervals.DocumentCounts`): nothing is re-aligned.
 
 A drop is **significant** when the whole interval of NEW − OLD lies below zero. A check
 ``max_drop NAME=DELTA`` fails only when the data show that the statistic fell by more than DELTA:
@@ -26,7 +26,7 @@ import numpy as np
 
 from ..errors import UsageError
 from .gate import name_and_number
-from ..measures.intervals import DocumentCounts, IntervalOptions, row_quantiles
+from ..measures.psa.intervals import DocumentCounts, IntervalOptions, row_quantiles
 from .tables import MAX_LABELS, largest, num, shown_of
 
 #: Replicates when none are asked for.

@@ -119,7 +119,7 @@ def test_counts_in_parts_give_the_same_view_without_the_span_parts(write_jsonl):
 
 
 def test_rows_added_by_segment_sums_equal_add_at():
-    from spanagree.measures.psa import add_rows
+    from spanagree.measures.psa.specific import add_rows
 
     rng = np.random.default_rng(0)
     index, values = rng.integers(0, 7, 50), rng.normal(size=(50, 3, 2))

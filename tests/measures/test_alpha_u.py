@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from spanagree.errors import UsageError
-from spanagree.measures.alpha_u import alpha_u, reduce_overlaps
+from spanagree.measures.unitizing.alpha_u import alpha_u, reduce_overlaps
 from locations import FIXTURES
 
 

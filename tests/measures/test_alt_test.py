@@ -1,4 +1,4 @@
-"""The alternative annotator test (spanagree.measures.alt_test).
+"""The alternative annotator test (spanagree.measures.alt_test.procedure).
 
 Checked three ways: against a plain re-implementation of the procedure written here from the
 paper's description (loops, exact fractions, SciPy's t-test, a hand-written Benjamini–Yekutieli)
@@ -18,7 +18,7 @@ import pytest
 
 import spanagree
 from spanagree.errors import UsageError
-from spanagree.measures import alt_test as at
+from spanagree.measures.alt_test import procedure as at
 from records import line
 
 scipy_stats = pytest.importorskip("scipy.stats")

@@ -1,4 +1,4 @@
-"""The chance-corrected family on raw ratings (spanagree.measures.cac): published values, irrCAC's
+"""The chance-corrected family on raw ratings (spanagree.measures.chance.family): published values, irrCAC's
 values (a committed fixture), independent implementations, properties, and the CLI paths."""
 from __future__ import annotations
 
@@ -12,13 +12,13 @@ import pytest
 from typer.testing import CliRunner
 
 import spanagree
-from spanagree.measures import stats
+from spanagree.measures.chance import coefficients as stats
 from spanagree.app.cli import app
-from spanagree.measures import cac
-from spanagree.measures.benchmark import SCALES, benchmark
-from spanagree.measures.kappa_variance import cohen_kappa_uncertainty
+from spanagree.measures.chance import family as cac
+from spanagree.measures.chance.benchmark import SCALES, benchmark
+from spanagree.measures.chance.kappa_variance import cohen_kappa_uncertainty
 from spanagree.measures.student_t import t_cdf, t_quantile
-from spanagree.measures.weights import NAMES, agreement_weights
+from spanagree.measures.chance.weights import NAMES, agreement_weights
 from locations import FIXTURES as ALL_FIXTURES
 
 FIXTURES = ALL_FIXTURES / "irrcac"
@@ -437,7 +437,7 @@ def test_report_lists_items_categories_and_skips(example_path):
 
 
 def _dense(chance, example_path):
-    from spanagree.measures.candidates import build_items
+    from spanagree.measures.chance.candidates import build_items
 
     corpus = spanagree.read(example_path)
     items = build_items(corpus, "tokens", spanagree.AlignmentRule())

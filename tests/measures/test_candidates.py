@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 import spanagree
-from spanagree.measures import stats
-from spanagree.measures.chance import kappa_curve
+from spanagree.measures.chance import coefficients as stats
+from spanagree.measures.chance.section import kappa_curve
 from records import line
 
 TEXT = "Alice met Bob in Paris on Monday."
@@ -136,7 +136,7 @@ def test_identical_raters_and_rater_order(tmp_path):
 
 def test_all_raters_agree_with_independent_implementations(example_path):
     krippendorff = pytest.importorskip("krippendorff")
-    from spanagree.measures.candidates import build_items
+    from spanagree.measures.chance.candidates import build_items
 
     corpus = spanagree.read(example_path)
     items = build_items(corpus, "tokens", spanagree.AlignmentRule())

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from spanagree.errors import UsageError
-from spanagree.measures.gamma import Dissimilarity, _cat_disorders, best_alignment, gamma
+from spanagree.measures.unitizing.gamma import Dissimilarity, _cat_disorders, best_alignment, gamma
 from locations import FIXTURES
 
 FIXTURE = json.loads((FIXTURES / "pygamma_gamma.json").read_text())

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 import spanagree
-from spanagree.measures import intervals
-from spanagree.measures.intervals import DocumentCounts, IntervalOptions, analytic_psa_se
+from spanagree.measures.psa import intervals
+from spanagree.measures.psa.intervals import DocumentCounts, IntervalOptions, analytic_psa_se
 
 
 @pytest.fixture(scope="module")
@@ -122,7 +122,7 @@ def test_a_pair_weighs_the_share_of_its_documents_drawn():
     np.testing.assert_array_equal(intervals.pair_weights(drawn, np.array([1.0, 2.0, 0.0])),
                                   [[0.0, 1.0, 0.0], [1.0, 0.0, 0.0]])
     values = np.array([[0.5, np.nan, 1.0]])
-    from spanagree.measures.summary import ratio, weighted_sums
+    from spanagree.measures.psa.summary import ratio, weighted_sums
 
     assert ratio(*weighted_sums(values, np.array([[1.0, 5.0, 3.0]])))[0] == pytest.approx(0.875)
     assert np.isnan(ratio(*weighted_sums(values, np.array([[0.0, 1.0, 0.0]])))[0])

@@ -9,8 +9,8 @@ import pytest
 
 import spanagree
 from spanagree.core.align import AlignmentRule
-from spanagree.measures.candidates import build_items, set_bits
-from spanagree.measures.chance import _label_tables, rating_pair_rows
+from spanagree.measures.chance.candidates import build_items, set_bits
+from spanagree.measures.chance.section import _label_tables, rating_pair_rows
 
 
 def _brute_force(items, pair_index, first, second, n_pairs):

@@ -2,7 +2,7 @@
 
 The brute force below recomputes every PSA statistic of the report from the per-comparison counts with
 plain Python loops (dicts of sums, one replicate at a time, from the same document draws), so it
-shares no code with :mod:`spanagree.measures.summary` or :mod:`spanagree.measures.intervals`.
+shares no code with :mod:`spanagree.measures.psa.summary` or :mod:`spanagree.measures.psa.intervals`.
 The corpus mixes rater pairs seen on one document (summed by document in the replicates) and
 pairs seen on several (computed one by one).
 """
@@ -16,7 +16,8 @@ import numpy as np
 import pytest
 
 import spanagree
-from spanagree.measures import intervals, summary
+from spanagree.measures.psa import intervals
+from spanagree.measures.psa import summary
 
 REPLICATES = 60
 SEED = 4
@@ -208,7 +209,7 @@ def test_summarize_takes_a_replicate_axis():
 
 def test_replicate_kappa_and_alpha_are_the_point_estimates_code():
     """The replicates' κ and α (arrays over any leading axes) equal the scalar coefficients."""
-    from spanagree.measures import stats
+    from spanagree.measures.chance import coefficients as stats
 
     rng = np.random.default_rng(0)
     tables = rng.integers(0, 6, size=(20, 3, 3)).astype(float)

@@ -10,8 +10,8 @@ from typer.testing import CliRunner
 import spanagree
 from spanagree.app.cli import app
 from spanagree.errors import UsageError
-from spanagree.measures.alpha_u import alpha_u
-from spanagree.measures.unitizing import corpus_columns
+from spanagree.measures.unitizing.alpha_u import alpha_u
+from spanagree.measures.unitizing.section import corpus_columns
 from records import line
 
 runner = CliRunner()
@@ -138,7 +138,7 @@ def test_token_unit(write_jsonl):
 def test_potts_in_seconds(real_dir):
     """Two raters, about 6,300 documents: both measures on the real corpus."""
     corpus = spanagree.read(real_dir / "potts.jsonl")
-    from spanagree.measures.unitizing import unitizing_section
+    from spanagree.measures.unitizing.section import unitizing_section
 
     section = unitizing_section(corpus, options={"samples": 5})
     assert section["documents"] > 6000

@@ -17,8 +17,8 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from ..errors import UsageError
-from ..core.model import Corpus
+from ...errors import UsageError
+from ...core.model import Corpus
 from .alpha_u import alpha_u
 from .gamma import Dissimilarity, gamma
 

@@ -17,11 +17,11 @@ from typing import Any
 
 import numpy as np
 
-from . import stats
-from ..core.arrays import expand, pairs_within_blocks
+from . import coefficients as stats
+from ...core.arrays import expand, pairs_within_blocks
 from .candidates import ItemMatrix, set_bits
-from ..errors import UsageError
-from . import cac
+from ...errors import UsageError
+from . import family as cac
 from .benchmark import benchmarks
 from .kappa_variance import cohen_kappa_uncertainty
 

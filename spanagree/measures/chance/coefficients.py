@@ -48,7 +48,7 @@ from typing import Any, Iterable, Literal, Mapping, NamedTuple, Union
 
 import numpy as np
 
-from ..errors import UndefinedAgreementWarning
+from ...errors import UndefinedAgreementWarning
 from . import weights as _weight_names
 from numpy.typing import ArrayLike
 

@@ -31,9 +31,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.arrays import dense_codes
+from ...core.arrays import dense_codes
 
-from .psa import add_rows, beta_weights, psa_array
+from .specific import add_rows, beta_weights, psa_array
 
 
 @dataclass(frozen=True)

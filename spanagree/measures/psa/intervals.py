@@ -36,10 +36,10 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import UsageError
-from .chance import rating_pair_rows
-from .psa import psa_array
-from .stats import cohen_kappa_array, nominal_alpha_array
+from ...errors import UsageError
+from ..chance.section import rating_pair_rows
+from .specific import psa_array
+from ..chance.coefficients import cohen_kappa_array, nominal_alpha_array
 from .summary import Fixed, Layout, bin_rows, label_cells, psa, summarize
 
 #: How the intervals are made, as the report says it.

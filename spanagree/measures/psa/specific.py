@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import validate
+from ...core import validate
 
 
 def psa(a: float, b: float, c: float) -> float | None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .student_t import normal_cdf
+from ..student_t import normal_cdf
 
 __all__ = ["SCALES", "benchmark", "benchmarks"]
 

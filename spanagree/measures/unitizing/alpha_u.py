@@ -44,9 +44,9 @@ from typing import Any
 
 import numpy as np
 
-from ..core.arrays import ranges
-from ..core.align import SpanColumns, candidate_pairs
-from ..errors import UsageError
+from ...core.arrays import ranges
+from ...core.align import SpanColumns, candidate_pairs
+from ...errors import UsageError
 
 
 def reduce_overlaps(group: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .student_t import normal_cdf
+from ..student_t import normal_cdf
 
 __all__ = ["cohen_kappa_uncertainty"]
 

@@ -41,11 +41,11 @@ from typing import Any, Hashable, Iterable, Mapping, Sequence, overload
 
 import numpy as np
 
-from ..errors import UsageError
-from ..core import validate
-from ..core.validate import shown
-from .psa import psa
-from .student_t import t_cdf
+from ...errors import UsageError
+from ...core import validate
+from ...core.validate import shown
+from ..psa.specific import psa
+from ..student_t import t_cdf
 
 #: Fewest documents for a human to be tested (the paper's floor for the t-test's normality).
 MIN_DOCUMENTS = 30
@@ -516,7 +516,7 @@ def _shah_s(report, candidate: int, humans: list[int]) -> dict[str, Any]:
     human or the candidate is missing are skipped and counted), or why it is undefined."""
     import warnings
 
-    from . import stats  # only with candidate items; keeps stats off `import spanagree` (import time)
+    from ..chance import coefficients as stats  # only with candidate items; keeps stats off `import spanagree` (import time)
 
     items = getattr(report, "items", None)
     if items is None:

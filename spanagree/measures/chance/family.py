@@ -54,8 +54,8 @@ from typing import Any, Iterable, Literal, Mapping
 import numpy as np
 from numpy.typing import ArrayLike
 
-from . import stats
-from .student_t import t_cdf, t_quantile
+from . import coefficients as stats
+from ..student_t import t_cdf, t_quantile
 from .weights import Weights, agreement_weights
 
 __all__ = [

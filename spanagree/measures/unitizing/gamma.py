@@ -48,9 +48,9 @@ from typing import Any
 
 import numpy as np
 
-from ..core.arrays import pairs_within_blocks
-from ..core.align import SpanColumns, edge_components, candidate_pairs, match
-from ..errors import UsageError
+from ...core.arrays import pairs_within_blocks
+from ...core.align import SpanColumns, edge_components, candidate_pairs, match
+from ...errors import UsageError
 
 #: Components of the candidate graph (3+ raters) are searched exactly up to this many states,
 #: and up to this many candidate tuples looked at in all (each state may look at up to 2^(m-1)

@@ -35,12 +35,12 @@ from pathlib import Path
 
 import numpy as np
 
-from ..core.align import AlignmentRule, SpanColumns, align
-from ..errors import InputError, Location, UsageError, describe
-from ..core.arrays import expand, ranges
-from ..core.model import Corpus
-from ..io.common import json_lines, require
-from ..io.docbin import blank
+from ...core.align import AlignmentRule, SpanColumns, align
+from ...errors import InputError, Location, UsageError, describe
+from ...core.arrays import expand, ranges
+from ...core.model import Corpus
+from ...io.common import json_lines, require
+from ...io.docbin import blank
 
 NONE = "NONE"
 
