@@ -12,7 +12,7 @@ In one run, on one seeded items × raters matrix of integer categories (2 % miss
   the full size for the ratio (marked as scaled);
 
 and the whole chance-corrected family with Gwet's standard errors on every rating
-(``spanagree.measures.cac.family``: percent agreement, Brennan–Prediger, Fleiss, Conger, AC1, α),
+(``spanagree.stats.family``: percent agreement, Brennan–Prediger, Fleiss, Conger, AC1, α),
 with the values side by side (they must agree to 1e-9), and the peak memory of α (tracemalloc)
 for 5 and for 200 categories, to show that memory grows with the items, not items × k².
 """
@@ -36,8 +36,8 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_core import best_of, write_results  # noqa: E402
-from spanagree.measures.chance import coefficients as stats  # noqa: E402
-from spanagree.measures.chance import family as cac  # noqa: E402
+from spanagree import stats  # noqa: E402
+cac = stats  # the family (stats.family) is the same API
 
 SECTION = "## Chance-corrected coefficients"
 
@@ -54,15 +54,15 @@ def make_codes(n_items: int, n_raters: int, k: int, seed: int = 0) -> np.ndarray
 def ours(codes: np.ndarray, k: int) -> dict:
     coded = stats.CodedRatings(codes, np.arange(k))
     out = {
-        "alpha": stats.krippendorff_alpha(coded),
-        "fleiss": stats.fleiss_kappa(coded),
+        "alpha": stats.krippendorff_alpha(coded).value,
+        "fleiss": stats.fleiss_kappa(coded, missing="complete").value,  # the peers' textbook form
     }
     for i in range(codes.shape[1]):
         for j in range(i + 1, codes.shape[1]):
             pair = codes[:, [i, j]]
             pair = pair[(pair >= 0).all(axis=1)]
             table = np.bincount(pair[:, 0] * k + pair[:, 1], minlength=k * k).reshape(k, k)
-            out[f"kappa {i}-{j}"] = stats.cohen_kappa(table)
+            out[f"kappa {i}-{j}"] = stats.cohen_kappa(table).value
     return out
 
 

@@ -107,6 +107,15 @@ class AgreementReport:
         """PSA of a, b, c summed over all pairs and documents."""
         return _float(self.point()[1].pooled[0])
 
+    def __repr__(self) -> str:
+        """Raters, documents, rule and the headline numbers, in a line (the texts, arrays and
+        sections are in :meth:`to_dict`)."""
+        rule = self.counts.rule
+        mean, pooled = self.pairwise_mean_psa, self.pooled_psa
+        shown = lambda x: "undefined" if x is None else f"{x:.4f}"  # noqa: E731
+        return (f"AgreementReport({len(self.raters)} raters, {len(self.corpus.doc_ids)} documents, "
+                f"rule {rule.rule}/labels {rule.labels}: pairwise mean PSA {shown(mean)}, pooled PSA {shown(pooled)})")
+
     # --- output -------------------------------------------------------------------------------
 
     def to_dict(self) -> dict[str, Any]:

@@ -1,11 +1,10 @@
-"""The chance-corrected coefficients on ratings, at their public address ``spanagree.stats``.
+"""The chance-corrected coefficients, one public function each, at their public address.
 
-They are defined in :mod:`spanagree.measures.chance.coefficients` (formulas and sources there and in
-``docs/chance-corrected.md``); importing this name gives that very module, loaded only when asked
-for, as before.
+``spanagree.stats`` is :mod:`spanagree.measures.chance.coefficients` (formulas and sources there
+and in ``docs/chance-corrected.md``), loaded only when asked for.
 """
 import sys
 
-from .measures.chance import coefficients as stats
+from .measures.chance import coefficients
 
-sys.modules[__name__] = stats
+sys.modules[__name__] = coefficients

@@ -44,6 +44,16 @@ class Exclusions:
         self.notes.update(other.notes)
 
 
+def one_line(corpus: Any) -> str:
+    """A corpus in a line: counts and the first rater names, never the texts or the arrays."""
+    raters = corpus.raters
+    shown = ", ".join(raters[:3]) + (f", ... ({len(raters)})" if len(raters) > 3 else "")
+    shown = shown if len(shown) <= 120 else shown[:117] + "..."
+    n_spans = int(corpus.ann_ptr[-1]) if len(corpus.ann_ptr) else 0
+    return (f"{type(corpus).__name__}({corpus.n_documents} documents, {len(raters)} raters [{shown}], "
+            f"{corpus.n_annotations} annotations, {n_spans} spans, {len(corpus.labels)} labels)")
+
+
 @dataclass
 class Corpus:
     """Every rater's spans for every document, column-wise.
@@ -100,6 +110,9 @@ class Corpus:
     @property
     def n_documents(self) -> int:
         return len(self.doc_ids)
+
+    def __repr__(self) -> str:
+        return one_line(self)
 
     @property
     def n_annotations(self) -> int:

@@ -25,7 +25,7 @@ import numpy as np
 from ..core.align import AlignmentRule
 from ..core.arrays import dense_codes
 from ..core.counts import Counts, Comparisons, comparison_totals
-from ..core.model import Exclusions
+from ..core.model import Exclusions, one_line
 from ..io import note_raters_without_marks, rater_marks
 
 
@@ -125,6 +125,9 @@ class CorpusSummary:
     @property
     def n_annotations(self) -> int:
         return len(self.ann_doc)
+
+    def __repr__(self) -> str:
+        return one_line(self)
 
 
 def compact(values: np.ndarray) -> np.ndarray:

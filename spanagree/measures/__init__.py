@@ -1,12 +1,13 @@
-"""Measures computed from aligned spans beyond the a/b/c counts.
+"""The measures, one subpackage per family, each computed from what the layers below hold.
 
-One module per measure:
-
-- ``unitizing``: Krippendorff's unitizing alpha and Mathet et al.'s gamma (spans without candidates);
-- ``alt_test``: the alternative annotator test (can a model replace a human rater?);
-- ``cac``: the chance-corrected family on raw ratings with missing ratings, weights and Gwet's
-  standard errors; ``weights``: the weight families; ``benchmark``: probabilistic bands;
-  ``kappa_variance``: the standard error of Cohen's κ; ``student_t``: the t distribution they use.
+- ``psa``: positive specific agreement from the aligner's a/b/c counts (per pair, label,
+  document; pooled, pairwise mean, macro) and its intervals (bootstrap, jackknife, analytic).
+- ``chance``: candidate items (tokens, candidate spans, documents) built from the aligned spans,
+  and the chance-corrected family on them; its public functions are ``spanagree.stats``.
+- ``unitizing``: agreement on the spans' positions themselves, without candidates: Krippendorff's
+  unitizing α (α_U) and Mathet et al.'s γ.
+- ``alt_test``: the alternative annotator test (can a model replace a human rater?).
+- ``student_t``: the t and normal distributions the intervals and tests use.
 
 Each module documents its formula and its source; ``docs/`` holds the definitions in full.
 """

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import spanagree
-from spanagree.measures.chance import coefficients as stats
+import float_views as stats
 from spanagree.measures.chance.section import kappa_curve
 from records import line
 

@@ -525,7 +525,7 @@ def _shah_s(report, candidate: int, humans: list[int]) -> dict[str, Any]:
     dense[items.rating_item, items.rating_rater] = items.rating_code
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", stats.UndefinedAgreementWarning)
-        parts = stats.s_against_group_parts(
+        parts = stats.s_against_group(
             dense[:, candidate], dense[:, humans], categories=np.arange(len(items.categories), dtype=float)
         )
     return parts.to_dict()

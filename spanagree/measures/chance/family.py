@@ -54,23 +54,20 @@ from typing import Any, Iterable, Literal, Mapping
 import numpy as np
 from numpy.typing import ArrayLike
 
-from . import coefficients as stats
+from . import ratings as coding
+from .kappa_variance import cohen_kappa_uncertainty
+from .result import Agreement, UndefinedAgreementWarning, finish
 from ..student_t import t_cdf, t_quantile
 from .weights import Weights, agreement_weights
 
 __all__ = [
     "COEFFICIENTS",
-    "Estimate",
     "RawRatings",
-    "brennan_prediger",
-    "conger_kappa",
+    "TABLE_COEFFICIENTS",
     "family",
-    "fleiss_kappa",
     "fleiss_kappa_per_category",
-    "gwet_ac",
-    "krippendorff_alpha",
     "light_kappa",
-    "percent_agreement",
+    "long_ratings",
     "raw_ratings",
     "table_family",
 ]
@@ -86,73 +83,7 @@ SKIP_UNRATED = "no ratings"
 SKIP_SINGLE = "one rating (chance term only)"
 SKIP_INCOMPLETE = "not rated by every rater (complete items only)"
 SKIP_UNPAIRABLE = "fewer than two ratings"
-
-
-@dataclass(frozen=True)
-class Estimate:
-    """A coefficient with its terms, its standard error, interval and p-value.
-
-    ``value``, ``standard_error``, ``low``, ``high`` and ``p_value`` are ``nan`` when undefined
-    (``undefined`` says why for the value; a standard error needs at least two items).
-    ``n_items`` are the items the coefficient used, ``n_pairable`` those with two or more
-    ratings, ``skipped`` the items left out by reason.
-    """
-
-    coefficient: str
-    value: float
-    observed: float
-    expected: float
-    standard_error: float
-    low: float
-    high: float
-    p_value: float
-    confidence: float
-    n_items: int
-    n_pairable: int
-    n_raters: int
-    categories: tuple
-    weights: str
-    missing: str
-    skipped: Mapping[str, int] = field(default_factory=dict, hash=False)
-    undefined: str | None = None
-
-    @property
-    def defined(self) -> bool:
-        return self.undefined is None
-
-    @property
-    def n_categories(self) -> int:
-        return len(self.categories)
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready: ``nan`` becomes ``None``; the keys of ``AgreementParts.to_dict`` plus the
-        uncertainty (``standard_error``, ``interval``, ``p_value``)."""
-
-        def clean(x: float) -> float | None:
-            return None if x is None or (isinstance(x, float) and math.isnan(x)) else float(x)
-
-        return {
-            "coefficient": self.coefficient,
-            "value": clean(self.value),
-            "observed": clean(self.observed),
-            "expected": clean(self.expected),
-            "maximum": 1.0,
-            "basis": "agreement",
-            "standard_error": clean(self.standard_error),
-            "interval": {"low": clean(self.low), "high": clean(self.high), "confidence": self.confidence,
-                         "method": "Student t on Gwet's linearised variance"},
-            "p_value": clean(self.p_value),
-            "n_items": self.n_items,
-            "n_pairable": self.n_pairable,
-            "n_raters": self.n_raters,
-            "n_categories": self.n_categories,
-            "categories": [c if isinstance(c, (str, int, float, bool)) else str(c) for c in self.categories],
-            "weights": self.weights,
-            "missing": self.missing,
-            "skipped": {k: int(v) for k, v in self.skipped.items() if v},
-            "n_skipped": int(sum(self.skipped.values())),
-            "undefined": self.undefined,
-        }
+GWET_METHOD = "Student t on Gwet's linearised variance"
 
 
 @dataclass(frozen=True)
@@ -179,11 +110,11 @@ def raw_ratings(ratings: ArrayLike | RawRatings, categories: ArrayLike | None = 
     """Code an items × raters matrix (labels, ``None``/``nan`` missing) into :class:`RawRatings`.
 
     A k×k contingency table or an items × categories count matrix is refused (see
-    :func:`spanagree.measures.stats.check_ratings`).
+    :func:`spanagree.stats.check_ratings`).
     """
     if isinstance(ratings, RawRatings):
         return ratings
-    codes, cats = stats.code_ratings(ratings, categories)  # refuses tables and counts unless categories are given
+    codes, cats = coding.code_ratings(ratings, categories)  # refuses tables and counts unless categories are given
     item, rater = np.nonzero(codes >= 0)
     return RawRatings(item, rater, codes[item, rater].astype(np.int64), codes.shape[0], codes.shape[1],
                       tuple(cats.tolist()))
@@ -277,7 +208,7 @@ def _prepare(data: RawRatings, weights: Weights, missing: str) -> _Prepared:
 
 def _estimate(name: str, p: _Prepared, pa: float, pe: float, contributions: np.ndarray | None,
               n_used: int, n2: int, *, confidence: float, population: float, undefined: str | None = None,
-              centre: float | None = None, df: int | None = None) -> Estimate:
+              centre: float | None = None, df: int | None = None) -> Agreement:
     """Package a coefficient: value, and the variance from per-item contributions κ*_i.
 
     The sampling fraction is f = df / population, where df (default ``n_used``) counts the rated
@@ -304,11 +235,11 @@ def _estimate(name: str, p: _Prepared, pa: float, pe: float, contributions: np.n
                 p_value = 1.0 - t_cdf(value / se, dof)
             elif value != 0:
                 p_value = 0.0 if value > 0 else 1.0
-    return Estimate(
-        coefficient=name, value=float(value), observed=float(pa), expected=float(pe), standard_error=se,
-        low=low, high=high, p_value=p_value, confidence=confidence, n_items=n_used, n_pairable=n2,
+    return Agreement(
+        coefficient=name, value=float(value), observed=float(pa), expected=float(pe), n_items=n_used,
         n_raters=p.n_raters, categories=p.categories, weights=p.weights, missing=p.missing,
-        skipped=dict(p.skipped), undefined=undefined,
+        skipped={k: int(v) for k, v in p.skipped.items() if v}, undefined=undefined, standard_error=se, low=low,
+        high=high, p_value=p_value, confidence=confidence, method=GWET_METHOD, n_pairable=n2,
     )
 
 
@@ -322,7 +253,7 @@ def _kappa_contributions(p: _Prepared, pa_i: np.ndarray, pe: float, value: float
     return base - 2.0 * (1.0 - value) * (pe_i - pe) / (1.0 - pe)
 
 
-def _coefficient(name: str, p: _Prepared, confidence: float, population: float) -> Estimate:
+def _coefficient(name: str, p: _Prepared, confidence: float, population: float) -> Agreement:
     if name == "krippendorff_alpha":
         return _alpha(p, confidence, population)
     pa_i, pa, n2 = p.observed
@@ -353,7 +284,7 @@ def _coefficient(name: str, p: _Prepared, confidence: float, population: float) 
     return _estimate(name, p, pa, pe, _kappa_contributions(p, pa_i, pe, value, pe_i, n2), n, n2, **common)
 
 
-def _conger(p: _Prepared, pa_i, pa, n2, *, confidence, population) -> Estimate:
+def _conger(p: _Prepared, pa_i, pa, n2, *, confidence, population) -> Agreement:
     n, q, r = len(p.ri), len(p.categories), p.n_raters
     common = dict(confidence=confidence, population=population)
     if r < 2:
@@ -378,7 +309,7 @@ def _conger(p: _Prepared, pa_i, pa, n2, *, confidence, population) -> Estimate:
                      **common)
 
 
-def _alpha(p: _Prepared, confidence: float, population: float) -> Estimate:
+def _alpha(p: _Prepared, confidence: float, population: float) -> Agreement:
     keep = p.ri >= 2
     counts, ri = p.counts[keep], p.ri[keep]
     n0, n, q = len(p.ri), int(keep.sum()), len(p.categories)
@@ -420,7 +351,7 @@ def _check_options(confidence: float, population: float) -> None:
 
 def family(ratings: ArrayLike | RawRatings, *, categories: ArrayLike | None = None, weights: Weights = "identity",
            missing: Missing = "available", confidence: float = 0.95, population: float = math.inf,
-           coefficients: Iterable[str] = COEFFICIENTS) -> dict[str, Estimate]:
+           coefficients: Iterable[str] = COEFFICIENTS) -> dict[str, Agreement]:
     """Every coefficient of the family on the same items, categories and weights.
 
     >>> out = family([["a", "a"], ["a", "b"], ["b", "b"], ["b", None]])
@@ -430,156 +361,127 @@ def family(ratings: ArrayLike | RawRatings, *, categories: ArrayLike | None = No
     (0.3725, 4, 3)
     """
     _check_options(confidence, population)
-    if isinstance(coefficients, str) or not isinstance(coefficients, Iterable):
-        raise ValueError(f"coefficients must be a list of names from {', '.join(COEFFICIENTS)}; got {coefficients!r}")
-    names = list(coefficients)
-    unknown = [c for c in names if c not in COEFFICIENTS]
-    if unknown:
-        raise ValueError(f"unknown coefficient(s) {unknown}; choose from {', '.join(COEFFICIENTS)}")
+    names = _checked_names(coefficients, COEFFICIENTS)
     prepared = _prepare(raw_ratings(ratings, categories), weights, missing)
     return {name: _coefficient(name, prepared, confidence, population) for name in names}
 
 
-def _one(name: str):
-    def compute(ratings: ArrayLike | RawRatings, *, categories: ArrayLike | None = None,
-                weights: Weights = "identity", missing: Missing = "available", confidence: float = 0.95,
-                population: float = math.inf) -> Estimate:
-        return family(ratings, categories=categories, weights=weights, missing=missing, confidence=confidence,
-                      population=population, coefficients=[name])[name]
-
-    compute.__name__ = compute.__qualname__ = name
-    return compute
-
-
-percent_agreement = _one("percent_agreement")
-percent_agreement.__doc__ = """Percent agreement p_a of m raters with missing ratings (weighted: partial credit),
-with its standard error (irrCAC ``pa.coeff.raw``).
-
->>> round(percent_agreement([[1, 1, 2], [2, 2, 2], [1, None, 1]]).value, 4)
-0.7778
-"""
-brennan_prediger = _one("brennan_prediger")
-brennan_prediger.__doc__ = """Brennan & Prediger's coefficient (Bennett's S; Randolph's free-marginal multi-rater
-κ): p_e = Σ w / q², with missing ratings and its standard error (irrCAC ``bp.coeff.raw``).
-
-Two raters, two documents, labels POS and NEG (x: POS, NEG; y: POS, POS): S = 0.
-
->>> brennan_prediger([["POS", "POS"], ["NEG", "POS"]]).value
-0.0
-"""
-fleiss_kappa = _one("fleiss_kappa")
-fleiss_kappa.__doc__ = """Fleiss' κ (multi-rater π) with Gwet's missing-ratings generalisation, weights and
-standard error (irrCAC ``fleiss.kappa.raw``); ``missing="complete"`` gives the textbook form.
-
-Gwet (2014)'s ``cac.raw4raters``: κ = 0.76117, SE 0.15302.
-
->>> nan = float("nan")
->>> data = [[1, 1, nan, 1], [2, 2, 3, 2], [3, 3, 3, 3], [3, 3, 3, 3], [2, 2, 2, 2], [1, 2, 3, 4],
-...         [4, 4, 4, 4], [1, 1, 2, 1], [2, 2, 2, 2], [nan, 5, 5, 5], [nan, nan, 1, 1], [nan, nan, 3, nan]]
->>> est = fleiss_kappa(data)
->>> round(est.value, 5), round(est.standard_error, 5)
-(0.76117, 0.15302)
-"""
-conger_kappa = _one("conger_kappa")
-conger_kappa.__doc__ = """Conger's κ (Davies–Fleiss; Cohen's κ for m raters) with missing ratings, weights and
-standard error (irrCAC ``conger.kappa.raw``).
-
->>> nan = float("nan")
->>> data = [[1, 1, nan, 1], [2, 2, 3, 2], [3, 3, 3, 3], [3, 3, 3, 3], [2, 2, 2, 2], [1, 2, 3, 4],
-...         [4, 4, 4, 4], [1, 1, 2, 1], [2, 2, 2, 2], [nan, 5, 5, 5], [nan, nan, 1, 1], [nan, nan, 3, nan]]
->>> round(conger_kappa(data).value, 5)
-0.76282
-"""
-gwet_ac = _one("gwet_ac")
-gwet_ac.__doc__ = """Gwet's AC1 (unweighted) or AC2 (weighted), with missing ratings and standard error
-(irrCAC ``gwet.ac1.raw``).
-
-Two raters, two documents, labels POS and NEG (x: POS, NEG; y: POS, POS): AC1 = 0.2.
-
->>> round(gwet_ac([["POS", "POS"], ["NEG", "POS"]]).value, 10)
-0.2
-"""
-krippendorff_alpha = _one("krippendorff_alpha")
-krippendorff_alpha.__doc__ = """Krippendorff's α in Gwet's formulation (any weights), with its standard error
-(irrCAC ``krippen.alpha.raw``); with identity weights it equals :func:`spanagree.measures.stats.krippendorff_alpha`.
-
->>> nan = float("nan")
->>> data = [[1, 1, nan, 1], [2, 2, 3, 2], [3, 3, 3, 3], [3, 3, 3, 3], [2, 2, 2, 2], [1, 2, 3, 4],
-...         [4, 4, 4, 4], [1, 1, 2, 1], [2, 2, 2, 2], [nan, 5, 5, 5], [nan, nan, 1, 1], [nan, 3, nan, nan]]
->>> round(krippendorff_alpha(data).value, 3)
-0.743
-"""
-
-
 #: Coefficients of :func:`table_family` (two raters, a k×k table).
-TABLE_COEFFICIENTS = ("percent_agreement", "brennan_prediger", "fleiss_kappa", "gwet_ac")
+TABLE_COEFFICIENTS = ("percent_agreement", "brennan_prediger", "fleiss_kappa", "gwet_ac", "cohen_kappa")
+EMPTY_TABLE = "the table is empty (no items)"
+FCE_METHOD = "Fleiss, Cohen & Everitt (1969), normal"
 
 
-def table_family(table: ArrayLike, *, weights: Weights = "identity", confidence: float = 0.95,
-                 population: float = math.inf) -> dict[str, Estimate]:
-    """The family of two raters from their k×k table, with Gwet's standard errors.
+def table_family(table: ArrayLike, *, weights: Weights = "identity", categories: ArrayLike | None = None,
+                 confidence: float = 0.95, population: float = math.inf,
+                 coefficients: Iterable[str] = TABLE_COEFFICIENTS) -> dict[str, Agreement]:
+    """The family of two raters from their k×k table (rows rater 1), with standard errors.
 
-    Every item of a cell (a, b) contributes alike, so the formulas above become sums over cells
-    weighted by their counts t_ab: p_a|ab = (w_ab + w_ba)/2, π_k = (t_k. + t_.k)/(2n), and for
-    Scott's π (Fleiss' κ of two raters) p_e|ab = (π̃_a + π̃_b)/2 with π̃ = ((w + wᵀ)/2) π; for AC1
-    p_e|ab = (Σw/(q(q-1))) (2 - π_a - π_b)/2. The values and standard errors equal those of
-    :func:`family` on the expanded ratings (``stats.table_to_ratings``), without expanding.
-    Cohen's κ has its own variance (``spanagree.measures.kappa_variance``).
+    Every item of a cell (a, b) contributes alike, so the formulas of the module docstring become
+    sums over cells weighted by their counts t_ab: p_a|ab = (w_ab + w_ba)/2, π_k = (t_k. + t_.k)/(2n);
+    Scott's π is Fleiss' κ of two raters, p_e|ab = (π̃_a + π̃_b)/2 with π̃ = ((w + wᵀ)/2) π; for AC1
+    p_e|ab = (Σw/(q(q-1))) (2 - π_a - π_b)/2. Cohen's (weighted) κ has p_e = Σ_kl w_kl r_k c_l with
+    the row and column shares r and c (Cohen 1960, 1968) and its own variance
+    (:mod:`spanagree.measures.chance.kappa_variance`). Every value is ``1 - D_o/D_e`` with
+    D_o = Σ_ab t_ab (1 - w_ab) / n and D_e the chance term's complement summed from non-negative
+    terms, exact when d is huge. The values and Gwet's standard errors equal those of
+    :func:`family` on the expanded ratings (``table_to_ratings``), without expanding.
+    Weights are computed on the category values when ``categories`` are numbers, else on the
+    positions 1..k.
 
     >>> out = table_family([[2, 2], [1, 5]])  # rows rater 2, columns rater 1 (Artstein & Poesio)
-    >>> round(out["brennan_prediger"].value, 3), round(out["fleiss_kappa"].value, 3)
-    (0.4, 0.341)
+    >>> round(out["brennan_prediger"].value, 3), round(out["fleiss_kappa"].value, 3), round(out["cohen_kappa"].value, 3)
+    (0.4, 0.341, 0.348)
     """
     _check_options(confidence, population)
-    t = np.asarray(stats._as_table(table), dtype=float)
+    names = _checked_names(coefficients, TABLE_COEFFICIENTS)
+    t = coding.as_table(table)
     q = t.shape[0]
-    w = agreement_weights(weights, np.arange(1, q + 1))
-    a, b = np.nonzero(t > 0)
-    count = t[a, b]
-    n = float(count.sum())
-    p = _Prepared(np.zeros((0, q)), np.zeros(0), a, b, a, 2, w, weights if isinstance(weights, str) else "user matrix",
-                  tuple(range(q)), "available", {})
+    if categories is None:
+        cats, positions = tuple(range(q)), np.arange(1, q + 1)
+    else:
+        cats = tuple(coding.as_categories(categories).tolist())
+        if len(cats) != q:
+            raise ValueError(f"categories has {len(cats)} labels for a {q}×{q} table; give one per row")
+        positions = np.array(cats, dtype=object)
+    w = agreement_weights(weights, positions)
+    v = 1.0 - w
+    n = float(t.sum())
+    common = dict(n_items=n, n_raters=2, categories=cats, weights=weights if isinstance(weights, str) else "user matrix",
+                  missing="complete")
     out = {}
-    for name in TABLE_COEFFICIENTS:
+    for name in names:
         if n == 0:
-            out[name] = _estimate(name, p, math.nan, math.nan, None, 0, 0, confidence=confidence,
-                                  population=population)
+            out[name] = finish(name, math.nan, math.nan, undefined=EMPTY_TABLE, **common)
             continue
-        pa_i = (w[a, b] + w[b, a]) / 2.0
-        pa = float((count * pa_i).sum() / n)
-        pi = (t.sum(axis=0) + t.sum(axis=1)) / (2.0 * n)
-        pe, pe_i = 0.0, None
-        if name == "brennan_prediger":
-            pe = float(w.sum() / q**2)
-        elif name == "fleiss_kappa":
-            pe = float(pi @ w @ pi)
-            smooth = ((w + w.T) / 2.0) @ pi
-            pe_i = (smooth[a] + smooth[b]) / 2.0
-        elif name == "gwet_ac" and q > 1:
-            scale = float(w.sum() / (q * (q - 1)))
-            pe = scale * float((pi * (1.0 - pi)).sum())
-            pe_i = scale * (2.0 - pi[a] - pi[b]) / 2.0
-        contributions = None
-        if name == "percent_agreement":
-            contributions = pa_i
-        elif (1.0 - pe) > 1e-12 and q > 1:
-            value = (pa - pe) / (1.0 - pe)
-            contributions = (pa_i - pe) / (1.0 - pe)
-            if pe_i is not None:
-                contributions = contributions - 2.0 * (1.0 - value) * (pe_i - pe) / (1.0 - pe)
-        est = _estimate(name, p, pa, pe, None, int(n), int(n), confidence=confidence, population=population)
-        if contributions is not None and est.defined:
-            est = _weighted_spread(est, contributions, count, confidence, population)
-        out[name] = est
+        if q < 2 and name != "percent_agreement":
+            out[name] = finish(name, math.nan, math.nan, undefined=f"it needs at least two categories; got {q}",
+                               **common)
+            continue
+        out[name] = _table_coefficient(name, t, w, v, n, common, confidence, population)
     return out
 
 
-def _weighted_spread(est: Estimate, contributions: np.ndarray, count: np.ndarray, confidence: float,
-                     population: float) -> Estimate:
+def _checked_names(coefficients: Iterable[str], allowed: tuple[str, ...]) -> list[str]:
+    if isinstance(coefficients, str) or not isinstance(coefficients, Iterable):
+        raise ValueError(f"coefficients must be a list of names from {', '.join(allowed)}; got {coefficients!r}")
+    names = list(coefficients)
+    unknown = [c for c in names if c not in allowed]
+    if unknown:
+        raise ValueError(f"unknown coefficient(s) {unknown}; choose from {', '.join(allowed)}")
+    return names
+
+
+def _table_coefficient(name: str, t: np.ndarray, w: np.ndarray, v: np.ndarray, n: float, common: dict,
+                       confidence: float, population: float) -> Agreement:
+    """One coefficient of :func:`table_family` on a non-empty table."""
+    q = t.shape[0]
+    a, b = np.nonzero(t > 0)
+    count = t[a, b]
+    pa_i = (w[a, b] + w[b, a]) / 2.0
+    pa = float((count * pa_i).sum() / n)
+    observed_disagreement = float((count * (v[a, b] + v[b, a]) / 2.0).sum() / n)
+    pi = (t.sum(axis=0) + t.sum(axis=1)) / (2.0 * n)
+    pe_i = None
+    if name == "percent_agreement":
+        est = finish(name, pa, 0.0, **common)
+        return _weighted_spread(est, pa_i, count, confidence, population)
+    if name == "cohen_kappa":
+        rows, columns = t.sum(axis=1) / n, t.sum(axis=0) / n
+        pe, de = float(rows @ w @ columns), float(rows @ v @ columns)
+        est = finish(name, pa, pe, disagreement=(observed_disagreement, de), **common)
+        if not est.defined:
+            return est
+        spread = cohen_kappa_uncertainty(t, confidence, weights=w)
+        return replace(est, standard_error=spread["standard_error"], low=spread["low"], high=spread["high"],
+                       p_value=spread["p_value"], z=spread["z"], confidence=confidence, method=FCE_METHOD)
+    if name == "brennan_prediger":
+        pe, de = float(w.sum() / q**2), float(v.sum() / q**2)
+    elif name == "fleiss_kappa":
+        pe, de = float(pi @ w @ pi), float(pi @ v @ pi)
+        smooth = ((w + w.T) / 2.0) @ pi
+        pe_i = (smooth[a] + smooth[b]) / 2.0
+    else:  # gwet_ac
+        scale = float(w.sum() / (q * (q - 1)))
+        pe = scale * float((pi * (1.0 - pi)).sum())
+        de = 1.0 - pe
+        pe_i = scale * (2.0 - pi[a] - pi[b]) / 2.0
+    est = finish(name, pa, pe, disagreement=(observed_disagreement, de), **common)
+    if not est.defined:
+        return est
+    contributions = (pa_i - pe) / (1.0 - pe)
+    if pe_i is not None:
+        contributions = contributions - 2.0 * (1.0 - est.value) * (pe_i - pe) / (1.0 - pe)
+    return _weighted_spread(est, contributions, count, confidence, population)
+
+
+def _weighted_spread(est: Agreement, contributions: np.ndarray, count: np.ndarray, confidence: float,
+                     population: float) -> Agreement:
     """Gwet's variance with each contribution standing for ``count`` items."""
     n = float(count.sum())
     if n < 2:
-        return est
+        return replace(est, standard_error=math.nan, low=math.nan, high=math.nan, p_value=math.nan,
+                       confidence=confidence, method=GWET_METHOD)
     f = 0.0 if math.isinf(population) else n / population
     var = (1.0 - f) / (n * (n - 1.0)) * float((count * (contributions - est.value) ** 2).sum())
     se = math.sqrt(max(var, 0.0))
@@ -588,12 +490,13 @@ def _weighted_spread(est: Estimate, contributions: np.ndarray, count: np.ndarray
         p_value = 1.0 - t_cdf(est.value / se, n - 1)
     else:
         p_value = 0.0 if est.value > 0 else 1.0 if est.value < 0 else math.nan
-    return replace(est, standard_error=se, low=est.value - half, high=min(1.0, est.value + half), p_value=p_value)
+    return replace(est, standard_error=se, low=est.value - half, high=min(1.0, est.value + half), p_value=p_value,
+                   confidence=confidence, method=GWET_METHOD)
 
 
 def fleiss_kappa_per_category(ratings: ArrayLike | RawRatings, *, categories: ArrayLike | None = None,
                               missing: Missing = "available", confidence: float = 0.95,
-                              population: float = math.inf) -> dict[Any, Estimate]:
+                              population: float = math.inf) -> dict[Any, Agreement]:
     """Fleiss' κ of each category against the rest (Fleiss 1971, κ_j), with standard errors.
 
     κ_j = 1 - Σ_i r_ij (r_i - r_ij) / (r_i (r_i - 1)) / (n' π_j (1 - π_j)): Fleiss' κ on the
@@ -637,13 +540,13 @@ def light_kappa(ratings: ArrayLike | RawRatings, *, categories: ArrayLike | None
     dense[data.item, data.rater] = data.code
     values = []
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", stats.UndefinedAgreementWarning)
+        warnings.simplefilter("ignore", UndefinedAgreementWarning)
         for a in range(r):
             for b in range(a + 1, r):
                 both = (dense[:, a] >= 0) & (dense[:, b] >= 0)
                 if not both.any():
                     continue
                 table = np.bincount(dense[both, a] * q + dense[both, b], minlength=q * q).reshape(q, q)
-                values.append(stats.cohen_kappa(table))
+                values.append(table_family(table, coefficients=["cohen_kappa"])["cohen_kappa"].value)
     values = [v for v in values if not math.isnan(v)]
     return float(np.mean(values)) if values else math.nan

@@ -1,19 +1,15 @@
-"""The large-sample variance of Cohen's κ on a k×k table (Fleiss, Cohen & Everitt 1969).
+"""The large-sample variance of Cohen's (weighted) κ on a k×k table (Fleiss, Cohen & Everitt 1969).
 
-With cell shares p_ij, row shares p_i., column shares p_.j, p_o = Σ_i p_ii and
-p_e = Σ_i p_i. p_.i:
+With cell shares p_ij, row shares p_i., column shares p_.j, agreement weights w (the identity for
+unweighted κ), w̄_i. = Σ_j p_.j w_ij, w̄_.j = Σ_i p_i. w_ij, p_o = Σ_ij w_ij p_ij and
+p_e = Σ_ij w_ij p_i. p_.j:
 
-    var(κ̂) = [ Σ_i p_ii (1 - (p_i. + p_.i)(1 - κ̂))²
-              + (1 - κ̂)² Σ_{i≠j} p_ij (p_.i + p_j.)²
-              - (κ̂ - p_e (1 - κ̂))² ] / (n (1 - p_e)²)
+    var(κ̂)  = [ Σ_ij p_ij (w_ij - (w̄_i. + w̄_.j)(1 - κ̂))² - (κ̂ - p_e (1 - κ̂))² ] / (n (1 - p_e)²)
+    var_0    = [ Σ_ij p_i. p_.j (w_ij - (w̄_i. + w̄_.j))² - p_e² ] / (n (1 - p_e)²)
 
-gives the standard error and the normal confidence interval κ̂ ± z SE. Under the hypothesis
-κ = 0 the variance is
-
-    var_0 = [ p_e + p_e² - Σ_i p_i. p_.i (p_i. + p_.i) ] / (n (1 - p_e)²)
-
-and ``z = κ̂ / SE_0`` gives the p-values. These are the formulas statsmodels' ``cohens_kappa``
-uses (checked against it in the tests).
+var gives the standard error and the normal interval κ̂ ± z SE; var_0, the variance under the
+hypothesis κ = 0, gives ``z = κ̂ / SE_0`` and the p-values. With w = I these are the unweighted
+formulas; they are what statsmodels' ``cohens_kappa`` computes (checked against it in the tests).
 
 References: Fleiss, J. L., Cohen, J. & Everitt, B. S. (1969). Large sample standard errors of
 kappa and weighted kappa. Psychological Bulletin 72(5), 323-327. Definitions:
@@ -46,11 +42,13 @@ def _normal_quantile(p: float) -> float:
     return 0.5 * (low + high)
 
 
-def cohen_kappa_uncertainty(table: ArrayLike, confidence: float = 0.95) -> dict[str, Any]:
-    """Standard errors, interval and p-values of Cohen's κ on a k×k table (None when undefined).
+def cohen_kappa_uncertainty(table: ArrayLike, confidence: float = 0.95,
+                            weights: np.ndarray | None = None) -> dict[str, Any]:
+    """Standard errors, interval and p-values of Cohen's κ on a k×k table (None when undefined);
+    ``weights`` is a k×k agreement-weight matrix (default: the identity, unweighted κ).
 
     >>> out = cohen_kappa_uncertainty([[227, 31], [50, 192]])
-    >>> round(out["value"], 3), round(out["standard_error"], 4)
+    >>> round(out["value"], 3), round(out["standard_error"], 3)
     (0.675, 0.033)
     """
     t = np.asarray(table, dtype=float)
@@ -60,20 +58,18 @@ def cohen_kappa_uncertainty(table: ArrayLike, confidence: float = 0.95) -> dict[
              "method": "Fleiss, Cohen & Everitt (1969), normal"}
     if n <= 0:
         return empty
+    w = np.eye(t.shape[0]) if weights is None else np.asarray(weights, dtype=float)
     p = t / n
     rows, cols = p.sum(axis=1), p.sum(axis=0)
-    po, pe = float(np.trace(p)), float(rows @ cols)
+    po, pe = float((w * p).sum()), float(rows @ w @ cols)
     if not (1.0 - pe) > 1e-12:
         return empty
     kappa = (po - pe) / (1.0 - pe)
-    diag = np.diag(p)
-    term_a = float((diag * (1.0 - (rows + cols) * (1.0 - kappa)) ** 2).sum())
-    cross = p * (cols[:, None] + rows[None, :]) ** 2
-    np.fill_diagonal(cross, 0.0)
-    term_b = (1.0 - kappa) ** 2 * float(cross.sum())
-    term_c = (kappa - pe * (1.0 - kappa)) ** 2
-    var = (term_a + term_b - term_c) / ((1.0 - pe) ** 2 * n)
-    var0 = (pe + pe**2 - float((rows * cols * (rows + cols)).sum())) / ((1.0 - pe) ** 2 * n)
+    mean_row, mean_col = w @ cols, rows @ w  # w̄_i., w̄_.j
+    margins = mean_row[:, None] + mean_col[None, :]
+    var = (float((p * (w - margins * (1.0 - kappa)) ** 2).sum()) - (kappa - pe * (1.0 - kappa)) ** 2) / (
+        (1.0 - pe) ** 2 * n)
+    var0 = (float((np.outer(rows, cols) * (w - margins) ** 2).sum()) - pe**2) / ((1.0 - pe) ** 2 * n)
     se, se0 = math.sqrt(max(var, 0.0)), math.sqrt(max(var0, 0.0))
     half = _normal_quantile(1.0 - (1.0 - confidence) / 2.0) * se
     z = kappa / se0 if se0 > 0 else math.nan

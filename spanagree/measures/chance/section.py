@@ -23,7 +23,7 @@ from .candidates import ItemMatrix, set_bits
 from ...errors import UsageError
 from . import family as cac
 from .benchmark import benchmarks
-from .kappa_variance import cohen_kappa_uncertainty
+from .result import Agreement
 
 #: Raters above which the dense items × raters matrix (Davies–Fleiss, κ_S, S) is not built.
 MAX_DENSE_RATERS = 64
@@ -192,47 +192,48 @@ def _two_by_two(abcd) -> dict[str, Any]:
     return {
         "a": a, "b": b, "c": c, "d": d,
         "cohen_kappa": _kappa(table),
-        "positive_agreement": _value(stats.positive_agreement_parts(table)),
-        "negative_agreement": _value(stats.negative_agreement_parts(table)),
+        "positive_agreement": _value(stats.positive_agreement(table)),
+        "negative_agreement": _value(stats.negative_agreement(table)),
         "kappa_curve": kappa_curve(a, b, c, d),
     }
 
 
-def _kappa(table: np.ndarray, confidence: float = 0.95) -> dict[str, Any]:
+def _kappa(table: np.ndarray, confidence: float = 0.95, kappa: Agreement | None = None) -> dict[str, Any]:
     """Cohen's κ with its Fleiss–Cohen–Everitt standard error, interval and p-value."""
-    out = stats.cohen_kappa_parts(table).to_dict()
-    spread = cohen_kappa_uncertainty(table, confidence)
-    out["standard_error"] = spread["standard_error"]
-    out["analytic_interval"] = {"low": spread["low"], "high": spread["high"], "confidence": spread["confidence"],
-                                "method": spread["method"]}
-    out["p_value"] = spread["p_value"]
+    kappa = kappa or stats.cohen_kappa(table, confidence=confidence)
+    return _table_entry(kappa, "cohen_kappa")
+
+
+def _table_entry(estimate: Agreement, key: str) -> dict[str, Any]:
+    """A two-rater coefficient as the report writes it: its parts, standard error, p-value and
+    interval (``analytic_interval``), under the report's name ``key``."""
+    out = {**estimate.parts(), "coefficient": key}
+    full = estimate.to_dict()
+    interval = full.get("interval") or {"low": None, "high": None, "confidence": estimate.confidence,
+                                         "method": estimate.method}
+    out["standard_error"] = full.get("standard_error")
+    out["analytic_interval"] = interval
+    out["p_value"] = full.get("p_value")
     return out
 
 
 def _pair_result(names: list[str], table: np.ndarray, label_tables: np.ndarray, labels: list[str],
                  has_none: bool = True, confidence: float = 0.95) -> dict:
+    # two raters, every shared item: the family on the table, with Gwet's (and for Cohen's κ
+    # Fleiss, Cohen & Everitt's) standard errors
+    spread = cac.table_family(table, confidence=confidence)
     out = {
         "raters": names,
         "items": int(table.sum()),
         "table": table.tolist(),
         "coefficients": {
-            name: fn(table).to_dict()
-            for name, fn in (
-                ("percent_agreement", stats.percent_agreement_parts),
-                ("bennett_s", stats.bennett_s_parts),
-                ("scott_pi", stats.scott_pi_parts),
-            )
+            key: _table_entry(spread[name], key)
+            for key, name in (("percent_agreement", "percent_agreement"), ("bennett_s", "brennan_prediger"),
+                              ("scott_pi", "fleiss_kappa"))
         },
         "labels": {name: _two_by_two(label_tables[l].reshape(-1)) for l, name in enumerate(labels)},
     }
-    out["coefficients"]["cohen_kappa"] = _kappa(table, confidence)
-    # Gwet's standard errors from the table (two raters, every shared item)
-    spread = cac.table_family(table, confidence=confidence)
-    for key, name in (("percent_agreement", "percent_agreement"), ("bennett_s", "brennan_prediger"),
-                      ("scott_pi", "fleiss_kappa")):
-        entry = spread[name].to_dict()
-        out["coefficients"][key].update(standard_error=entry["standard_error"], p_value=entry["p_value"],
-                                        analytic_interval=entry["interval"])
+    out["coefficients"]["cohen_kappa"] = _kappa(table, confidence, spread["cohen_kappa"])
     out["coefficients"]["gwet_ac1"] = _family_entry(spread["gwet_ac"])
     if has_none:
         out["marked"] = _two_by_two(_presence(table))
@@ -247,7 +248,7 @@ FAMILY_KEYS = {
 }
 
 
-def _family_entry(estimate: cac.Estimate) -> dict[str, Any]:
+def _family_entry(estimate: Agreement) -> dict[str, Any]:
     out = estimate.to_dict()
     out["analytic_interval"] = out.pop("interval")
     if estimate.coefficient != "percent_agreement":
@@ -271,20 +272,18 @@ def _all_raters(items: ItemMatrix, raters: list[str], reference: str | None, con
     out["fleiss_kappa_complete"] = _family_entry(complete["fleiss_kappa"])
     out["conger_kappa_complete"] = _family_entry(complete["conger_kappa"])
     out["fleiss_kappa_per_category"] = _per_category(items, data, confidence)
+    # Shah's κ_S as its formula is written is Conger's κ on the complete items (stats.conger_kappa)
+    out["kappa_s"] = {**complete["conger_kappa"].parts(), "coefficient": "kappa_s"}
     if len(raters) > MAX_DENSE_RATERS:
-        reason = f"more than {MAX_DENSE_RATERS} raters: no items × raters matrix is built for rater-specific coefficients"
-        out["kappa_s"] = {"value": None, "undefined": reason}
         return out
     dense = np.full((items.n_items, len(raters)), -1, dtype=np.int64)
     dense[items.rating_item, items.rating_rater] = items.rating_code
-    coded = stats.CodedRatings(dense, categories)
-    out["kappa_s"] = stats.kappa_s_parts(coded).to_dict()
     if reference is not None and reference in raters:
         r = raters.index(reference)
         as_float = np.where(dense >= 0, dense, np.nan)  # S takes labels, with nan for missing
         out["s_against_group"] = {
             "outsider": reference,
-            **stats.s_against_group_parts(
+            **stats.s_against_group(
                 as_float[:, r], np.delete(as_float, r, axis=1), categories=categories.astype(float)
             ).to_dict(),
         }
@@ -346,5 +345,5 @@ def family_notes(everyone: dict[str, Any], items: ItemMatrix) -> list[str]:
     ]
 
 
-def _value(parts: stats.AgreementParts) -> float | None:
+def _value(parts: Agreement) -> float | None:
     return parts.value if parts.defined else None

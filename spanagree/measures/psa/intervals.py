@@ -39,7 +39,8 @@ import numpy as np
 from ...errors import UsageError
 from ..chance.section import rating_pair_rows
 from .specific import psa_array
-from ..chance.coefficients import cohen_kappa_array, nominal_alpha_array
+from ..chance.krippendorff import nominal_alpha_array
+from ..chance.two_raters import cohen_kappa_array
 from .summary import Fixed, Layout, bin_rows, label_cells, psa, summarize
 
 #: How the intervals are made, as the report says it.

@@ -1,0 +1,72 @@
+"""Two raters on a table: specific agreement, and Cohen's κ over many tables at once.
+
+Positive specific agreement (PSA) and its negative twin on a 2×2 table ``[[a, b], [c, d]]``
+(a: both raters said present, d: both said absent; Hripcsak & Rothschild 2005; Fleiss 1975):
+
+    PSA = 2a / (2a + b + c),        NSA = 2d / (2d + b + c)
+
+and Cohen's κ of every table of a (…, k, k) array, as the report's bootstrap replicates need it,
+from the same terms as the point estimate (``table_family``): κ = 1 − D_o/D_e with
+D_o = 1 − Σ_c t_cc / n and D_e = Σ_c n_c·(n − m_c) / n² (n_c, m_c the row and column sums).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from .ratings import as_table
+from .result import Agreement, finish
+
+__all__ = ["cohen_kappa_array", "disagreement_ratio", "kappa_disagreements", "specific_agreement"]
+
+
+def specific_agreement(name: str, table: ArrayLike, positive: int, *, negative: bool) -> Agreement:
+    """PSA (``negative=False``) or NSA of a 2×2 table whose present category is row ``positive``."""
+    t = as_table(table)
+    if t.shape != (2, 2):
+        raise ValueError(f"{name} needs a 2×2 table; got shape {t.shape}")
+    if positive not in (0, 1) or isinstance(positive, bool):
+        raise ValueError(f"positive={positive!r} must be 0 or 1 (the index of the present category)")
+    if positive == 1:
+        t = t[::-1, ::-1]
+    (a, b), (c, d) = t.tolist()
+    both = d if negative else a
+    denominator = 2 * both + b + c
+    common = dict(n_items=float(t.sum()), n_raters=2, categories=(0, 1), missing="complete")
+    if denominator == 0:
+        cell = "2d + b + c" if negative else "2a + b + c"
+        return finish(name, math.nan, 0.0, undefined=f"{cell} = 0", **common)
+    return finish(name, 2 * both / denominator, 0.0, **common)
+
+
+def kappa_disagreements(tables: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Cohen's observed and expected disagreement of every (…, k, k) table (rows rater 1):
+    ``Do = 1 − Σ_c t_cc / n`` and ``De = Σ_c n_c·(n − m_c) / n²`` with ``n_c``, ``m_c`` the row
+    and column sums; NaN for an empty table. κ = 1 − Do/De (:func:`disagreement_ratio`); the
+    point estimate (``table_family``) and every bootstrap replicate use these terms."""
+    t = np.asarray(tables, dtype=float)
+    n = t.sum(axis=(-1, -2))
+    rows, columns = t.sum(axis=-1), t.sum(axis=-2)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        observed = (n - np.trace(t, axis1=-2, axis2=-1)) / n
+        expected = (rows * (n[..., None] - columns)).sum(axis=-1) / n**2
+    return observed, expected
+
+
+def disagreement_ratio(observed: np.ndarray, expected: np.ndarray) -> np.ndarray:
+    """``1 − Do/De`` element-wise, NaN where ``De`` is not positive (the coefficient is 0/0)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(expected > 0, 1 - observed / np.where(expected > 0, expected, 1), np.nan)
+
+
+def cohen_kappa_array(tables: np.ndarray) -> np.ndarray:
+    """Cohen's κ of every (…, k, k) table (any leading axes, e.g. replicates × pairs), NaN where
+    undefined; the same terms as :func:`cohen_kappa`.
+
+    >>> cohen_kappa_array(np.array([[[2, 2], [1, 5]], [[3, 0], [0, 0]]])).round(4).tolist()
+    [0.3478, nan]
+    """
+    return disagreement_ratio(*kappa_disagreements(tables))
+

@@ -1,0 +1,9 @@
+"""Positive specific agreement (PSA = 2a / (2a + b + c); Hripcsak & Rothschild 2005) and its intervals.
+
+From the a/b/c counts the aligner gives per rater pair, label and document:
+
+- ``specific``: PSA, F-beta, precision and recall of arrays of counts;
+- ``summary``: every PSA statistic of a report (pooled, pairwise mean, macro, per pair, label,
+  document) from one function of summed counts;
+- ``intervals``: bootstrap (documents resampled), jackknife and analytic intervals of them.
+"""
