@@ -171,14 +171,36 @@ def side(corpus: Corpus, ann: np.ndarray, starts: np.ndarray, ends: np.ndarray) 
     if not keep.all():
         idx, group = idx[keep], group[keep]
     start, end, label = starts[idx], ends[idx], corpus.span_label[idx]
-    order = np.lexsort((idx, label, end, start, group))
-    group, start, end, label, idx = group[order], start[order], end[order], label[order], idx[order]
+    if not _canonical(group, start, end, label):  # character spans come in canonical order already
+        order = np.lexsort((idx, label, end, start, group))
+        group, start, end, label, idx = group[order], start[order], end[order], label[order], idx[order]
     if len(idx) > 1:
         first = np.ones(len(idx), dtype=bool)
         first[1:] = (np.diff(group) != 0) | (np.diff(start) != 0) | (np.diff(end) != 0) | (np.diff(label) != 0)
         if not first.all():
             group, start, end, label, idx = group[first], start[first], end[first], label[first], idx[first]
     return SpanColumns(group=group, start=start, end=end, label=label), idx
+
+
+def _canonical(group: np.ndarray, start: np.ndarray, end: np.ndarray, label: np.ndarray) -> bool:
+    """Whether the rows are sorted by (group, start, end, label): one pass of differences, where
+    a sort would cost a lexsort of every span. The corpus keeps each annotation's spans in this
+    order, so in characters the check passes; token offsets may reorder them."""
+    if len(group) < 2:
+        return True
+    later = np.diff(group)
+    if (later < 0).any():
+        return False
+    same = later == 0
+    step = np.diff(start)
+    if (step[same] < 0).any():
+        return False
+    same &= step == 0
+    step = np.diff(end)
+    if (step[same] < 0).any():
+        return False
+    same &= step == 0
+    return not (np.diff(label)[same] < 0).any()
 
 
 def position_set(columns: SpanColumns) -> SpanColumns:
