@@ -1,0 +1,215 @@
+"""What the UIMA-based formats share (WebAnno TSV, UIMA CAS XMI and JSON, INCEpTION exports):
+which span layer and feature hold the label, and who the rater of a file is.
+
+A *layer* is a UIMA annotation type (``de.tudarmstadt.ukp.dkpro.core.api.ner.type.NamedEntity``,
+``webanno.custom.Span``) and its *features* are the type's own primitive features (``value``,
+``identifier``). A span is an annotation of the chosen layer; its label is the chosen feature's
+value.
+
+Choosing (``layer=``, ``feature=``; both name a layer by its full type name or by its last part):
+
+- without ``layer``, among the layers with at least one annotation in the files read (or, when
+  none has any, among those declared): the one custom layer (``webanno.custom.*`` or
+  ``custom.*``, INCEpTION's user-defined layers), else the named-entity layer when there is no
+  custom layer; otherwise the choice is the user's, and the error lists the layers there are;
+- ``layer="A,B"`` reads several layers; the labels then carry the layer's short name
+  (``Span:PER``) so that the layers' labels stay apart;
+- without ``feature``: ``value`` when the layer has it, else its only feature, else the layer has
+  no feature and every annotation is labelled with the layer's short name;
+- an annotation whose feature is unset (INCEpTION writes ``*``) is labelled with the layer's short
+  name, and counted in a note.
+
+The output says which layer and feature were read and why (a note).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from ..errors import InputError, Location, UsageError
+
+#: The named-entity layer of DKPro Core, INCEpTION's built-in span layer for entities.
+NAMED_ENTITY = "de.tudarmstadt.ukp.dkpro.core.api.ner.type.NamedEntity"
+#: Prefixes of the user-defined layers of INCEpTION (``custom.``) and WebAnno (``webanno.custom.``).
+CUSTOM_PREFIXES = ("webanno.custom.", "custom.")
+
+#: ``layout=`` values: who the rater of a file is.
+LAYOUTS = ("auto", "annotator-folders", "document-folders")
+
+
+def short_name(type_name: str) -> str:
+    """``de.tudarmstadt.ukp.dkpro.core.api.ner.type.NamedEntity`` -> ``NamedEntity``."""
+    return type_name.rsplit(".", 1)[-1]
+
+
+def is_custom(type_name: str) -> bool:
+    return type_name.startswith(CUSTOM_PREFIXES)
+
+
+@dataclass
+class Choice:
+    """The layers read, the feature of each (None: the layer has none), and why (for the note)."""
+
+    layers: list[str]
+    features: dict[str, str | None]
+    reason: str
+    prefix: bool = False  # several layers: labels carry the layer's short name
+
+    def label(self, layer: str, value: str | None) -> str:
+        """The label of an annotation of ``layer`` whose feature holds ``value``."""
+        text = short_name(layer) if value is None or value == "" else value
+        return f"{short_name(layer)}:{text}" if self.prefix and value not in (None, "") else text
+
+    def note(self, tool: str) -> str:
+        parts = [f"{layer} (feature {self.features[layer] or 'none: labelled with the layer name'})"
+                 for layer in self.layers]
+        return f"{tool}: span layer read: {'; '.join(parts)} [{self.reason}]"
+
+
+def _match(name: str, declared: Iterable[str]) -> str | None:
+    declared = list(declared)
+    if name in declared:
+        return name
+    found = [d for d in declared if short_name(d) == name]
+    return found[0] if len(found) == 1 else None
+
+
+def choose(
+    declared: dict[str, Sequence[str]],
+    used: Iterable[str],
+    layer: str | None,
+    feature: str | None,
+    where: Location,
+) -> Choice:
+    """The span layers and features to read.
+
+    ``declared``: every span layer there is, with its features, in the order found; ``used``: the
+    layers with at least one annotation. An unknown layer or feature is an InputError at ``where``
+    that lists the layers (or the layer's features) there are.
+    """
+    listing = "; ".join(f"{name} ({', '.join(f for f in feats if f) or 'no feature'})" for name, feats in declared.items())
+    if layer is not None:
+        names = [n.strip() for n in str(layer).split(",") if n.strip()]
+        chosen = []
+        for name in names:
+            found = _match(name, declared)
+            if found is None:
+                raise InputError(
+                    f"layer={name!r} is not a span layer here; the span layers are: {listing or 'none'}",
+                    where=where, field="layer",
+                )
+            chosen.append(found)
+        reason = "named with layer="
+    else:
+        used = set(used)
+        pool = [n for n in declared if n in used] or list(declared)
+        custom = [n for n in pool if is_custom(n)]
+        if len(custom) == 1:
+            chosen, reason = custom, "chosen: the one custom span layer with annotations"
+        elif not custom and NAMED_ENTITY in pool:
+            chosen, reason = [NAMED_ENTITY], "chosen: the named-entity layer (no custom span layer)"
+        elif len(pool) == 1:
+            chosen, reason = pool, "chosen: the one span layer"
+        else:
+            raise InputError(
+                "cannot tell which span layer holds the labels (no single custom layer and no named-entity "
+                f"layer alone); name it with --layer (and --feature); the span layers are: {listing or 'none'}",
+                where=where, field="layer",
+            )
+    features: dict[str, str | None] = {}
+    for name in chosen:
+        own = [f for f in declared[name] if f]
+        if feature is not None:
+            if feature not in own:
+                raise InputError(
+                    f"feature={feature!r} is not a feature of layer {name}; its features are: "
+                    f"{', '.join(own) or 'none'}",
+                    where=where, field="feature",
+                )
+            features[name] = feature
+        elif "value" in own:
+            features[name] = "value"
+        elif len(own) == 1:
+            features[name] = own[0]
+        elif not own:
+            features[name] = None
+        else:
+            raise InputError(
+                f"cannot tell which feature of layer {name} holds the label; name it with --feature; its "
+                f"features are: {', '.join(own)}",
+                where=where, field="feature",
+            )
+    return Choice(chosen, features, reason, prefix=len(chosen) > 1)
+
+
+@dataclass
+class Placed:
+    """One file of one document by one rater, as the layout says."""
+
+    path: Path
+    rater: str
+    doc_id: str
+
+
+def check_layout(layout: str | None) -> str:
+    value = "auto" if layout is None else layout
+    if value not in LAYOUTS:
+        raise UsageError(f"layout={value!r}: expected one of {', '.join(LAYOUTS)} (config: [input] layout)")
+    return value
+
+
+def collect(paths: Sequence[Path], suffixes: tuple[str, ...]) -> list[tuple[Path, Path]]:
+    """``(file, folder)`` for every file with one of ``suffixes``: files given, the files directly
+    in a folder given, or in its sub-folders when it holds none itself (a project root)."""
+    found: list[tuple[Path, Path]] = []
+    for path in paths:
+        if not path.is_dir():
+            found.append((path, path.parent))
+            continue
+        direct = sorted(p for p in path.iterdir() if p.is_file() and p.name.lower().endswith(suffixes))
+        if direct:
+            found.extend((p, path) for p in direct)
+            continue
+        for sub in sorted(d for d in path.iterdir() if d.is_dir()):
+            found.extend((p, sub) for p in sorted(sub.iterdir())
+                         if p.is_file() and p.name.lower().endswith(suffixes))
+        if not found or all(f[1].parent != path for f in found):
+            raise InputError(f"holds no {' or '.join(suffixes)} files, nor folders of them", where=Location(str(path)))
+    return found
+
+
+def stem(path: Path, suffixes: tuple[str, ...]) -> str:
+    name = path.name
+    for suffix in suffixes:
+        if name.lower().endswith(suffix):
+            return name[: -len(suffix)]
+    return path.stem
+
+
+def place(
+    found: list[tuple[Path, Path]], texts: dict[Path, str], layout: str, suffixes: tuple[str, ...], notes, tool: str
+) -> list[Placed]:
+    """Who rated what: in ``annotator-folders`` a folder is a rater and its files its documents
+    (brat's layout); in ``document-folders`` a folder is a document and each file in it one rater's
+    annotation, named after the rater (INCEpTION's export keeps ``annotation/DOC/USER.tsv``).
+    ``auto``: a folder of two files or more that all hold the same text is a document folder, any
+    other an annotator's folder (each decision counted in a note)."""
+    by_folder: dict[Path, list[Path]] = {}
+    for path, folder in found:
+        by_folder.setdefault(folder, []).append(path)
+    placed = []
+    for folder, files in by_folder.items():
+        kind = layout
+        if kind == "auto":
+            same = len(files) > 1 and len({texts[p] for p in files}) == 1
+            kind = "document-folders" if same else "annotator-folders"
+            notes[f"{tool}: {'a folder of one document, a file per rater (its files hold one text)' if same else 'a folder of one rater, a file per document'} (layout={kind!r})"] += 1
+        for path in files:
+            name = stem(path, suffixes)
+            folder_name = folder.resolve().name
+            if kind == "document-folders":
+                placed.append(Placed(path, name, folder_name))
+            else:
+                placed.append(Placed(path, folder_name, name))
+    return placed
