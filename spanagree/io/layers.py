@@ -193,21 +193,25 @@ def place(
     """Who rated what: in ``annotator-folders`` a folder is a rater and its files its documents
     (brat's layout); in ``document-folders`` a folder is a document and each file in it one rater's
     annotation, named after the rater (INCEpTION's export keeps ``annotation/DOC/USER.tsv``).
-    ``auto``: a folder of two files or more that all hold the same text is a document folder, any
-    other an annotator's folder (each decision counted in a note)."""
+    ``auto``: when every folder of two files or more holds one text in all its files, folders are
+    documents; otherwise they are annotators (decided once for all the folders read together, and
+    said in a note)."""
     by_folder: dict[Path, list[Path]] = {}
     for path, folder in found:
         by_folder.setdefault(folder, []).append(path)
+    kind = layout
+    if kind == "auto":
+        several = [files for files in by_folder.values() if len(files) > 1]
+        same = bool(several) and all(len({texts[p] for p in files}) == 1 for files in several)
+        kind = "document-folders" if same else "annotator-folders"
+        said = ("a folder per document, a file per rater (the files of each folder hold one text)" if same
+                else "a folder per rater, a file per document")
+        notes[f"{tool}: {said} (layout={kind!r})"] += 1
     placed = []
     for folder, files in by_folder.items():
-        kind = layout
-        if kind == "auto":
-            same = len(files) > 1 and len({texts[p] for p in files}) == 1
-            kind = "document-folders" if same else "annotator-folders"
-            notes[f"{tool}: {'a folder of one document, a file per rater (its files hold one text)' if same else 'a folder of one rater, a file per document'} (layout={kind!r})"] += 1
+        folder_name = folder.resolve().name
         for path in files:
             name = stem(path, suffixes)
-            folder_name = folder.resolve().name
             if kind == "document-folders":
                 placed.append(Placed(path, name, folder_name))
             else:

@@ -101,7 +101,7 @@ def test_curation_suite_a_folder_per_document_a_file_per_annotator(tsv3):
     case = tsv3 / "curation-testsuite" / "multipleStackedAnnotationsAreNotMergedTest"
     corpus = spanagree.read(case)
     assert corpus.raters == ["curator", "user1", "user2"] and corpus.doc_ids == [case.name]
-    assert any("a folder of one document, a file per rater" in k for k in corpus.exclusions.notes)
+    assert any("a folder per document, a file per rater" in k for k in corpus.exclusions.notes)
     # user2 stacked ORG twice on the same tokens: one span, the repeat counted
     assert corpus.exclusions.spans["duplicate span of the same rater (kept once)"] == 1
     report = spanagree.score(spanagree.read([case / "user1.tsv", case / "user2.tsv"], layout="document-folders")).to_dict()
