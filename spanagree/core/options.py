@@ -217,6 +217,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("input", "layer", None, help="WebAnno TSV, UIMA CAS, INCEpTION: the span layer(s) read, comma-separated (default: the one custom layer, else named entities)", **_TOOL),
     Option("input", "feature", None, help="WebAnno TSV, UIMA CAS, INCEpTION: the feature holding the label (default: value, else the layer's only feature)", **_TOOL),
     Option("input", "typesystem", None, help="UIMA CAS XMI: the type system file(s), comma-separated, merged (default: TypeSystem.xml beside each file)", **_TOOL),
+    Option("input", "states", None, help="INCEpTION export: the annotation states read, comma-separated (default FINISHED; also IN_PROGRESS, NEW, IGNORE)", **_TOOL),
     Option("input", "layout", None, help="WebAnno TSV, UIMA CAS: folders are annotators (annotator-folders), documents (document-folders), or auto", **_TOOL),
     Option("input", "assessor", None, help="TREC qrels: the assessor from the file (file), column 2 (column) or auto", **_TOOL),
     # [alignment]: which spans match (docs/alignment.md)
