@@ -120,3 +120,15 @@ def test_without_bioc_the_message_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "bioc", None)
     with pytest.raises(UsageError, match=r"pip install 'spanagree\[bioc\]'"):
         spanagree.read(SAME / "bioc")
+
+
+@pytest.mark.parametrize("source", ["bioc", "pubtator"])
+def test_conversion_to_spanagree_jsonl_scores_the_same(tmp_path, source):
+    from spanagree.outputs.convert import convert
+
+    if source == "bioc":
+        pytest.importorskip("bioc")
+    expected = spanagree.score(spanagree.read(SAME / source)).to_dict()
+    convert(SAME / source, tmp_path / "out.jsonl")
+    again = spanagree.score(spanagree.read(tmp_path / "out.jsonl")).to_dict()
+    assert (again["overall"], again["pairs"]) == (expected["overall"], expected["pairs"])

@@ -152,3 +152,20 @@ def test_without_cassis_the_message_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "cassis", None)
     with pytest.raises(UsageError, match=r"pip install 'spanagree\[inception\]'"):
         spanagree.read(SAME / "xmi")
+
+
+@pytest.mark.parametrize("source", ["xmi", "jsoncas", "tsv", "export.zip"])
+def test_conversion_to_spanagree_jsonl_and_docbin_scores_the_same(tmp_path, source):
+    from spanagree.outputs.convert import convert
+
+    corpus = spanagree.read(SAME / source)
+    expected = spanagree.score(corpus).to_dict()
+    targets = [tmp_path / "out.jsonl"]
+    if "docbin" in spanagree.io.formats():
+        pytest.importorskip("spacy")
+        targets.append(tmp_path / "out.spacy")
+    for target in targets:
+        result = convert(SAME / source, target)
+        assert result["written"]["spans"] == corpus.n_spans
+        again = spanagree.score(spanagree.read(target)).to_dict()
+        assert (again["overall"], again["pairs"]) == (expected["overall"], expected["pairs"]), target.name

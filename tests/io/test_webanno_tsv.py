@@ -184,3 +184,13 @@ def test_cells():
     assert entry("PER[2]") == ("PER", 2) and entry("*") == (None, None) and entry("*[3]") == (None, 3)
     assert entry(r"x\[2\]") == ("x[2]", None) and entry(r"\*") == ("*", None)
     assert unescape(r"a\tb\nc\\d\_") == "a\tb\nc\\d_"
+
+
+def test_spanagree_info_lists_the_formats():
+    from spanagree.app.info import as_text, collect
+
+    facts = collect()
+    names = {f["name"] for f in facts["formats"]}
+    assert {"inception", "webanno-tsv", "uima-cas", "bioc", "pubtator"} <= names
+    assert "dkpro-cassis" in facts["optional"] and "bioc" in facts["optional"]
+    assert "webanno-tsv  WebAnno TSV 3.x" in as_text(facts)
