@@ -68,6 +68,17 @@ class Span:
 
 
 @dataclass
+class Relation:
+    """A relation as the CAS gives it: its layer, the governor's and the dependent's span (layer,
+    begin, end in code points) and the relation's own label features."""
+
+    layer: str
+    governor: tuple[str, int, int] | None
+    dependent: tuple[str, int, int] | None
+    values: dict[str, Any]
+
+
+@dataclass
 class CasDocument:
     """One CAS: its text, span layers (with their label features), spans and relations."""
 
@@ -75,7 +86,7 @@ class CasDocument:
     text: str
     layers: dict[str, list[str]]
     spans: list[Span] = field(default_factory=list)
-    relations: Counter = field(default_factory=Counter)
+    relations: list[Relation] = field(default_factory=list)
     title: str | None = None
 
 
@@ -176,7 +187,9 @@ def parse(path: Path, typesystems: dict, tick=None, given: tuple[Path, ...] = ()
         if name in NOT_LAYERS or not ts.subsumes("uima.tcas.Annotation", name):
             continue
         if _is_relation(type_):
-            doc.relations[name] += 1
+            ends = [getattr(fs, end, None) for end in ("Governor", "Dependent")]
+            spans = [None if e is None else (e.type.name, e.begin, e.end) for e in ends]
+            doc.relations.append(Relation(name, spans[0], spans[1], {f: fs.get(f) for f in _label_features(ts, type_)}))
             continue
         features = doc.layers.get(name)
         if features is None:
@@ -224,7 +237,7 @@ def add_documents(items: list[tuple[Placed, CasDocument]], builder: CorpusBuilde
                 unset[span.layer] += 1
             spans.append((span.start, span.end, choice.label(span.layer, None if value is None else str(value))))
         builder.add(placed.doc_id, placed.doc_id, doc.text, placed.rater, spans, Location(str(doc.path)))
-        for name, n in doc.relations.items():
+        for name, n in Counter(r.layer for r in doc.relations).items():
             notes[f"{tool}: relations of layer {short_name(name)} read, not scored (governor, dependent)"] += n
     for name, n in unset.items():
         notes[f"{tool}: annotations of {short_name(name)} whose feature {choice.features[name]!r} is unset, "

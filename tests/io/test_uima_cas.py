@@ -169,3 +169,12 @@ def test_conversion_to_spanagree_jsonl_and_docbin_scores_the_same(tmp_path, sour
         assert result["written"]["spans"] == corpus.n_spans
         again = spanagree.score(spanagree.read(target)).to_dict()
         assert (again["overall"], again["pairs"]) == (expected["overall"], expected["pairs"]), target.name
+
+
+def test_relations_are_kept_with_their_ends():
+    from spanagree.io.uima_cas import parse
+
+    doc = parse(SAME / "xmi" / "ann1" / "d1.xmi", {})
+    [relation] = doc.relations
+    assert relation.layer == "webanno.custom.Link" and relation.values == {"value": "lives_in"}
+    assert relation.governor == ("webanno.custom.Entity", 0, 12) and relation.dependent == ("webanno.custom.Entity", 24, 28)
