@@ -255,27 +255,46 @@ def parse(path: Path, tick=None) -> Document:
     return doc
 
 
+#: The rebuilt text may be at most this many times the file's size (the gaps between sentences are
+#: white space the file leaves out; offsets far beyond that are an error, not a huge allocation).
+MAX_GROWTH = 64
+
+
 def _rebuild(doc: Document, sentences) -> str:
     """The document's text in code points, from its sentences put at their offsets (UTF-16); each
-    token checked against it."""
+    row's offsets checked to lie in its sentence, and its token to be the text there."""
     placed: list[tuple[int, bytes]] = []
     end = 0
-    for number, text_lines_, rows in sentences:
-        text = "\n".join(text_lines_)
-        encoded = text.encode("utf-16-le", "surrogatepass")
+    for _, lines, rows in sentences:
+        encoded = "\n".join(lines).encode("utf-16-le", "surrogatepass")
         if not rows:
             continue
         where, cells = rows[0]
-        begin = _offsets(cells[1], where)[0]
         token = unescape(cells[2]).encode("utf-16-le", "surrogatepass")
-        lead = encoded.find(token) // 2 if token else 0
-        placed.append((begin - max(lead, 0), encoded))
+        lead = max(encoded.find(token), 0) // 2 if token else 0
+        begin = max(_offsets(cells[1], where)[0] - lead, 0)
+        stop = begin + len(encoded) // 2
+        for row_where, row in rows:
+            first, last = _offsets(row[1], row_where)
+            if not begin <= first <= last <= stop:
+                raise InputError(
+                    f"offsets {first}-{last} lie outside the sentence's text ({begin}-{stop} in UTF-16 code units, "
+                    "from its '#Text=' lines placed at its first token); expected offsets within the sentence",
+                    where=row_where, field="offsets",
+                )
+        placed.append((begin, encoded))
         end = max(end, max(_offsets(c[1], w)[1] for w, c in rows))
+    limit = MAX_GROWTH * max(doc.path.stat().st_size, 1024) if doc.path.is_file() else end
+    if end > limit:
+        raise InputError(
+            f"offsets reach {end:,}, far beyond the text the file's sentences hold; expected the offsets of the "
+            "document the sentences come from", where=Location(str(doc.path)), field="offsets",
+        )
     buffer = bytearray(" ".encode("utf-16-le") * end)
     for begin, encoded in placed:
         piece = encoded[: max(0, 2 * end - 2 * begin)]
         buffer[2 * begin: 2 * begin + len(piece)] = piece
-    for number, _, rows in sentences:
+    for _, _, rows in sentences:
         for where, cells in rows:
             start, stop = _offsets(cells[1], where)
             token = unescape(cells[2])
@@ -285,7 +304,7 @@ def _rebuild(doc: Document, sentences) -> str:
                     f"the token {describe(token)} is not the sentence's text at offsets {start}-{stop} "
                     f"({describe(seen)}); expected offsets in UTF-16 code units into the text of the "
                     "'#Text=' lines",
-                    where=where, doc_id=None, field="offsets",
+                    where=where, field="offsets",
                 )
     try:
         return bytes(buffer).decode("utf-16-le")
@@ -353,7 +372,7 @@ def _layer_cells(doc: Document, layer: Layer, cells: list[str], row: str, start:
     entries = split_unescaped(lead, "|")
     others = {name: split_unescaped(cells[i], "|") for i, name in plain}
     for name, items in others.items():
-        if len(items) != len(entries) and cells[plain[0][0]] != "_":
+        if len(items) != len(entries):
             raise InputError(
                 f"{len(items)} annotation(s) in feature {name!r} and {len(entries)} in {plain[0][1]!r}; expected "
                 "one entry per stacked annotation in every feature column of the layer",

@@ -167,7 +167,10 @@ def test_offsets_beyond_the_text_name_the_file_line_and_field(tmp_path):
     bad = tmp_path / "ann1" / "d1.tsv"
     bad.parent.mkdir()
     bad.write_text(doc("1-1\t0-4\tAnna\tPER\t\n1-2\t5-80\tmet\t_\t\n"), encoding="utf-8")
-    with pytest.raises(InputError, match=r"d1.tsv:7: field 'offsets': the token 'met' is not the sentence's text at offsets 5-80"):
+    with pytest.raises(InputError, match=r"d1.tsv:7: field 'offsets': offsets 5-80 lie outside the sentence's text \(0-22"):
+        spanagree.read(bad)
+    bad.write_text(doc("1-1\t0-4\tAnna\tPER\t\n1-2\t5-8\tmot\t_\t\n"), encoding="utf-8")
+    with pytest.raises(InputError, match=r"d1.tsv:7: field 'offsets': the token 'mot' is not the sentence's text at offsets 5-8 \('met'\)"):
         spanagree.read(bad)
 
 
