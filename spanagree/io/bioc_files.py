@@ -34,6 +34,8 @@ from . import Format
 from ._text import peek
 from .common import choice
 from .brat import DISCONTINUOUS
+from .layers import looks_like_rater_files, rater_files
+from .offsets import to_codepoints
 
 SUFFIXES = (".xml", ".json")
 #: What may stand before an XML file's root: the declaration, a DOCTYPE (BioC.dtd), comments.
@@ -96,16 +98,6 @@ def relations(document) -> int:
     return n
 
 
-def _utf16_to_points(text: str, offset: int) -> int | None:
-    data = text.encode("utf-16-le", "surrogatepass")
-    if not 0 <= 2 * offset <= len(data):
-        return None
-    try:
-        return len(data[: 2 * offset].decode("utf-16-le"))
-    except UnicodeDecodeError:
-        return None
-
-
 def _fragments(annotation, text: str, where: Location, doc_id: str, notes: Counter) -> list[tuple[int, int]]:
     """The locations in code points, checked against the annotation's text."""
     if not annotation.locations:
@@ -124,10 +116,10 @@ def _fragments(annotation, text: str, where: Location, doc_id: str, notes: Count
     covered = " ".join(text[s:e] for s, e in spans)
     written = annotation.text or ""
     if written and covered != written and "[...]" not in written and len(spans) == 1:
-        s16, e16 = (_utf16_to_points(text, spans[0][0]), _utf16_to_points(text, spans[0][1]))
-        if s16 is not None and e16 is not None and text[s16:e16] == written:
+        starts, ends, ok = to_codepoints(text, [spans[0][0]], [spans[0][1]], "utf16")
+        if ok[0] and text[int(starts[0]):int(ends[0])] == written:
             notes["BioC annotation whose offsets count UTF-16 code units, converted"] += 1
-            return [(s16, e16)]
+            return [(int(starts[0]), int(ends[0]))]
         raise InputError(
             f"the annotation's text {describe(written)} is not the document's text at its location "
             f"({describe(covered)}); expected offsets in characters into the document (passage offsets included)",
@@ -146,17 +138,8 @@ def read_bioc_paths(paths: list[Path], builder: CorpusBuilder, *, layer: str | N
                     feature: str | None = None, discontinuous: str = "covering") -> None:
     choice("discontinuous", discontinuous, DISCONTINUOUS)
     for path in paths:
-        if path.is_file():
-            _read_file(path, path.stem, builder, layer, feature, discontinuous)
-            continue
-        files = [p for p in sorted(path.iterdir()) if p.is_file() and _is_bioc(p)]
-        if files:
-            for file in files:
-                _read_file(file, file.stem, builder, layer, feature, discontinuous)
-            continue
-        for sub in sorted(d for d in path.iterdir() if d.is_dir()):
-            for file in sorted(p for p in sub.iterdir() if p.is_file() and _is_bioc(p)):
-                _read_file(file, sub.name, builder, layer, feature, discontinuous)
+        for file, rater in rater_files(path, _is_bioc, lambda p: p.stem):
+            _read_file(file, rater, builder, layer, feature, discontinuous)
 
 
 def _read_file(path: Path, rater: str, builder: CorpusBuilder, layer, feature, discontinuous: str) -> None:
@@ -227,12 +210,7 @@ def _is_bioc(path: Path) -> bool:
 
 def looks_like(path: Path, first: dict | None) -> bool:
     """A BioC file, or a folder of them, or a folder of annotators' folders of them."""
-    if path.is_dir():
-        files = [p for p in sorted(path.iterdir()) if p.is_file()]
-        if not files:
-            files = [p for d in sorted(path.iterdir()) if d.is_dir() for p in sorted(d.iterdir()) if p.is_file()]
-        return any(_is_bioc(p) for p in files[:20])
-    return path.is_file() and _is_bioc(path)
+    return looks_like_rater_files(path, _is_bioc)
 
 
 FORMAT = Format(

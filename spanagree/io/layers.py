@@ -143,6 +143,43 @@ def choose(
     return Choice(chosen, features, reason, prefix=len(chosen) > 1)
 
 
+def choose_for(docs: Sequence, layer: str | None, feature: str | None, notes, tool: str) -> Choice:
+    """:func:`choose` over parsed documents (each with ``span_layers()``, ``spans`` and ``path``),
+    the choice said in a note."""
+    declared: dict[str, list[str]] = {}
+    used: set[str] = set()
+    for doc in docs:
+        for name, features in doc.span_layers().items():
+            declared.setdefault(name, list(features))
+        used.update(span.layer for span in doc.spans)
+    choice = choose(declared, used, layer, feature, Location(str(docs[0].path)) if docs else Location(""))
+    notes[choice.note(tool)] += 1
+    return choice
+
+
+def labelled(choice: Choice, spans: Iterable, builder, tool: str) -> list[tuple[int, int, str]]:
+    """``(start, end, label)`` of the spans (each with ``layer``, ``start``, ``end``, ``values``) of
+    the chosen layers; the others' annotations, zero-width annotations (excluded) and unset
+    features are counted."""
+    notes, excluded = builder.exclusions.notes, builder.exclusions.spans
+    out = []
+    for span in spans:
+        if span.layer not in choice.layers:
+            notes[f"{tool}: annotations of span layer {short_name(span.layer)} not read (--layer chooses)"] += 1
+            continue
+        if span.start == span.end:
+            excluded[f"{tool}: zero-width annotation (no text to agree on)"] += 1
+            builder.n_spans_read += 1
+            continue
+        name = choice.features[span.layer]
+        value = span.values.get(name) if name is not None else None
+        if name is not None and value is None:
+            notes[f"{tool}: annotations of {short_name(span.layer)} whose feature {name!r} is unset, labelled with "
+                  "the layer's name"] += 1
+        out.append((span.start, span.end, choice.label(span.layer, None if value is None else str(value))))
+    return out
+
+
 @dataclass
 class Placed:
     """One file of one document by one rater, as the layout says."""
@@ -150,6 +187,30 @@ class Placed:
     path: Path
     rater: str
     doc_id: str
+
+
+def rater_files(path: Path, is_format, rater_of) -> list[tuple[Path, str]]:
+    """``(file, rater)`` for the formats whose files hold many documents (BioC, PubTator), laid out
+    as people keep them: a file is one rater's, named after it (``rater_of(file)``), given alone or
+    in a folder of such files (as doccano's export); in a folder of folders each folder is one
+    rater's (brat's layout)."""
+    if path.is_file():
+        return [(path, rater_of(path))]
+    files = [p for p in sorted(path.iterdir()) if p.is_file() and is_format(p)]
+    if files:
+        return [(p, rater_of(p)) for p in files]
+    return [(p, sub.name) for sub in sorted(d for d in path.iterdir() if d.is_dir())
+            for p in sorted(sub.iterdir()) if p.is_file() and is_format(p)]
+
+
+def looks_like_rater_files(path: Path, is_format) -> bool:
+    """A file of the format, or a folder (or a folder of folders) holding some among its first 20 files."""
+    if not path.is_dir():
+        return path.is_file() and is_format(path)
+    files = [p for p in sorted(path.iterdir()) if p.is_file()]
+    if not files:
+        files = [p for d in sorted(path.iterdir()) if d.is_dir() for p in sorted(d.iterdir()) if p.is_file()]
+    return any(is_format(p) for p in files[:20])
 
 
 def check_layout(layout: str | None) -> str:

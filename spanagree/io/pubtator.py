@@ -23,10 +23,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ..errors import InputError, Location, describe
+from ..errors import InputError, describe
 from ..core.model import CorpusBuilder
 from . import Format
 from ._text import peek, text_lines
+from .layers import looks_like_rater_files, rater_files
 
 SUFFIXES = (".txt", ".pubtator", ".pubtator.txt")
 _TEXT = re.compile(r"^([^|\t]+)\|([a-zA-Z]+)\|(.*)$")
@@ -34,17 +35,12 @@ _TEXT = re.compile(r"^([^|\t]+)\|([a-zA-Z]+)\|(.*)$")
 
 def read_pubtator(path: Path, builder: CorpusBuilder) -> None:
     """Read one PubTator file, or a folder of them (or of annotators' folders), into ``builder``."""
-    if path.is_file():
-        _read_file(path, path.name[: -len(_suffix(path))] if _suffix(path) else path.stem, builder)
-        return
-    files = [p for p in sorted(path.iterdir()) if p.is_file() and _is_pubtator(p)]
-    if files:
-        for file in files:
-            _read_file(file, file.name[: -len(_suffix(file))], builder)
-        return
-    for sub in sorted(d for d in path.iterdir() if d.is_dir()):
-        for file in sorted(p for p in sub.iterdir() if p.is_file() and _is_pubtator(p)):
-            _read_file(file, sub.name, builder)
+    for file, rater in rater_files(path, _is_pubtator, _rater_of):
+        _read_file(file, rater, builder)
+
+
+def _rater_of(path: Path) -> str:
+    return path.name[: -len(_suffix(path))] if _suffix(path) else path.stem
 
 
 def _suffix(path: Path) -> str:
@@ -126,12 +122,7 @@ def _is_pubtator(path: Path) -> bool:
 
 def looks_like(path: Path, first: dict | None) -> bool:
     """A file whose first line is ``PMID|t|...``, or a folder (of folders) of them."""
-    if path.is_dir():
-        files = [p for p in sorted(path.iterdir()) if p.is_file()]
-        if not files:
-            files = [p for d in sorted(path.iterdir()) if d.is_dir() for p in sorted(d.iterdir()) if p.is_file()]
-        return any(_is_pubtator(p) for p in files[:20])
-    return path.is_file() and _is_pubtator(path)
+    return looks_like_rater_files(path, _is_pubtator)
 
 
 FORMAT = Format(

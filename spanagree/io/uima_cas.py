@@ -28,7 +28,7 @@ from ..errors import InputError, Location, UsageError
 from ..core.model import CorpusBuilder
 from . import Format
 from ._text import peek
-from .layers import Choice, Placed, check_layout, choose, collect, place, short_name
+from .layers import Choice, Placed, check_layout, choose_for, collect, labelled, place, short_name
 
 SUFFIXES = (".xmi", ".json")
 TOOL = "UIMA CAS"
@@ -63,7 +63,7 @@ class Span:
     layer: str
     start: int  # code points
     end: int
-    value: dict[str, Any]
+    values: dict[str, Any]
     ident: int | None = None  # the annotation's xmi:id, to name it
 
 
@@ -88,6 +88,9 @@ class CasDocument:
     spans: list[Span] = field(default_factory=list)
     relations: list[Relation] = field(default_factory=list)
     title: str | None = None
+
+    def span_layers(self) -> dict[str, list[str]]:
+        return self.layers
 
 
 def find_typesystem(path: Path) -> Path:
@@ -198,25 +201,12 @@ def parse(path: Path, typesystems: dict, tick=None, given: tuple[Path, ...] = ()
     return doc
 
 
-def declared_layers(docs: list[CasDocument]) -> tuple[dict[str, list[str]], set[str]]:
-    declared: dict[str, list[str]] = {}
-    for doc in docs:
-        for name, features in doc.layers.items():
-            declared.setdefault(name, features)
-    return declared, set(declared)
-
-
 def add_documents(items: list[tuple[Placed, CasDocument]], builder: CorpusBuilder, layer: str | None,
                   feature: str | None, tool: str = TOOL) -> Choice:
     """Add parsed CASes, each with its rater and document id, reading the chosen layer."""
-    declared, used = declared_layers([doc for _, doc in items])
-    where = Location(str(items[0][1].path)) if items else Location("")
-    choice = choose(declared, used, layer, feature, where)
-    notes, excluded = builder.exclusions.notes, builder.exclusions.spans
-    notes[choice.note(tool)] += 1
-    unset = Counter()
+    notes = builder.exclusions.notes
+    choice = choose_for([doc for _, doc in items], layer, feature, notes, tool)
     for placed, doc in items:
-        spans = []
         for span in doc.spans:
             if not 0 <= span.start <= span.end <= len(doc.text):
                 raise InputError(
@@ -224,24 +214,10 @@ def add_documents(items: list[tuple[Placed, CasDocument]], builder: CorpusBuilde
                     f"out of range; expected 0 <= begin <= end <= {len(doc.text)} (the length of the document's text)",
                     where=Location(str(doc.path)), doc_id=placed.doc_id, field=f"{span.layer}.end",
                 )
-            if span.layer not in choice.layers:
-                notes[f"{tool}: annotations of span layer {short_name(span.layer)} not read (--layer chooses)"] += 1
-                continue
-            if span.start == span.end:
-                excluded[f"{tool}: zero-width annotation (no text to agree on)"] += 1
-                builder.n_spans_read += 1
-                continue
-            name = choice.features[span.layer]
-            value = span.value.get(name) if name is not None else None
-            if name is not None and value is None:
-                unset[span.layer] += 1
-            spans.append((span.start, span.end, choice.label(span.layer, None if value is None else str(value))))
+        spans = labelled(choice, doc.spans, builder, tool)
         builder.add(placed.doc_id, placed.doc_id, doc.text, placed.rater, spans, Location(str(doc.path)))
         for name, n in Counter(r.layer for r in doc.relations).items():
             notes[f"{tool}: relations of layer {short_name(name)} read, not scored (governor, dependent)"] += n
-    for name, n in unset.items():
-        notes[f"{tool}: annotations of {short_name(name)} whose feature {choice.features[name]!r} is unset, "
-              "labelled with the layer's name"] += n
     return choice
 
 

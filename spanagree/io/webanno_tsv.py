@@ -40,7 +40,7 @@ from ..errors import InputError, Location, describe
 from ..core.model import CorpusBuilder
 from . import Format
 from ._text import peek, text_lines
-from .layers import Choice, Placed, check_layout, choose, collect, place, short_name
+from .layers import Choice, Placed, check_layout, choose_for, collect, labelled, place, short_name
 from .offsets import convert_spans
 
 SUFFIXES = (".tsv",)
@@ -412,46 +412,18 @@ def read_tsv_paths(paths: list[Path], builder: CorpusBuilder, *, layer: str | No
 def add_documents(items: list[tuple[Placed, Document]], builder: CorpusBuilder, layer: str | None,
                   feature: str | None, tool: str = TOOL) -> Choice:
     """Add parsed documents, each with its rater and document id, reading the chosen layer."""
-    declared: dict[str, list[str]] = {}
-    used: set[str] = set()
-    for _, doc in items:
-        for name, feats in doc.span_layers().items():
-            declared.setdefault(name, list(feats))
-        used.update(s.layer for s in doc.spans)
-    where = Location(str(items[0][1].path)) if items else Location("")
-    choice = choose(declared, used, layer, feature, where)
-    notes, excluded = builder.exclusions.notes, builder.exclusions.spans
-    notes[choice.note(tool)] += 1
-    unset = Counter()
+    notes = builder.exclusions.notes
+    choice = choose_for([doc for _, doc in items], layer, feature, notes, tool)
     for placed, doc in items:
-        spans = []
-        for span in doc.spans:
-            if span.layer not in choice.layers:
-                continue
-            name = choice.features[span.layer]
-            value = span.values.get(name) if name is not None else None
-            if span.start == span.end:
-                excluded[f"{tool}: zero-width annotation (no text to agree on)"] += 1
-                builder.n_spans_read += 1
-                continue
-            if name is not None and value is None:
-                unset[span.layer] += 1
-            spans.append((span.start, span.end, choice.label(span.layer, value)))
+        spans = labelled(choice, doc.spans, builder, tool)
         converted = convert_spans(spans, doc.text, "utf16", Location(str(doc.path)), placed.doc_id, "spans")
         builder.add(placed.doc_id, placed.doc_id, doc.text, placed.rater, converted, Location(str(doc.path)))
-        other = Counter(s.layer for s in doc.spans if s.layer not in choice.layers)
-        for name, n in other.items():
-            notes[f"{tool}: annotations of span layer {short_name(name)} not read (--layer chooses)"] += n
-        relations = Counter(r.layer for r in doc.relations)
-        for name, n in relations.items():
+        for name, n in Counter(r.layer for r in doc.relations).items():
             notes[f"{tool}: relations of layer {short_name(name)} read, not scored (governor, dependent)"] += n
         if doc.chain_links:
             notes[f"{tool}: chain links read, not scored"] += doc.chain_links
         if doc.slot_links:
             notes[f"{tool}: slot-feature links read, not scored"] += doc.slot_links
-    for name, n in unset.items():
-        notes[f"{tool}: annotations of {short_name(name)} whose feature {choice.features[name]!r} is unset, "
-              "labelled with the layer's name"] += n
     return choice
 
 
