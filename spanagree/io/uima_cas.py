@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from ..errors import InputError, Location, UsageError
 from ..core.model import CorpusBuilder
 from . import Format
@@ -42,6 +44,8 @@ NOT_LAYERS = {
 }
 PRIMITIVE = {"uima.cas.String", "uima.cas.Boolean", "uima.cas.Integer", "uima.cas.Float", "uima.cas.Double",
              "uima.cas.Long", "uima.cas.Short", "uima.cas.Byte"}
+#: DKPro Core's token type: its annotations are the document's tokens (``--unit token``).
+TOKEN = "de.tudarmstadt.ukp.dkpro.core.api.segmentation.type.Token"
 #: Features every annotation has (not labels).
 BUILT_IN = {"sofa", "begin", "end"}
 
@@ -88,6 +92,7 @@ class CasDocument:
     spans: list[Span] = field(default_factory=list)
     relations: list[Relation] = field(default_factory=list)
     title: str | None = None
+    tokens: list[tuple[int, int]] = field(default_factory=list)  # DKPro Core's tokens, for --unit token
 
     def span_layers(self) -> dict[str, list[str]]:
         return self.layers
@@ -189,6 +194,8 @@ def parse(path: Path, typesystems: dict, tick=None, given: tuple[Path, ...] = ()
             doc.title = getattr(fs, "documentTitle", None)
         if name in NOT_LAYERS or not ts.subsumes("uima.tcas.Annotation", name):
             continue
+        if name == TOKEN:
+            doc.tokens.append((fs.begin, fs.end))
         if _is_relation(type_):
             ends = [getattr(fs, end, None) for end in ("Governor", "Dependent")]
             spans = [None if e is None else (e.type.name, e.begin, e.end) for e in ends]
@@ -215,7 +222,8 @@ def add_documents(items: list[tuple[Placed, CasDocument]], builder: CorpusBuilde
                     where=Location(str(doc.path)), doc_id=placed.doc_id, field=f"{span.layer}.end",
                 )
         spans = labelled(choice, doc.spans, builder, tool)
-        builder.add(placed.doc_id, placed.doc_id, doc.text, placed.rater, spans, Location(str(doc.path)))
+        tokens = np.array(sorted(doc.tokens), dtype=np.int64).reshape(-1, 2) if doc.tokens else None
+        builder.add(placed.doc_id, placed.doc_id, doc.text, placed.rater, spans, Location(str(doc.path)), tokens=tokens)
         for name, n in Counter(r.layer for r in doc.relations).items():
             notes[f"{tool}: relations of layer {short_name(name)} read, not scored (governor, dependent)"] += n
     return choice

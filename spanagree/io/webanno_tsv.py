@@ -36,12 +36,14 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
+
 from ..errors import InputError, Location, describe
 from ..core.model import CorpusBuilder
 from . import Format
 from ._text import peek, text_lines
 from .layers import Choice, Placed, check_layout, choose_for, collect, labelled, place, short_name
-from .offsets import convert_spans
+from .offsets import convert_spans, to_codepoints
 
 SUFFIXES = (".tsv",)
 TOOL = "WebAnno TSV"
@@ -96,6 +98,7 @@ class Document:
     relations: list[Relation] = field(default_factory=list)
     chain_links: int = 0
     slot_links: int = 0
+    tokens: list[tuple[int, int]] = field(default_factory=list)  # UTF-16 offsets of the token rows
 
     def span_layers(self) -> dict[str, list[str]]:
         return {layer.type: layer.features for layer in self.layers if layer.kind == "SP"}
@@ -328,6 +331,8 @@ def _annotations(doc: Document, sentences, columns: list[tuple[Layer, str, str]]
                 raise InputError(f"got {describe(cells[0])}; expected a row id 'SENTENCE-TOKEN' or "
                                  "'SENTENCE-TOKEN.PART'", where=where, field="id")
             start, end = _offsets(cells[1], where)
+            if "." not in cells[0]:
+                doc.tokens.append((start, end))
             at = 3
             for layer in doc.layers:
                 own = cells[at: at + len(layer.columns)]
@@ -417,7 +422,8 @@ def add_documents(items: list[tuple[Placed, Document]], builder: CorpusBuilder, 
     for placed, doc in items:
         spans = labelled(choice, doc.spans, builder, tool)
         converted = convert_spans(spans, doc.text, "utf16", Location(str(doc.path)), placed.doc_id, "spans")
-        builder.add(placed.doc_id, placed.doc_id, doc.text, placed.rater, converted, Location(str(doc.path)))
+        builder.add(placed.doc_id, placed.doc_id, doc.text, placed.rater, converted, Location(str(doc.path)),
+                    tokens=token_offsets(doc))
         for name, n in Counter(r.layer for r in doc.relations).items():
             notes[f"{tool}: relations of layer {short_name(name)} read, not scored (governor, dependent)"] += n
         if doc.chain_links:
@@ -425,6 +431,15 @@ def add_documents(items: list[tuple[Placed, Document]], builder: CorpusBuilder, 
         if doc.slot_links:
             notes[f"{tool}: slot-feature links read, not scored"] += doc.slot_links
     return choice
+
+
+def token_offsets(doc: Document) -> np.ndarray | None:
+    """The token rows' offsets in code points, an (n, 2) array (for ``--unit token``)."""
+    if not doc.tokens:
+        return None
+    starts, ends = zip(*doc.tokens)
+    first, last, _ = to_codepoints(doc.text, starts, ends, "utf16")
+    return np.stack([first, last], axis=1).astype(np.int64)
 
 
 def looks_like(path: Path, first: dict | None) -> bool:

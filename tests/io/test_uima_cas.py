@@ -178,3 +178,24 @@ def test_relations_are_kept_with_their_ends():
     [relation] = doc.relations
     assert relation.layer == "webanno.custom.Link" and relation.values == {"value": "lives_in"}
     assert relation.governor == ("webanno.custom.Entity", 0, 12) and relation.dependent == ("webanno.custom.Entity", 24, 28)
+
+
+def test_tokens_are_carried_for_the_token_unit(tmp_path):
+    """INCEpTION's tokens (DKPro Token in a CAS, the rows of a TSV file) measure in tokens: the
+    same figures from XMI, from TSV, and from spanagree JSONL given the same tokens."""
+    import json
+    import re
+
+    xmi, tsv = spanagree.read(SAME / "xmi"), spanagree.read(SAME / "tsv")
+    assert xmi.has_tokens and tsv.has_tokens
+    lines = [json.loads(line) for line in (SAME / "jsonl" / "all.jsonl").read_text(encoding="utf-8").splitlines()]
+    for line in lines:
+        line["tokens"] = [{"start": m.start(), "end": m.end()} for m in re.finditer(r"\S+", line["text"])]
+    with_tokens = tmp_path / "tokens.jsonl"
+    with_tokens.write_text("\n".join(json.dumps(line) for line in lines) + "\n", encoding="utf-8")
+    reference = spanagree.read(with_tokens)
+    for rule in ("exact", "overlap"):
+        expected = spanagree.score(reference, unit="token", rule=rule).to_dict()
+        for corpus in (xmi, tsv):
+            got = spanagree.score(corpus, unit="token", rule=rule).to_dict()
+            assert (got["overall"], got["pairs"]) == (expected["overall"], expected["pairs"]), rule
