@@ -37,7 +37,7 @@ from pathlib import Path
 from ..errors import InputError, Location, UsageError
 from ..core.model import CorpusBuilder
 from . import Format, uima_cas, webanno_tsv
-from .layers import Placed
+from .layers import INITIAL_CAS, Placed
 
 #: The rater name of the curated documents.
 CURATION = "curation"
@@ -123,7 +123,7 @@ def _read_root(root: Path, shown: str, scratch: Path, builder: CorpusBuilder, la
                     if file.suffix.lower() not in _READ_SUFFIXES:
                         unreadable[file.suffix.lower() or "(none)"] += 1
                         continue
-                    if user == "INITIAL_CAS":
+                    if user == INITIAL_CAS:
                         continue  # the document before anyone annotated it
                     if kind == "curation":
                         rater, state = CURATION, _CURATION_STATES.get(doc_states.get(doc_dir.name), "FINISHED")

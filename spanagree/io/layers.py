@@ -34,6 +34,9 @@ NAMED_ENTITY = "de.tudarmstadt.ukp.dkpro.core.api.ner.type.NamedEntity"
 #: Prefixes of the user-defined layers of INCEpTION (``custom.``) and WebAnno (``webanno.custom.``).
 CUSTOM_PREFIXES = ("webanno.custom.", "custom.")
 
+#: The pseudo-user of INCEpTION's exports whose file is the document before annotation.
+INITIAL_CAS = "INITIAL_CAS"
+
 #: ``layout=`` values: who the rater of a file is.
 LAYOUTS = ("auto", "annotator-folders", "document-folders")
 
@@ -273,6 +276,9 @@ def place(
         folder_name = folder.resolve().name
         for path in files:
             name = stem(path, suffixes)
+            if name == INITIAL_CAS:
+                notes[f"{tool}: INCEpTION's {INITIAL_CAS} (the document before anyone annotated it), not a rater"] += 1
+                continue
             if kind == "document-folders":
                 placed.append(Placed(path, name, folder_name))
             else:

@@ -197,3 +197,16 @@ def test_spanagree_info_lists_the_formats():
     assert {"inception", "webanno-tsv", "uima-cas", "bioc", "pubtator"} <= names
     assert "dkpro-cassis" in facts["optional"] and "bioc" in facts["optional"]
     assert "webanno-tsv  WebAnno TSV 3.x" in as_text(facts)
+
+
+def test_an_exports_annotation_folder_read_directly_skips_the_initial_cas(tmp_path):
+    """INCEpTION's export folder annotation/DOC/USER.tsv, INITIAL_CAS.tsv beside the users'."""
+    for user, content in (("ann1", ANN1), ("ann2", ANN2), ("INITIAL_CAS", doc("1-1\t0-4\tAnna\t_\t\n1-2\t5-8\tmet\t_\t\n"
+                                                                               "1-3\t9-12\tBob\t_\t\n1-4\t13-15\tin\t_\t\n"
+                                                                               "1-5\t16-20\tRome\t_\t\n1-6\t21-22\t.\t_\t\n"))):
+        (tmp_path / "annotation" / "d1.txt").mkdir(parents=True, exist_ok=True)
+        (tmp_path / "annotation" / "d1.txt" / f"{user}.tsv").write_text(content, encoding="utf-8")
+    corpus = spanagree.read(tmp_path / "annotation")
+    assert corpus.raters == ["ann1", "ann2"] and corpus.doc_ids == ["d1.txt"]
+    assert corpus.exclusions.notes[
+        "WebAnno TSV: INCEpTION's INITIAL_CAS (the document before anyone annotated it), not a rater"] == 1
