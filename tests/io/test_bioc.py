@@ -12,17 +12,10 @@ import spanagree
 from spanagree.errors import InputError, UsageError
 from spanagree.io import detect_format
 
-from locations import FIXTURES, ROOT
+from locations import FIXTURES, real_export as real
 
-REAL = ROOT.parent / "shared" / "real-exports"
 SAME = FIXTURES / "inception"
 
-
-def real(*parts: str) -> Path:
-    path = REAL.joinpath(*parts)
-    if not path.exists():
-        pytest.skip(f"../shared/real-exports/{'/'.join(parts)} is not beside this checkout")
-    return path
 
 
 def all_spans(corpus):

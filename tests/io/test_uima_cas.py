@@ -13,19 +13,12 @@ import spanagree
 from spanagree.errors import InputError, UsageError
 from spanagree.io import detect_format
 
-from locations import FIXTURES, ROOT
+from locations import FIXTURES, real_export as real
 
 pytest.importorskip("cassis", reason="dkpro-cassis (the inception extra) is not installed")
 
-REAL = ROOT.parent / "shared" / "real-exports"
 SAME = FIXTURES / "inception"
 
-
-def real(*parts: str) -> Path:
-    path = REAL.joinpath(*parts)
-    if not path.exists():
-        pytest.skip(f"../shared/real-exports/{'/'.join(parts)} is not beside this checkout")
-    return path
 
 
 def covered(corpus, doc: int = 0, rater: str | None = None):
