@@ -17,7 +17,7 @@ from ..io import formats
 
 #: Libraries spanagree imports: required first, then the optional extras.
 REQUIRED = ("numpy", "intervaltree", "orjson", "spacy", "typer", "confection", "wasabi")
-OPTIONAL = ("matplotlib", "dask", "distributed")
+OPTIONAL = ("matplotlib", "dask", "distributed", "dkpro-cassis", "bioc")
 #: The entry point groups spanagree installs: spaCy's registries and the console script.
 GROUPS = ("spacy_factories", "spacy_scorers", "spacy_readers", "console_scripts")
 

@@ -213,7 +213,12 @@ OPTIONS: tuple[Option, ...] = (
     Option("input", "empty", None, help="doccano: an example with no span is missing (default) or nothing", **_TOOL),
     Option("input", "rater_field", None, help="doccano: a field naming the rater (default: the file's name)", **_TOOL),
     Option("input", "rater", None, help="Prodigy: rater from annotator (default), session, prefix (session without its timestamp) or file", **_TOOL),
-    Option("input", "discontinuous", None, help="brat: a discontinuous entity as its covering span (default) or its fragments", **_TOOL),
+    Option("input", "discontinuous", None, help="brat, BioC: a discontinuous entity as its covering span (default) or its fragments", **_TOOL),
+    Option("input", "layer", None, help="WebAnno TSV, UIMA CAS, INCEpTION: the span layer(s) read, comma-separated (default: the one custom layer, else named entities); BioC: the type infons read", **_TOOL),
+    Option("input", "feature", None, help="WebAnno TSV, UIMA CAS, INCEpTION: the feature holding the label (default: value, else the layer's only feature); BioC: the infon (default type)", **_TOOL),
+    Option("input", "typesystem", None, help="UIMA CAS XMI: the type system file(s), comma-separated, merged (default: TypeSystem.xml beside each file)", **_TOOL),
+    Option("input", "states", None, help="INCEpTION export: the annotation states read, comma-separated (default FINISHED; also IN_PROGRESS, NEW, IGNORE)", **_TOOL),
+    Option("input", "layout", None, help="WebAnno TSV, UIMA CAS: folders are annotators (annotator-folders), documents (document-folders), or auto", **_TOOL),
     Option("input", "assessor", None, help="TREC qrels: the assessor from the file (file), column 2 (column) or auto", **_TOOL),
     # [alignment]: which spans match (docs/alignment.md)
     Option("alignment", "rule", "exact", choice("exact", "overlap", "partial", "proportional"),

@@ -1,0 +1,286 @@
+"""What the UIMA-based formats share (WebAnno TSV, UIMA CAS XMI and JSON, INCEpTION exports):
+which span layer and feature hold the label, and who the rater of a file is.
+
+A *layer* is a UIMA annotation type (``de.tudarmstadt.ukp.dkpro.core.api.ner.type.NamedEntity``,
+``webanno.custom.Span``) and its *features* are the type's own primitive features (``value``,
+``identifier``). A span is an annotation of the chosen layer; its label is the chosen feature's
+value.
+
+Choosing (``layer=``, ``feature=``; both name a layer by its full type name or by its last part):
+
+- without ``layer``, among the layers with at least one annotation in the files read (or, when
+  none has any, among those declared): the one custom layer (``webanno.custom.*`` or
+  ``custom.*``, INCEpTION's user-defined layers), else the named-entity layer when there is no
+  custom layer; otherwise the choice is the user's, and the error lists the layers there are;
+- ``layer="A,B"`` reads several layers; the labels then carry the layer's short name
+  (``Span:PER``) so that the layers' labels stay apart;
+- without ``feature``: ``value`` when the layer has it, else its only feature, else the layer has
+  no feature and every annotation is labelled with the layer's short name;
+- an annotation whose feature is unset (INCEpTION writes ``*``) is labelled with the layer's short
+  name, and counted in a note.
+
+The output says which layer and feature were read and why (a note).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from ..errors import InputError, Location, UsageError
+
+#: The named-entity layer of DKPro Core, INCEpTION's built-in span layer for entities.
+NAMED_ENTITY = "de.tudarmstadt.ukp.dkpro.core.api.ner.type.NamedEntity"
+#: Prefixes of the user-defined layers of INCEpTION (``custom.``) and WebAnno (``webanno.custom.``).
+CUSTOM_PREFIXES = ("webanno.custom.", "custom.")
+
+#: The pseudo-user of INCEpTION's exports whose file is the document before annotation.
+INITIAL_CAS = "INITIAL_CAS"
+
+#: ``layout=`` values: who the rater of a file is.
+LAYOUTS = ("auto", "annotator-folders", "document-folders")
+
+
+def short_name(type_name: str) -> str:
+    """``de.tudarmstadt.ukp.dkpro.core.api.ner.type.NamedEntity`` -> ``NamedEntity``."""
+    return type_name.rsplit(".", 1)[-1]
+
+
+def is_custom(type_name: str) -> bool:
+    return type_name.startswith(CUSTOM_PREFIXES)
+
+
+@dataclass
+class Choice:
+    """The layers read, the feature of each (None: the layer has none), and why (for the note)."""
+
+    layers: list[str]
+    features: dict[str, str | None]
+    reason: str
+    prefix: bool = False  # several layers: labels carry the layer's short name
+
+    def label(self, layer: str, value: str | None) -> str:
+        """The label of an annotation of ``layer`` whose feature holds ``value``."""
+        text = short_name(layer) if value is None or value == "" else value
+        return f"{short_name(layer)}:{text}" if self.prefix and value not in (None, "") else text
+
+    def note(self, tool: str) -> str:
+        parts = [f"{layer} (feature {self.features[layer] or 'none: labelled with the layer name'})"
+                 for layer in self.layers]
+        return f"{tool}: span layer read: {'; '.join(parts)} [{self.reason}]"
+
+
+def _match(name: str, declared: Iterable[str]) -> str | None:
+    declared = list(declared)
+    if name in declared:
+        return name
+    found = [d for d in declared if short_name(d) == name]
+    return found[0] if len(found) == 1 else None
+
+
+def choose(
+    declared: dict[str, Sequence[str]],
+    used: Iterable[str],
+    layer: str | None,
+    feature: str | None,
+    where: Location,
+) -> Choice:
+    """The span layers and features to read.
+
+    ``declared``: every span layer there is, with its features, in the order found; ``used``: the
+    layers with at least one annotation. An unknown layer or feature is an InputError at ``where``
+    that lists the layers (or the layer's features) there are.
+    """
+    listing = "; ".join(f"{name} ({', '.join(f for f in feats if f) or 'no feature'})" for name, feats in declared.items())
+    if layer is not None:
+        names = [n.strip() for n in str(layer).split(",") if n.strip()]
+        chosen = []
+        for name in names:
+            found = _match(name, declared)
+            if found is None:
+                raise InputError(
+                    f"layer={name!r} is not a span layer here; the span layers are: {listing or 'none'}",
+                    where=where, field="layer",
+                )
+            chosen.append(found)
+        reason = "named with layer="
+    else:
+        used = set(used)
+        pool = [n for n in declared if n in used] or list(declared)
+        custom = [n for n in pool if is_custom(n)]
+        if len(custom) == 1:
+            chosen, reason = custom, "chosen: the one custom span layer with annotations"
+        elif not custom and NAMED_ENTITY in pool:
+            chosen, reason = [NAMED_ENTITY], "chosen: the named-entity layer (no custom span layer)"
+        elif len(pool) == 1:
+            chosen, reason = pool, "chosen: the one span layer"
+        else:
+            raise InputError(
+                "cannot tell which span layer holds the labels (no single custom layer and no named-entity "
+                f"layer alone); name it with --layer (and --feature); the span layers are: {listing or 'none'}",
+                where=where, field="layer",
+            )
+    features: dict[str, str | None] = {}
+    for name in chosen:
+        own = [f for f in declared[name] if f]
+        if feature is not None:
+            if feature not in own:
+                raise InputError(
+                    f"feature={feature!r} is not a feature of layer {name}; its features are: "
+                    f"{', '.join(own) or 'none'}",
+                    where=where, field="feature",
+                )
+            features[name] = feature
+        elif "value" in own:
+            features[name] = "value"
+        elif len(own) == 1:
+            features[name] = own[0]
+        elif not own:
+            features[name] = None
+        else:
+            raise InputError(
+                f"cannot tell which feature of layer {name} holds the label; name it with --feature; its "
+                f"features are: {', '.join(own)}",
+                where=where, field="feature",
+            )
+    return Choice(chosen, features, reason, prefix=len(chosen) > 1)
+
+
+def choose_for(docs: Sequence, layer: str | None, feature: str | None, notes, tool: str) -> Choice:
+    """:func:`choose` over parsed documents (each with ``span_layers()``, ``spans`` and ``path``),
+    the choice said in a note."""
+    declared: dict[str, list[str]] = {}
+    used: set[str] = set()
+    for doc in docs:
+        for name, features in doc.span_layers().items():
+            declared.setdefault(name, list(features))
+        used.update(span.layer for span in doc.spans)
+    choice = choose(declared, used, layer, feature, Location(str(docs[0].path)) if docs else Location(""))
+    notes[choice.note(tool)] += 1
+    return choice
+
+
+def labelled(choice: Choice, spans: Iterable, builder, tool: str) -> list[tuple[int, int, str]]:
+    """``(start, end, label)`` of the spans (each with ``layer``, ``start``, ``end``, ``values``) of
+    the chosen layers; the others' annotations, zero-width annotations (excluded) and unset
+    features are counted."""
+    notes, excluded = builder.exclusions.notes, builder.exclusions.spans
+    out = []
+    for span in spans:
+        if span.layer not in choice.layers:
+            notes[f"{tool}: annotations of span layer {short_name(span.layer)} not read (--layer chooses)"] += 1
+            continue
+        if span.start == span.end:
+            excluded[f"{tool}: zero-width annotation (no text to agree on)"] += 1
+            builder.n_spans_read += 1
+            continue
+        name = choice.features[span.layer]
+        value = span.values.get(name) if name is not None else None
+        if name is not None and value is None:
+            notes[f"{tool}: annotations of {short_name(span.layer)} whose feature {name!r} is unset, labelled with "
+                  "the layer's name"] += 1
+        out.append((span.start, span.end, choice.label(span.layer, None if value is None else str(value))))
+    return out
+
+
+@dataclass
+class Placed:
+    """One file of one document by one rater, as the layout says."""
+
+    path: Path
+    rater: str
+    doc_id: str
+
+
+def rater_files(path: Path, is_format, rater_of) -> list[tuple[Path, str]]:
+    """``(file, rater)`` for the formats whose files hold many documents (BioC, PubTator), laid out
+    as people keep them: a file is one rater's, named after it (``rater_of(file)``), given alone or
+    in a folder of such files (as doccano's export); in a folder of folders each folder is one
+    rater's (brat's layout)."""
+    if path.is_file():
+        return [(path, rater_of(path))]
+    files = [p for p in sorted(path.iterdir()) if p.is_file() and is_format(p)]
+    if files:
+        return [(p, rater_of(p)) for p in files]
+    return [(p, sub.name) for sub in sorted(d for d in path.iterdir() if d.is_dir())
+            for p in sorted(sub.iterdir()) if p.is_file() and is_format(p)]
+
+
+def looks_like_rater_files(path: Path, is_format) -> bool:
+    """A file of the format, or a folder (or a folder of folders) holding some among its first 20 files."""
+    if not path.is_dir():
+        return path.is_file() and is_format(path)
+    files = [p for p in sorted(path.iterdir()) if p.is_file()]
+    if not files:
+        files = [p for d in sorted(path.iterdir()) if d.is_dir() for p in sorted(d.iterdir()) if p.is_file()]
+    return any(is_format(p) for p in files[:20])
+
+
+def check_layout(layout: str | None) -> str:
+    value = "auto" if layout is None else layout
+    if value not in LAYOUTS:
+        raise UsageError(f"layout={value!r}: expected one of {', '.join(LAYOUTS)} (config: [input] layout)")
+    return value
+
+
+def collect(paths: Sequence[Path], suffixes: tuple[str, ...]) -> list[tuple[Path, Path]]:
+    """``(file, folder)`` for every file with one of ``suffixes``: files given, the files directly
+    in a folder given, or in its sub-folders when it holds none itself (a project root)."""
+    found: list[tuple[Path, Path]] = []
+    for path in paths:
+        if not path.is_dir():
+            found.append((path, path.parent))
+            continue
+        direct = sorted(p for p in path.iterdir() if p.is_file() and p.name.lower().endswith(suffixes))
+        if direct:
+            found.extend((p, path) for p in direct)
+            continue
+        for sub in sorted(d for d in path.iterdir() if d.is_dir()):
+            found.extend((p, sub) for p in sorted(sub.iterdir())
+                         if p.is_file() and p.name.lower().endswith(suffixes))
+        if not found or all(f[1].parent != path for f in found):
+            raise InputError(f"holds no {' or '.join(suffixes)} files, nor folders of them", where=Location(str(path)))
+    return found
+
+
+def stem(path: Path, suffixes: tuple[str, ...]) -> str:
+    name = path.name
+    for suffix in suffixes:
+        if name.lower().endswith(suffix):
+            return name[: -len(suffix)]
+    return path.stem
+
+
+def place(
+    found: list[tuple[Path, Path]], texts: dict[Path, str], layout: str, suffixes: tuple[str, ...], notes, tool: str
+) -> list[Placed]:
+    """Who rated what: in ``annotator-folders`` a folder is a rater and its files its documents
+    (brat's layout); in ``document-folders`` a folder is a document and each file in it one rater's
+    annotation, named after the rater (INCEpTION's export keeps ``annotation/DOC/USER.tsv``).
+    ``auto``: when every folder of two files or more holds one text in all its files, folders are
+    documents; otherwise they are annotators (decided once for all the folders read together, and
+    said in a note)."""
+    by_folder: dict[Path, list[Path]] = {}
+    for path, folder in found:
+        by_folder.setdefault(folder, []).append(path)
+    kind = layout
+    if kind == "auto":
+        several = [files for files in by_folder.values() if len(files) > 1]
+        same = bool(several) and all(len({texts[p] for p in files}) == 1 for files in several)
+        kind = "document-folders" if same else "annotator-folders"
+        said = ("a folder per document, a file per rater (the files of each folder hold one text)" if same
+                else "a folder per rater, a file per document")
+        notes[f"{tool}: {said} (layout={kind!r})"] += 1
+    placed = []
+    for folder, files in by_folder.items():
+        folder_name = folder.resolve().name
+        for path in files:
+            name = stem(path, suffixes)
+            if name == INITIAL_CAS:
+                notes[f"{tool}: INCEpTION's {INITIAL_CAS} (the document before anyone annotated it), not a rater"] += 1
+                continue
+            if kind == "document-folders":
+                placed.append(Placed(path, name, folder_name))
+            else:
+                placed.append(Placed(path, folder_name, name))
+    return placed

@@ -1,0 +1,280 @@
+"""UIMA CAS, as XMI (``.xmi`` with its type system beside it) or CAS JSON (``.json``, the type
+system inside), the formats INCEpTION recommends for export; read through dkpro-cassis (the
+``inception`` extra: ``pip install 'spanagree[inception]'``).
+
+- rater and document: see :func:`spanagree.io.layers.place` (``layout=``): a folder per annotator
+  (``ann1/doc.xmi``), or a folder per document with a file per annotator named after them;
+- text: the CAS's document text (its initial view), as it is; cassis gives offsets in code points
+  (the files count UTF-16 code units, as Java does, and cassis converts them);
+- the type system of an XMI file: ``typesystem=`` (one file, or several merged, comma-separated),
+  else ``TypeSystem.xml`` (any case) beside it, or the only ``.xml`` file there that is a type
+  system; without one the file cannot be read (an error says so). A CAS JSON file carries its own
+  (``%TYPES``);
+- spans: the annotations of the span layer chosen by ``layer=`` and ``feature=``, labelled with the
+  feature's value (see :mod:`spanagree.io.layers`); the span layers considered are the annotation
+  types with annotations, less the document's metadata and the relation layers;
+- relation layers (a ``Governor`` and a ``Dependent`` feature) are read and counted in a note, not
+  scored; annotations of zero width are excluded and counted; offsets outside the text are an error
+  naming the file, the document and the layer.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import InputError, Location, UsageError
+from ..core.model import CorpusBuilder
+from . import Format
+from ._text import peek
+from .layers import Choice, Placed, check_layout, choose_for, collect, labelled, place, short_name
+
+SUFFIXES = (".xmi", ".json")
+TOOL = "UIMA CAS"
+EXTRA = "inception"
+
+#: Types that are never span layers: the document and its metadata, the sofa.
+NOT_LAYERS = {
+    "uima.tcas.DocumentAnnotation",
+    "de.tudarmstadt.ukp.dkpro.core.api.metadata.type.DocumentMetaData",
+    "de.tudarmstadt.ukp.dkpro.core.api.metadata.type.TagsetDescription",
+}
+PRIMITIVE = {"uima.cas.String", "uima.cas.Boolean", "uima.cas.Integer", "uima.cas.Float", "uima.cas.Double",
+             "uima.cas.Long", "uima.cas.Short", "uima.cas.Byte"}
+#: DKPro Core's token type: its annotations are the document's tokens (``--unit token``).
+TOKEN = "de.tudarmstadt.ukp.dkpro.core.api.segmentation.type.Token"
+#: Features every annotation has (not labels).
+BUILT_IN = {"sofa", "begin", "end"}
+
+
+def cassis():
+    """The dkpro-cassis module, or a UsageError that names the extra to install."""
+    try:
+        import cassis as module
+    except ImportError:
+        raise UsageError(
+            "reading UIMA CAS (XMI, CAS JSON) and INCEpTION exports needs dkpro-cassis: "
+            f"pip install 'spanagree[{EXTRA}]' (or pip install dkpro-cassis)"
+        ) from None
+    return module
+
+
+@dataclass
+class Span:
+    layer: str
+    start: int  # code points
+    end: int
+    values: dict[str, Any]
+    ident: int | None = None  # the annotation's xmi:id, to name it
+
+
+@dataclass
+class Relation:
+    """A relation as the CAS gives it: its layer, the governor's and the dependent's span (layer,
+    begin, end in code points) and the relation's own label features."""
+
+    layer: str
+    governor: tuple[str, int, int] | None
+    dependent: tuple[str, int, int] | None
+    values: dict[str, Any]
+
+
+@dataclass
+class CasDocument:
+    """One CAS: its text, span layers (with their label features), spans and relations."""
+
+    path: Path
+    text: str
+    layers: dict[str, list[str]]
+    spans: list[Span] = field(default_factory=list)
+    relations: list[Relation] = field(default_factory=list)
+    title: str | None = None
+    tokens: list[tuple[int, int]] = field(default_factory=list)  # DKPro Core's tokens, for --unit token
+
+    def span_layers(self) -> dict[str, list[str]]:
+        return self.layers
+
+
+def find_typesystem(path: Path) -> Path:
+    """The type system beside an XMI file, or an InputError saying where it was looked for."""
+    folder = path.parent
+    xml = sorted(p for p in folder.iterdir() if p.is_file() and p.suffix.lower() == ".xml")
+    named = [p for p in xml if p.name.lower() == "typesystem.xml"]
+    if named:
+        return named[0]
+    typesystems = [p for p in xml if "typeSystemDescription" in (peek(p, 4096) or "")]
+    if len(typesystems) == 1:
+        return typesystems[0]
+    seen = ", ".join(p.name for p in xml) or "no .xml file"
+    raise InputError(
+        f"no type system beside it (looked for TypeSystem.xml, or one .xml file holding a typeSystemDescription, "
+        f"in {folder}; found {seen}); expected the type system the XMI was written with (INCEpTION's UIMA "
+        "XMI export puts TypeSystem.xml beside the files)",
+        where=Location(str(path)), field="typesystem",
+    )
+
+
+def given_typesystem(typesystem: str | None) -> tuple[Path, ...]:
+    """The type system files named by ``typesystem=`` (comma-separated), each checked to exist."""
+    if typesystem is None:
+        return ()
+    paths = tuple(Path(p.strip()) for p in str(typesystem).split(",") if p.strip())
+    for p in paths:
+        if not p.is_file():
+            raise InputError("no such file; expected a UIMA type system (typesystem=)", where=Location(str(p)),
+                             field="typesystem")
+    return paths
+
+
+def _load_typesystem(paths: tuple[Path, ...]) -> Any:
+    module = cassis()
+    loaded = []
+    for p in paths:
+        try:
+            with open(p, "rb") as handle:
+                loaded.append(module.load_typesystem(handle))
+        except Exception as err:
+            raise InputError(f"cannot be read as a UIMA type system ({type(err).__name__}: {err})",
+                             where=Location(str(p)), field="typesystem") from None
+    merged = loaded[0]
+    for other in loaded[1:]:
+        merged = module.merge_typesystems(merged, other)
+    return merged
+
+
+def load(path: Path, typesystems: dict, given: tuple[Path, ...] = ()) -> Any:
+    """The CAS of one file (XMI or CAS JSON), its errors as InputErrors naming the file; an XMI
+    file's type system is ``given`` (merged) or the one beside it."""
+    module = cassis()
+    try:
+        if path.suffix.lower() == ".json":
+            with open(path, "rb") as handle:
+                return module.load_cas_from_json(handle)
+        key = given or (find_typesystem(path),)
+        if key not in typesystems:
+            typesystems[key] = _load_typesystem(key)
+        with open(path, "rb") as handle:
+            return module.load_cas_from_xmi(handle, typesystem=typesystems[key])
+    except InputError:
+        raise
+    except Exception as err:  # cassis raises TypeNotFoundError, XMLSyntaxError, ValueError, KeyError ...
+        detail = str(err) or type(err).__name__
+        hint = ("; expected every type the file uses in its type system (the type system beside it may be of "
+                "another project or incomplete)" if "type" in detail.lower() else "")
+        raise InputError(f"cannot be read as UIMA CAS ({type(err).__name__}: {detail}){hint}",
+                         where=Location(str(path)), field="cas") from None
+
+
+def _label_features(ts, type_) -> list[str]:
+    return [f.name for f in type_.all_features
+            if f.name not in BUILT_IN and (f.rangeType.name in PRIMITIVE or ts.subsumes("uima.cas.String", f.rangeType.name))]
+
+
+def _is_relation(type_) -> bool:
+    names = {f.name for f in type_.all_features}
+    return "Governor" in names and "Dependent" in names
+
+
+def parse(path: Path, typesystems: dict, tick=None, given: tuple[Path, ...] = ()) -> CasDocument:
+    """Read one CAS file: every span layer with annotations, its spans, and its relations."""
+    cas = load(path, typesystems, given)
+    if tick is not None:
+        tick(path.stat().st_size)
+    ts = cas.typesystem
+    text = cas.sofa_string or ""
+    doc = CasDocument(path, text, {})
+    every = getattr(cas, "select_all_annotations", None) or cas.select_all  # cassis < 0.10 has select_all
+    for fs in every():
+        type_ = fs.type
+        name = type_.name
+        if name == "de.tudarmstadt.ukp.dkpro.core.api.metadata.type.DocumentMetaData":
+            doc.title = getattr(fs, "documentTitle", None)
+        if name in NOT_LAYERS or not ts.subsumes("uima.tcas.Annotation", name):
+            continue
+        if name == TOKEN:
+            doc.tokens.append((fs.begin, fs.end))
+        if _is_relation(type_):
+            ends = [getattr(fs, end, None) for end in ("Governor", "Dependent")]
+            spans = [None if e is None else (e.type.name, e.begin, e.end) for e in ends]
+            doc.relations.append(Relation(name, spans[0], spans[1], {f: fs.get(f) for f in _label_features(ts, type_)}))
+            continue
+        features = doc.layers.get(name)
+        if features is None:
+            features = doc.layers[name] = _label_features(ts, type_)
+        doc.spans.append(Span(name, fs.begin, fs.end, {f: fs.get(f) for f in features}, fs.xmiID))
+    return doc
+
+
+def add_documents(items: list[tuple[Placed, CasDocument]], builder: CorpusBuilder, layer: str | None,
+                  feature: str | None, tool: str = TOOL) -> Choice:
+    """Add parsed CASes, each with its rater and document id, reading the chosen layer."""
+    notes = builder.exclusions.notes
+    choice = choose_for([doc for _, doc in items], layer, feature, notes, tool)
+    for placed, doc in items:
+        for span in doc.spans:
+            if not 0 <= span.start <= span.end <= len(doc.text):
+                raise InputError(
+                    f"offsets [{span.start}, {span.end}) of a {short_name(span.layer)} annotation (xmi:id {span.ident}) "
+                    f"out of range; expected 0 <= begin <= end <= {len(doc.text)} (the length of the document's text)",
+                    where=Location(str(doc.path)), doc_id=placed.doc_id, field=f"{span.layer}.end",
+                )
+        spans = labelled(choice, doc.spans, builder, tool)
+        tokens = np.array(sorted(doc.tokens), dtype=np.int64).reshape(-1, 2) if doc.tokens else None
+        builder.add(placed.doc_id, placed.doc_id, doc.text, placed.rater, spans, Location(str(doc.path)), tokens=tokens)
+        for name, n in Counter(r.layer for r in doc.relations).items():
+            notes[f"{tool}: relations of layer {short_name(name)} read, not scored (governor, dependent)"] += n
+    return choice
+
+
+def read_cas(path: Path, builder: CorpusBuilder, *, layer: str | None = None, feature: str | None = None,
+             layout: str | None = None, typesystem: str | None = None) -> None:
+    """Read one CAS file, or a folder of them, into ``builder``."""
+    read_cas_paths([path], builder, layer=layer, feature=feature, layout=layout, typesystem=typesystem)
+
+
+def read_cas_paths(paths: list[Path], builder: CorpusBuilder, *, layer: str | None = None,
+                   feature: str | None = None, layout: str | None = None, typesystem: str | None = None) -> None:
+    """Read every CAS file given (files, annotators' or documents' folders, or a root of them)
+    together: the layer is chosen once, over all of them."""
+    chosen_layout = check_layout(layout)
+    found = [(p, folder) for p, folder in collect(paths, SUFFIXES) if _is_cas(p)]
+    typesystems: dict = {}
+    given = given_typesystem(typesystem)
+    docs = {path: parse(path, typesystems, builder.tick, given) for path, _ in found}
+    placed = place(found, {p: d.text for p, d in docs.items()}, chosen_layout, SUFFIXES, builder.exclusions.notes, TOOL)
+    add_documents([(p, docs[p.path]) for p in placed], builder, layer, feature)
+
+
+def _is_cas(path: Path) -> bool:
+    """An ``.xmi`` file, or a ``.json`` file that is CAS JSON (``%TYPES``, ``%FEATURE_STRUCTURES``)."""
+    suffix = path.suffix.lower()
+    if suffix == ".xmi":
+        return True
+    if suffix != ".json":
+        return False
+    head = peek(path, 4096) or ""
+    return head.lstrip("\ufeff \t\r\n").startswith("{") and ('"%TYPES"' in head or '"%FEATURE_STRUCTURES"' in head)
+
+
+def looks_like(path: Path, first: dict | None) -> bool:
+    """An ``.xmi`` file or CAS JSON file, or a folder of them (or of folders of them)."""
+    if path.is_dir():
+        files = [p for p in sorted(path.iterdir()) if p.is_file()]
+        if not files:
+            files = [p for d in sorted(path.iterdir()) if d.is_dir() for p in sorted(d.iterdir()) if p.is_file()]
+        return any(_is_cas(p) for p in files) and not any(p.suffix.lower() == ".jsonl" for p in files)
+    return path.is_file() and _is_cas(path)
+
+
+FORMAT = Format(
+    name="uima-cas",
+    read=read_cas,
+    read_many=read_cas_paths,
+    sniff=looks_like,
+    jsonl=False,
+    order=36,
+    description="UIMA CAS XMI (TypeSystem.xml beside) or CAS JSON (INCEpTION; needs the inception extra)",
+)
