@@ -1,5 +1,7 @@
-"""Genuine exports of the annotation tools (tests/fixtures/<tool>/, each with a README naming the
-tool, version and command), read right or refused with a message that names the option."""
+"""Genuine exports of the annotation tools, read right or refused with a message that names the option:
+the ones this project made by running the tools (tests/fixtures/<tool>/, each with a README naming
+the tool, version and command), and the ones third parties committed to public repositories
+(../shared/real-exports/, read in place; the tests skip when it is absent)."""
 from __future__ import annotations
 
 import json
@@ -12,7 +14,7 @@ import spanagree
 from spanagree.errors import InputError, UsageError
 from spanagree.io import detect_format
 from spanagree.io.offsets import FEW, UNITS, boundaries, convert_spans, length, risky, to_codepoints
-from locations import FIXTURES
+from locations import FIXTURES, real_export
 
 
 # --- offset units ----------------------------------------------------------------------------
@@ -212,36 +214,50 @@ def test_labelstudio_min_detected_past_a_long_first_text(tmp_path):
     assert spanagree.read(path).raters == ["1", "2"]
 
 
-# --- Prodigy (example data of explosion/prodigy-recipes) -------------------------------------
+# --- Prodigy (example data of explosion/prodigy-recipes, in ../shared/real-exports/prodigy) ----
 
-PRODIGY = FIXTURES / "prodigy"
+
+def prodigy_lines(path):
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
 def test_prodigy_ner_teach_binary_answers_are_merged_per_input():
-    corpus = spanagree.read(PRODIGY / "reddit-PRODUCT-ner-teach.jsonl")
+    path = real_export("prodigy/reddit-PRODUCT-ner.teach.subset.jsonl")
+    rows = prodigy_lines(path)
+    corpus = spanagree.read(path)
     notes = corpus.exclusions.notes
-    assert notes["Prodigy binary task accepted (its spans are the rater's marks)"] == 6
-    assert notes["Prodigy binary task rejected (its spans judged absent)"] == 8
-    assert corpus.exclusions.annotations["Prodigy answer 'ignore'"] == 1
-    # five tasks about one input (four rejected, one ignored): the rater submitted it, with no span
+    answers = [row["answer"] for row in rows]
+    assert notes["Prodigy binary task accepted (its spans are the rater's marks)"] == answers.count("accept")
+    assert notes["Prodigy binary task rejected (its spans judged absent)"] == answers.count("reject")
+    assert corpus.exclusions.annotations["Prodigy answer 'ignore'"] == answers.count("ignore")
     marks = {doc: m for (doc, _), m in covered(corpus).items()}
-    assert marks["4008639"] == []
-    # three accepted tasks suggesting the same span: one mark
-    assert marks["-599665248"] == ["Reddit"]
-    # three accepted tasks, one per suggestion, about another input: three marks
-    assert marks["1383056402"] == ["FireCookie", "FireDiff", "JSLint"]
+    # tasks about one input, rejected or ignored: the rater submitted it, with no span
+    assert marks["4008639"] == [] and marks["2077322908"] == []
+    # two accepted tasks about one input, both suggesting 'Apache': one mark, beside the other's 'MySQL'
+    assert marks["-2031084721"] == ["Apache", "MySQL"]
+    # independently: per input, the distinct spans of its accepted tasks
+    expected = {}
+    for row in rows:
+        spans = {(s["start"], s["end"]) for s in row["spans"]} if row["answer"] == "accept" else set()
+        expected.setdefault(str(row["_input_hash"]), set()).update(spans)
+    assert {doc: [row for row in sorted(spans)] for doc, spans in expected.items()} == {
+        doc: [(s, e) for s, e, _ in corpus.spans_of(doc, corpus.raters[0])] for doc in corpus.doc_ids}
 
 
 def test_prodigy_textcat_teach_with_empty_spans_is_text_classification():
-    corpus = spanagree.read(PRODIGY / "reddit-INSULT-textcat-teach.jsonl")
+    path = real_export("prodigy/reddit-INSULT-textcat.teach.subset.jsonl")
+    answers = [row["answer"] for row in prodigy_lines(path)]
+    corpus = spanagree.read(path)
     assert corpus.doc_label_names == ["INSULT"] and corpus.n_spans == 0
-    assert sorted(corpus.dl_value.tolist()) == [0, 0, 1, 1]  # two accepted, two rejected
-    assert corpus.exclusions.annotations["Prodigy answer 'ignore'"] == 2
+    assert sorted(corpus.dl_value.tolist()) == [0] * answers.count("reject") + [1] * answers.count("accept")
+    assert corpus.exclusions.annotations["Prodigy answer 'ignore'"] == answers.count("ignore") > 0
 
 
 def test_prodigy_ner_manual_reads_its_tokens():
-    corpus = spanagree.read(PRODIGY / "news-headlines-ner-manual.jsonl")
-    assert corpus.has_tokens() and corpus.n_spans == 5
+    path = real_export("prodigy/news_headlines-ner.manual.subset.jsonl")
+    corpus = spanagree.read(path)
+    assert corpus.has_tokens()
+    assert corpus.n_spans == sum(len(row.get("spans") or []) for row in prodigy_lines(path)) > 0
 
 
 def prodigy_task(text, spans, answer="accept", session="news-alex", input_hash=7, **extra):
@@ -281,13 +297,31 @@ def test_prodigy_same_annotator_twice_keeps_the_latest_and_sessions_can_be_merge
         spanagree.read(path, rater="who")
 
 
-# --- brat (brat's tutorial data; the documented discontinuous example) ------------------------
+# --- brat (brat's tutorial data in ../shared/real-exports; the documented discontinuous example) ---
 
 BRAT = FIXTURES / "brat"
+TUTORIAL = "brat_news/tutorial/000-introduction"
 
 
-def test_brat_project_root_reads_one_folder_per_annotator():
-    root = BRAT / "project"
+def tutorial_project(root, *, crlf=False):
+    """A project root with brat's tutorial document twice: ann1 as brat ships it, ann2 without
+    lines T5, T7 and R2 (a second annotator); with crlf, ann1's .txt has CRLF line breaks (what a
+    checkout with core.autocrlf makes)."""
+    source = real_export(TUTORIAL + ".ann")
+    text = source.with_suffix(".txt").read_bytes()
+    ann = source.read_bytes()
+    for folder, lines in (("ann1", ann), ("ann2", b"".join(
+            line for line in ann.splitlines(keepends=True) if not line.startswith((b"T5\t", b"T7\t", b"R2\t"))))):
+        (root / folder).mkdir(parents=True)
+        (root / folder / "000-introduction.txt").write_bytes(text.replace(b"\n", b"\r\n") if crlf else text)
+        (root / folder / "000-introduction.ann").write_bytes(lines)
+    return root
+
+
+def test_brat_project_root_reads_one_folder_per_annotator(tmp_path):
+    root = tutorial_project(tmp_path / "project")
+    assert len((root / "ann2" / "000-introduction.ann").read_bytes().splitlines()) == len(
+        (root / "ann1" / "000-introduction.ann").read_bytes().splitlines()) - 3
     assert detect_format(root) == "brat"
     corpus = spanagree.read(root)
     assert corpus.raters == ["ann1", "ann2"]
@@ -326,35 +360,37 @@ def test_brat_covering_spans_that_match_with_other_fragments_are_flagged(tmp_pat
     assert flag in spanagree.score(corpus).to_dict()["spans"]["notes"]
 
 
-def test_brat_txt_with_crlf_after_checkout_is_read_with_lf():
-    crlf = spanagree.read(BRAT / "crlf" / "ann1")
-    plain = spanagree.read(BRAT / "project" / "ann1")
+def test_brat_txt_with_crlf_after_checkout_is_read_with_lf(tmp_path):
+    crlf = spanagree.read(tutorial_project(tmp_path / "crlf", crlf=True) / "ann1")
+    plain = spanagree.read(tutorial_project(tmp_path / "plain") / "ann1")
+    assert b"\r\n" in (tmp_path / "crlf" / "ann1" / "000-introduction.txt").read_bytes()
     assert crlf.texts == plain.texts and crlf.spans_of("000-introduction", "ann1") == plain.spans_of(
         "000-introduction", "ann1")
     assert crlf.exclusions.notes[
         "brat .txt with CRLF line breaks read with LF (the annotations' texts match only so)"] == 1
 
 
-# --- trec_eval (its test qrels: comments, and the multi-assessor qrels_jg layout) -------------
-
-QRELS_JG = FIXTURES / "trec_eval" / "qrels_jg.123"
+# --- trec_eval (its test qrels in ../shared/real-exports: comments, the multi-assessor layout) ---
 
 
-def test_trec_eval_multi_assessor_qrels_with_comments():
-    assert detect_format(QRELS_JG) == "qrels"
-    corpus = spanagree.read(QRELS_JG)
+def test_trec_eval_multi_assessor_qrels():
+    path = real_export("qrels_jg/qrels.123.topic303")
+    assert detect_format(path) == "qrels"
+    corpus = spanagree.read(path)
     assert corpus.raters == ["0", "1", "2"]  # column 2: the judgment groups
-    notes = corpus.exclusions.notes
-    assert notes["qrels comment line (#) skipped"] == 3
-    assert notes["qrels with several assessors per file: column 2 read as the assessor"] == 1
+    assert corpus.exclusions.notes["qrels with several assessors per file: column 2 read as the assessor"] == 1
     # independently: per pair of assessors, docnos both judged relevant, or one only
     relevant: dict[str, set] = {}
-    for line in QRELS_JG.read_text().splitlines():
-        if not line.startswith("#"):
-            topic, group, docno, grade = line.split()
-            relevant.setdefault(group, set())
-            if int(grade) >= 1:
-                relevant[group].add(docno)
+    first: dict[str, tuple] = {}
+    clash = None
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        topic, group, docno, grade = line.split()
+        relevant.setdefault(group, set())
+        if int(grade) >= 1:
+            relevant[group].add(docno)
+        if clash is None and docno in first and first[docno][1] != grade:
+            clash = (docno, grade, first[docno][1], first[docno][0])
+        first.setdefault(docno, (number, grade))
     expected = []
     for x, y in (("0", "1"), ("0", "2"), ("1", "2")):
         a = len(relevant[x] & relevant[y])
@@ -362,8 +398,20 @@ def test_trec_eval_multi_assessor_qrels_with_comments():
     report = spanagree.score(corpus).to_dict()
     assert report["overall"]["pairwise_mean_psa"] == pytest.approx(sum(expected) / 3)
     # read as one assessor's file, the repeated judgments under other groups are refused, naming the option
-    with pytest.raises(InputError, match=r"docno 'CR93E-1860' judged 3 here and 0 at line 6.*assessor='column'"):
-        spanagree.read(QRELS_JG, assessor="file")
+    docno, grade, before, line = clash
+    with pytest.raises(InputError, match=rf"docno '{docno}' judged {grade} here and {before} at line {line}.*"
+                                         r"assessor='column'"):
+        spanagree.read(path, assessor="file")
+
+
+def test_trec_eval_qrels_comment_lines_are_skipped_and_counted():
+    path = real_export("qrels_comments/assessor.qrels")
+    lines = path.read_text().splitlines()
+    corpus = spanagree.read(path)
+    assert corpus.exclusions.notes["qrels comment line (#) skipped"] == sum(line.startswith("#") for line in lines) > 0
+    # a '#' inside a docno is part of it
+    docnos = corpus.texts[0].splitlines()
+    assert "CR#93E-1860" in docnos and len(docnos) == len({line.split()[2] for line in lines if not line.startswith("#")})
 
 
 # --- the command line ------------------------------------------------------------------------
@@ -391,14 +439,16 @@ def test_convert_writes_document_labels_prints_notes_and_refuses_nothing(tmp_pat
 
     runner = CliRunner()
     out = tmp_path / "labels.jsonl"
-    result = runner.invoke(app, ["convert", str(PRODIGY / "reddit-INSULT-textcat-teach.jsonl"), "-o", str(out)])
+    textcat = real_export("prodigy/reddit-INSULT-textcat.teach.subset.jsonl")
+    result = runner.invoke(app, ["convert", str(textcat), "-o", str(out)])
     assert result.exit_code == 0, result.output
     again = spanagree.read(out)
-    assert again.doc_label_names == ["INSULT"] and sorted(again.dl_value.tolist()) == [0, 0, 1, 1]
+    assert again.doc_label_names == ["INSULT"]
+    assert sorted(again.dl_value.tolist()) == sorted(spanagree.read(textcat).dl_value.tolist())
     result = runner.invoke(app, ["convert", str(DOCCANO / "utf16-all"), "-o", str(tmp_path / "d.jsonl")])
     assert result.exit_code == 0 and "note: doccano example with an empty label list" in result.output
     empty = tmp_path / "nothing.jsonl"
-    result = runner.invoke(app, ["convert", str(PRODIGY / "reddit-INSULT-textcat-teach.jsonl"), "-o", str(empty),
+    result = runner.invoke(app, ["convert", str(textcat), "-o", str(empty),
                                  "--to", "prodigy"])
     assert result.exit_code == 2 and "nothing to write" in result.output and not empty.exists()
 
@@ -420,7 +470,7 @@ def conlleval_chunks(tags):
 
 
 def test_seqeval_ground_truth_two_columns_as_two_raters():
-    path = FIXTURES / "seqeval" / "ground_truth.txt"
+    path = real_export("conll_seqeval/ground_truth.txt")
     corpus = spanagree.read(path, format="conll", columns=["gold", "pred"])
     rows = [line.split() for line in path.read_text().splitlines() if line.strip()]
     gold, pred = conlleval_chunks([r[2] for r in rows]), conlleval_chunks([r[3] for r in rows])
@@ -459,11 +509,18 @@ def test_prodigy_offsets_option(tmp_path):
     assert covered(spanagree.read(path, offsets="utf16"))["7", "news-alex"] == ["Paris"]
 
 
-def test_seqeval_suffix_style_tags_read_as_their_prefix_form():
-    folder = FIXTURES / "seqeval"
-    prefix = spanagree.read(folder / "ground_truth.txt", format="conll", columns=["gold", "pred"])
-    assert detect_format(folder / "ground_truth_inv.txt") == "conll"
-    suffix = spanagree.read(folder / "ground_truth_inv.txt", columns=["gold", "pred"])
+def test_seqeval_suffix_style_tags_read_as_their_prefix_form(tmp_path):
+    path = real_export("conll_seqeval/ground_truth.txt")
+    prefix = spanagree.read(path, format="conll", columns=["gold", "pred"])
+    # the same file with each tag's type before its prefix (NP-B for B-NP), as seqeval's
+    # ground_truth_inv.txt has it
+    inverted = tmp_path / "ground_truth_inv.txt"
+    inverted.write_text("".join(
+        " ".join(cells[:2] + [f"{t.partition('-')[2]}-{t.partition('-')[0]}" if "-" in t else t for t in cells[2:]]) + "\n"
+        if (cells := line.split()) else "\n" for line in path.read_text().splitlines()))
+    assert "NP-B" in inverted.read_text()
+    assert detect_format(inverted) == "conll"
+    suffix = spanagree.read(inverted, columns=["gold", "pred"])
     assert suffix.n_spans == prefix.n_spans
     assert spanagree.score(suffix).to_dict()["overall"] == spanagree.score(prefix).to_dict()["overall"]
 
