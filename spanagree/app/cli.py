@@ -15,7 +15,7 @@ from typing import Any, List, Optional, Sequence
 import orjson
 import typer
 
-from ..errors import SpanagreeError
+from ..errors import SPELLING, SpanagreeError
 from ..core.files import check_outputs, exists, write_bytes
 from ..io import formats
 from ..core.version import __version__
@@ -119,9 +119,13 @@ def _show_version(value: bool) -> None:
 
 @app.callback()
 def _main(
+    ctx: typer.Context,
     version: bool = typer.Option(False, "--version", callback=_show_version, is_eager=True, help="Print the version and exit"),
 ) -> None:
     """spanagree: inter-annotator agreement for span markup. Definitions: docs/ in the repository."""
+    # options named in error messages read as flags while a command runs
+    token = SPELLING.set(declared.as_flag)
+    ctx.call_on_close(lambda: SPELLING.reset(token))
 
 
 @app.command("info")

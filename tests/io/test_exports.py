@@ -190,6 +190,83 @@ def test_labelstudio_title_and_body_are_two_texts_of_a_task():
     assert body.exclusions.spans["Label Studio region on another text than text_field='body'"] == 2
 
 
+def test_labelstudio_text_tag_named_apart_from_its_data_field():
+    # <Text name="text" value="$body"/> beside a $title header: every region says to_name "text"
+    path = LS / "body-tag.json"
+    inferred = spanagree.read(path)
+    expected = {("9", "1"): ["Alice", "Paris"], ("9", "2"): ["Paris"],
+                ("10", "1"): ["Berlin", "Paris"], ("10", "2"): ["Berlin"]}
+    assert covered(inferred) == expected
+    assert inferred.exclusions.notes[
+        "Label Studio to_name 'text' read as data field 'body' (the only field its regions' texts fit)"] == 1
+    configured = spanagree.read(path, labelstudio_config=LS / "body-tag.xml")
+    assert covered(configured) == expected
+    assert configured.exclusions.notes["Label Studio to_name 'text' read as data field 'body' (labeling config)"] == 1
+    # text_field names the data field; the regions addressed to the one <Text> tag are read
+    named = spanagree.read(path, text_field="body")
+    assert covered(named) == expected and not named.exclusions.spans
+    for corpus in (inferred, configured, named):
+        report = spanagree.score(corpus).to_dict()
+        assert report["spans"]["read"] == report["spans"]["scored"] == 6
+
+
+def test_labelstudio_to_name_that_fits_several_fields_is_refused_naming_them(tmp_path):
+    tasks = json.loads((LS / "body-tag.json").read_text(encoding="utf-8"))
+    for task in tasks:
+        task["data"]["title"] = task["data"]["body"]  # the regions now fit both fields
+    path = tmp_path / "both.json"
+    path.write_text(json.dumps(tasks), encoding="utf-8")
+    with pytest.raises(InputError, match=r"regions name the text 'text'.*fit several data fields \(body, title\)"
+                                         r".*text_field='body' or text_field='title'.*labelstudio_config="):
+        spanagree.read(path)
+    from typer.testing import CliRunner
+
+    from spanagree.app.cli import app
+
+    result = CliRunner().invoke(app, ["score", str(path)])
+    assert result.exit_code == 2
+    assert "--text-field body or --text-field title" in result.output and "--labelstudio-config label_config.xml" in result.output
+    assert "text_field=" not in result.output
+    assert covered(spanagree.read(path, labelstudio_config=LS / "body-tag.xml"))["9", "2"] == ["Paris"]
+
+
+def test_labelstudio_url_project_read_with_the_texts_given(tmp_path):
+    path = LS / "url-texts.json"
+    with pytest.raises(InputError, match=r"the task's text is a URL.*labelstudio_texts='texts.jsonl'"):
+        spanagree.read(path)
+    with pytest.raises(InputError, match=r"labeling config's <Text> for 'text' has valueType=\"url\".*labelstudio_texts="):
+        spanagree.read(path, labelstudio_config=LS / "url-texts.xml")
+    expected = {("11", "1"): ["Paris", "Rome"], ("11", "2"): ["Paris"], ("12", "1"): ["Berlin"], ("12", "2"): ["Berlin"]}
+    texts = [json.loads(line) for line in (LS / "url-texts.jsonl").read_text(encoding="utf-8").splitlines()]
+    by_id = tmp_path / "by-id.jsonl"
+    by_id.write_text("".join(json.dumps({"id": i, "text": row["text"]}) + "\n" for i, row in zip((11, 12), texts)))
+    folder = tmp_path / "texts"
+    folder.mkdir()
+    for row in texts:
+        (folder / row["url"].rsplit("/", 1)[1]).write_text(row["text"], encoding="utf-8")
+    for given in (LS / "url-texts.jsonl", by_id, folder):
+        for config in (None, LS / "url-texts.xml"):
+            corpus = spanagree.read(path, labelstudio_texts=given, labelstudio_config=config)
+            assert covered(corpus) == expected, (given, config)
+            assert corpus.exclusions.notes["Label Studio text given by URL, read from labelstudio_texts"] == 2
+    (folder / "2.txt").unlink()
+    with pytest.raises(InputError, match=r"no text given for 'https://example.org/texts/2.txt' \(task 12\)"):
+        spanagree.read(path, labelstudio_texts=folder)
+
+
+def test_labelstudio_url_regions_without_text_are_not_offsets_into_the_url(tmp_path):
+    tasks = json.loads((LS / "url-texts.json").read_text(encoding="utf-8"))
+    for task in tasks:
+        for annotation in task["annotations"]:
+            for region in annotation["result"]:
+                del region["value"]["text"]
+    path = tmp_path / "no-text.json"
+    path.write_text(json.dumps(tasks), encoding="utf-8")
+    with pytest.raises(InputError, match=r"the task's text is a URL.*carries no text to check"):
+        spanagree.read(path)
+    assert covered(spanagree.read(path, labelstudio_texts=LS / "url-texts.jsonl"))["11", "1"] == ["Paris", "Rome"]
+
+
 def test_labelstudio_text_given_by_url_is_refused(tmp_path):
     with pytest.raises(InputError, match=r"field '\[0\]\.annotations\[0\]\.result\[0\]\.value': the task's text "
                                          r"is a URL.*valueType=\"url\".*text_field="):
@@ -429,7 +506,8 @@ def test_cli_reader_options_and_messages():
     assert result.exit_code == 0, result.output
     assert "unverifiable" not in result.stdout
     result = runner.invoke(app, ["score", str(DOCCANO / "utf16-all"), "--offsets", "bytes"])
-    assert result.exit_code == 2 and "offsets='bytes'" in result.output and "[input] offsets" in result.output
+    assert result.exit_code == 2 and "--offsets bytes: expected one of codepoint, utf16, grapheme" in result.output
+    assert "e.g. --offsets codepoint" in result.output and "offsets=" not in result.output
 
 
 def test_convert_writes_document_labels_prints_notes_and_refuses_nothing(tmp_path):
