@@ -83,8 +83,14 @@ def covered(corpus):
     return out
 
 
-@pytest.mark.parametrize("project, options", [("utf16", {}), ("grapheme", {"offsets": "grapheme"})])
-def test_doccano_offsets_read_right_in_both_project_modes(project, options):
+DECIDED = ("doccano offsets read as {}, decided per file from the spans whose place depends on the unit: only so "
+           "do their ends fall on word and character boundaries without taking in white space")
+
+
+@pytest.mark.parametrize("project, unit", [("utf16", "UTF-16 code units"), ("grapheme", "grapheme clusters")])
+@pytest.mark.parametrize("named", [False, True])
+def test_doccano_offsets_read_right_in_both_project_modes(project, unit, named):
+    options = {"offsets": project} if named else {}
     corpus = spanagree.read(DOCCANO / f"{project}-all", **options)
     marks = covered(corpus)
     first, second = sorted(corpus.doc_ids)[:2]
@@ -92,11 +98,71 @@ def test_doccano_offsets_read_right_in_both_project_modes(project, options):
     assert marks[second, "alice"] == ["Paris", "Berlin"]  # after a flag and a CRLF
     assert marks[first, "carol"] == ["Austin"]
     notes = corpus.exclusions.notes
-    unverified = [n for n in notes if "unverifiable" in n]
-    # the default (UTF-16) cannot be verified from the file: said, naming the unit
-    assert bool(unverified) == (not options)
-    if unverified:
-        assert "UTF-16 code units" in unverified[0] and "offsets='codepoint' or 'grapheme'" in unverified[0]
+    assert not [n for n in notes if "unverifiable" in n]
+    # the unit is decided from the spans' ends and said; named, it is used without a word
+    assert (DECIDED.format(unit) in notes) != named
+    assert not [n for n in notes if n.startswith("doccano offsets") and n != DECIDED.format(unit)]
+
+
+def test_doccano_medkit_grapheme_offsets_over_crlf():
+    # medkit's test file: "medkit was\r\ncreated in 2022", offsets counted in grapheme clusters
+    path = real_export("doccano/medkit/relation_extraction_wrong_character.jsonl")
+    corpus = spanagree.read(path)
+    assert [covered(corpus)[key] for key in covered(corpus)] == [["medkit", "2022"]]
+    assert corpus.exclusions.notes[DECIDED.format("grapheme clusters")] == 1
+    # read as UTF-16 on purpose, the spans are what that unit gives, and the note says it does not fit
+    forced = spanagree.read(path, offsets="utf16")
+    assert list(covered(forced).values()) == [["medkit", " 202"]]
+    assert any("only grapheme clusters put the spans' ends on word" in n for n in forced.exclusions.notes)
+
+
+def test_doccano_mixed_evidence_is_refused_naming_the_option(tmp_path):
+    # one span fits grapheme clusters only, another UTF-16 code units only: no unit fits the file
+    rows = [{"id": 1, "text": "a\r\nb Paris", "label": [[4, 9, "LOC"]]},  # grapheme: 'Paris'
+            {"id": 2, "text": "\U0001F69A Rome", "label": [[3, 7, "LOC"]]}]  # utf16: 'Rome'
+    path = tmp_path / "alice.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    with pytest.raises(InputError, match=r"alice.jsonl: cannot tell which unit the offsets count in: of 2 spans.*"
+                                         r"name the unit with offsets='\w+' or offsets='\w+'"):
+        spanagree.read(path)
+    from typer.testing import CliRunner
+
+    from spanagree.app.cli import app
+
+    result = CliRunner().invoke(app, ["score", str(path)])
+    assert result.exit_code == 2 and "name the unit with --offsets " in result.output
+    with pytest.raises(InputError, match=r"document '2'.*set offsets='utf16'"):
+        spanagree.read(path, offsets="grapheme")  # named, the unit is used as named
+
+
+WORDS = ["Paris", "caf\u00e9", "cafe\u0301", "na\u0308ive", "BRUSSELS", "firetrucks", "2022"]
+GAPS = [" ", "\r\n", " \U0001F69A ", " \U0001F1EB\U0001F1F7 ", " \U0001F469\u200d\U0001F692 ", " e\u0301 ", ", "]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(GAPS), st.sampled_from(WORDS), st.booleans()), min_size=1, max_size=8)
+       .filter(lambda parts: any(mark for _, _, mark in parts)),
+       st.sampled_from(["utf16", "grapheme"]))
+def test_doccano_unit_from_evidence_is_right_or_refused(tmp_path_factory, parts, unit):
+    # words in a text with emoji sequences, flags, CRLF and combining marks; some words marked,
+    # their offsets written in the project's unit: read right, or refused naming the option
+    text, marked = "", []
+    for gap, word, mark in parts:
+        text += gap
+        if mark:
+            marked.append((len(text), len(text) + len(word)))
+        text += word
+    bounds = boundaries(text, unit)  # utf16: the code unit of each code point; grapheme: the code point of each cluster
+    at = {cp: int(bounds[cp]) for cp in range(len(text) + 1)} if unit == "utf16" else {int(cp): i for i, cp in enumerate(bounds)}
+    spans = [[at[s], at[e], "X"] for s, e in marked]
+    path = tmp_path_factory.mktemp("doccano") / "alice.jsonl"
+    path.write_text(json.dumps({"id": 1, "text": text, "label": spans}) + "\n", encoding="utf-8")
+    try:
+        corpus = spanagree.read(path)
+    except InputError as err:
+        assert "offsets=" in str(err)
+        return
+    assert [(s, e) for s, e, _ in corpus.spans_of("1", "alice")] == marked
 
 
 def test_doccano_all_examples_export_is_not_a_rater_who_marked_nothing():
@@ -129,13 +195,14 @@ def test_doccano_imported_user_column_is_not_the_rater():
         "importer-1", "importer-2", "importer-3"]
 
 
-def test_doccano_grapheme_offsets_read_as_utf16_run_out_of_range_and_say_which_unit_fits(tmp_path):
+def test_doccano_offsets_that_fit_one_unit_only_and_a_named_unit_out_of_range(tmp_path):
     text = "a\U0001F69AParis"  # the truck is code point 1, UTF-16 code units 1-3
     path = tmp_path / "ann.jsonl"
     path.write_text(json.dumps({"id": 1, "text": text, "label": [[1, 2, "CAR"]]}) + "\n")
+    # 2 is inside the truck's surrogate pair: not UTF-16; grapheme clusters (as code points) fit
+    assert covered(spanagree.read(path))["1", "ann"] == ["\U0001F69A"]
     with pytest.raises(InputError, match=r"field 'label\[0\]'.*counted in UTF-16 code units.*set offsets='codepoint'"):
-        spanagree.read(path)  # 2 is inside the truck's surrogate pair
-    assert covered(spanagree.read(path, offsets="codepoint"))["1", "ann"] == ["\U0001F69A"]
+        spanagree.read(path, offsets="utf16")
     # UTF-16 offsets read as grapheme clusters run past the end: the message says which unit fits
     path.write_text(json.dumps({"id": 1, "text": text, "label": [[3, 8, "LOC"]]}) + "\n")
     with pytest.raises(InputError, match=r"7 code points, 8 UTF-16 code units, 7 grapheme clusters.*offsets='utf16'"):
