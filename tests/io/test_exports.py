@@ -104,6 +104,18 @@ def test_doccano_offsets_read_right_in_both_project_modes(project, unit, named):
     assert not [n for n in notes if n.startswith("doccano offsets") and n != DECIDED.format(unit)]
 
 
+def test_doccano_grapheme_project_with_emoji_sequence_crlf_and_combining_marks():
+    # made with doccano 1.8.4 in grapheme mode ("confirmed only"): a ZWJ sequence, CRLF, e + U+0301
+    corpus = spanagree.read(DOCCANO / "grapheme-marks")
+    assert covered(corpus) == {("10", "alice"): ["firetrucks", "BRUSSELS"], ("10", "bob"): ["firetrucks", "BRUSSELS"],
+                               ("11", "alice"): ["Zu\u0308rich", "Mu\u0308nchen"], ("11", "bob"): ["Mu\u0308nchen"]}
+    assert corpus.exclusions.notes[DECIDED.format("grapheme clusters")] == 7
+    # read in UTF-16 code units on purpose, the spans shift, and a note says the file fits grapheme clusters
+    forced = spanagree.read(DOCCANO / "grapheme-marks", offsets="utf16")
+    assert covered(forced)["10", "alice"] != ["firetrucks", "BRUSSELS"]
+    assert any("only grapheme clusters put the spans' ends" in note for note in forced.exclusions.notes)
+
+
 def test_doccano_medkit_grapheme_offsets_over_crlf():
     # medkit's test file: "medkit was\r\ncreated in 2022", offsets counted in grapheme clusters
     path = real_export("doccano/medkit/relation_extraction_wrong_character.jsonl")
