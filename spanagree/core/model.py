@@ -223,6 +223,10 @@ class CorpusBuilder:
         if self._progress is not None:
             self._progress(self._bytes_done, self._total_bytes)
 
+    def about(self, key: Hashable) -> None:
+        """Say which document the line being read is about, for a reader that adds what the line
+        holds only once the file is read (nothing to do here; the engines' builder notes it)."""
+
     def document(self, key: Hashable, doc_id: str, text: str, where: Location, rater: str) -> int:
         """Register a document (or check that its text matches what other raters saw)."""
         index = self._doc_index.get(key)

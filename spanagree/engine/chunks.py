@@ -206,6 +206,10 @@ class KeyedBuilder(CorpusBuilder):
         super().__init__()
         self.line_key: Hashable | None = None
 
+    def about(self, key) -> None:
+        if self.line_key is None:
+            self.line_key = key
+
     def document(self, key, *args, **kwargs):
         if self.line_key is None:
             self.line_key = key

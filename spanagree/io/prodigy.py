@@ -24,7 +24,10 @@
   checked against the character offsets and give the token unit;
 - text classification: a choice task's (``options``) ``accept`` list gives the document labels;
   a binary task's top-level ``label`` (``textcat.teach``; its ``spans``, if any, are empty) is given
-  with ``accept`` and judged absent with ``reject``.
+  with ``accept`` and judged absent with ``reject``. A rater who answered the same question again
+  (the same input, and for a binary task the same label; in another session, say, accept then
+  reject): the later answer, by ``_timestamp`` and else by position in the file, replaces the
+  earlier, which is counted as excluded (``duplicates="error"`` refuses instead).
 
 Offsets are code points (Prodigy is written in Python); ``offsets=`` reads another unit (see
 :mod:`spanagree.io.offsets`).
@@ -36,7 +39,7 @@ import re
 from pathlib import Path
 from typing import Iterable
 
-from ..errors import InputError, describe
+from ..errors import InputError, describe, option
 from ..core.model import CorpusBuilder, SpanTuple
 from . import Format
 from .common import LineSource, choice, json_lines, labels_left_out, parse_labels, parse_tokens, require
@@ -79,6 +82,9 @@ def read_prodigy(
     stem = path.stem
     # (document, rater) -> [(order, binary, answer, spans, tokens, where, doc_id, text)]
     held: dict[tuple[str, str], list] = {}
+    # (document, rater, label or None) -> [(order, task, doc_id, text, answer, where)]: text
+    # classification answers, the latest of each question kept
+    questions: dict[tuple[str, str, str | None], list] = {}
     for where, obj in json_lines(path, builder.tick) if lines is None else lines:
         text = require(obj, "text", str, where)
         input_hash = obj.get("_input_hash")
@@ -97,7 +103,9 @@ def read_prodigy(
             if answer == "accept":
                 _add_choices(obj, builder, key, doc_id, text, who, where)
         elif not obj.get("spans") and ("options" in obj or type(obj.get("label")) is str):
-            _add_doc_labels(obj, builder, key, doc_id, text, who, answer, where)
+            question = (key, who, None if "options" in obj else obj["label"])
+            builder.about(key)  # read once the file is: the latest answer to each question counts
+            questions.setdefault(question, []).append((_order(obj, where), obj, doc_id, text, answer, where))
             continue
         binary = _binary(obj)
         if answer not in counted if not binary else answer == "ignore":
@@ -122,12 +130,41 @@ def read_prodigy(
         if isinstance(relations, list) and relations:
             builder.exclusions.spans["Prodigy relation ignored"] += len(relations)
             builder.n_spans_read += len(relations)
-        stamp = obj.get("_timestamp")
-        order = (stamp if type(stamp) in (int, float) else float("-inf"), where.line)
         builder.document(key, doc_id, text, where, who)  # registered per line; spans added once all are read
-        held.setdefault((key, who), []).append((order, binary, answer, spans, tokens, where, doc_id, text))
+        held.setdefault((key, who), []).append((_order(obj, where), binary, answer, spans, tokens, where, doc_id, text))
     for (key, who), entries in held.items():
         _flush(builder, key, who, entries, duplicates)
+    for (key, who, _), answered in questions.items():
+        _latest_doc_labels(builder, key, who, answered, duplicates)
+
+
+def _order(obj: dict, where) -> tuple:
+    """How recent an answer is: its ``_timestamp``, then its line (an answer without a time stamp
+    comes before those with one)."""
+    stamp = obj.get("_timestamp")
+    return (stamp if type(stamp) in (int, float) and not isinstance(stamp, bool) else float("-inf"), where.line or 0)
+
+
+#: Why an answer is excluded when the rater answered the same question again.
+ANSWERED_AGAIN = "Prodigy answer by a rater who answered the input again (the latest kept)"
+
+
+def _latest_doc_labels(builder: CorpusBuilder, key, rater: str, answered: list, duplicates: str) -> None:
+    """A rater's text-classification answers to one question (an input, and a binary task's
+    label): the latest is read; the earlier ones are counted as excluded."""
+    answered.sort(key=lambda entry: entry[0])
+    if len(answered) > 1 and duplicates == "error":
+        first, last = answered[0], answered[-1]
+        raise InputError(
+            f"rater {rater!r} answered this question {len(answered)} times (also at line {first[5].line}); keep one "
+            f"answer per question and rater, or read the latest with {option('duplicates', 'latest')}",
+            where=last[5], doc_id=last[2], field="_input_hash",
+        )
+    for _ in answered[:-1]:
+        builder.n_annotations_read += 1
+        builder.exclusions.annotations[ANSWERED_AGAIN] += 1
+    _, obj, doc_id, text, answer, where = answered[-1]
+    _add_doc_labels(obj, builder, key, doc_id, text, rater, answer, where)
 
 
 def _flush(builder: CorpusBuilder, key: str, rater: str, entries: list, duplicates: str) -> None:
@@ -139,10 +176,10 @@ def _flush(builder: CorpusBuilder, key: str, rater: str, entries: list, duplicat
         if duplicates == "error":
             raise InputError(
                 f"rater {rater!r} answered this input {len(manual)} times (also at line {manual[0][5].line}); keep "
-                "one answer per input and rater, or read the latest with duplicates='latest'",
+                f"one answer per input and rater, or read the latest with {option('duplicates', 'latest')}",
                 where=manual[-1][5], doc_id=manual[-1][6], field="_input_hash",
             )
-        reason = "Prodigy answer by a rater who answered the input again (the latest kept)"
+        reason = ANSWERED_AGAIN
         for older in manual[:-1]:
             builder.n_annotations_read += 1
             builder.n_spans_read += len(older[3])
@@ -321,7 +358,8 @@ def task_rater(obj: dict, stem: str, where, doc_id: str, source: str = "annotato
     if source == "annotator":
         return stem
     raise InputError(
-        f"missing; rater={source!r} reads the session id (rater='annotator' falls back to the file's name)",
+        f"missing; {option('rater', source)} reads the session id ({option('rater', 'annotator')} falls back to "
+        "the file's name)",
         where=where, doc_id=doc_id, field="_session_id",
     )
 

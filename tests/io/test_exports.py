@@ -416,6 +416,33 @@ def test_prodigy_ner_manual_reads_its_tokens():
     assert corpus.n_spans == sum(len(row.get("spans") or []) for row in prodigy_lines(path)) > 0
 
 
+def test_prodigy_a_raters_later_answer_over_sessions_replaces_the_earlier():
+    # PyData Amsterdam 2023 (textcat, 42 annotators): one annotator accepted a task in one session
+    # and rejected it in another; the file is read, each rater's latest answer to a question kept
+    path = real_export("prodigy/pydata-ams-2023.subset.jsonl")
+    rows = prodigy_lines(path)
+    corpus = spanagree.read(path)
+    assert len(corpus.raters) == 42 and corpus.doc_label_names == ["new-dataset"]
+    # independently: per (input, annotator, label), the answers by _timestamp then line
+    answers: dict[tuple, list] = {}
+    for number, row in enumerate(rows):
+        answers.setdefault((str(row["_input_hash"]), row["_annotator_id"], row["label"]), []).append(
+            (row.get("_timestamp", float("-inf")), number, row["answer"]))
+    replaced = sum(len(given) - 1 for given in answers.values())
+    assert replaced > 0
+    sessions = {row["_session_id"] for row in rows if (str(row["_input_hash"]), row["_annotator_id"], row["label"])
+                in {k for k, given in answers.items() if len({a for _, _, a in given}) > 1}}
+    assert len(sessions) >= 2  # accept and reject given in two sessions
+    assert corpus.exclusions.annotations[
+        "Prodigy answer by a rater who answered the input again (the latest kept)"] == replaced
+    latest = {(doc, rater): max(given)[2] for (doc, rater, _), given in answers.items()}
+    given = {(corpus.doc_ids[d], corpus.raters[r]): v for d, r, v in zip(
+        corpus.dl_doc.tolist(), corpus.dl_rater.tolist(), corpus.dl_value.tolist())}
+    assert given == {key: int(answer == "accept") for key, answer in latest.items() if answer != "ignore"}
+    with pytest.raises(InputError, match=r"answered this question 2 times.*duplicates='latest'"):
+        spanagree.read(path, duplicates="error")
+
+
 def prodigy_task(text, spans, answer="accept", session="news-alex", input_hash=7, **extra):
     return {"text": text, "_input_hash": input_hash, "_task_hash": hash((text, str(spans))) & 0xFFFF,
             "spans": [{"start": s, "end": e, "label": lab, **extra.pop("span_extra", {})} for s, e, lab in spans],
