@@ -45,6 +45,23 @@ UNITS = options.BY_NAME["unit"].choices
 DOCUMENT_LABELS_ONLY = "document labels only (no spans; scored with candidates='documents')"
 
 
+def _extra_parts(corpus) -> np.ndarray | int:
+    """Per annotation, its spans beyond what the input counts as one (the fragments of a
+    discontinuous annotation scored apart), so that spans scored count as spans read do."""
+    extra = getattr(corpus, "extra_parts", None)
+    if not extra:
+        return 0
+    by_cell = np.zeros(corpus.n_annotations, dtype=np.int64)
+    cell = {(d, r): i for i, (d, r) in enumerate(zip(corpus.ann_doc.tolist(), corpus.ann_rater.tolist()))}
+    doc_code = {doc_id: d for d, doc_id in enumerate(corpus.doc_ids)}
+    rater_code = {rater: r for r, rater in enumerate(corpus.raters)}
+    for (doc_id, rater), n in extra.items():
+        i = cell.get((doc_code.get(doc_id), rater_code.get(rater)))
+        if i is not None:
+            by_cell[i] += n
+    return by_cell
+
+
 def _balanced(read: int, scored: int, excluded: dict, rest: str) -> dict:
     """``{"read", "scored", "excluded"}`` with zero counts left out and whatever the named
     reasons do not account for under ``rest``, so that read = scored + excluded always holds."""
@@ -308,7 +325,7 @@ class AgreementReport:
     def _spans_section(self) -> dict:
         corpus = self.corpus
         in_comparisons = self._annotations_in_comparisons()
-        lengths = np.diff(corpus.ann_ptr)
+        lengths = np.diff(corpus.ann_ptr) - _extra_parts(corpus)  # in the input's units
         excluded = dict(corpus.exclusions.spans)
         alone = int(lengths[~in_comparisons].sum())
         if alone:

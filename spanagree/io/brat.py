@@ -149,6 +149,7 @@ def _read_pair(
         builder.exclusions.notes["brat .txt with CRLF line breaks read with LF (the annotations' texts match only so)"] += 1
     triggers = _event_triggers(lines, doc_id)
     spans: list[SpanTuple] = []
+    extra = 0  # fragments beyond the first of discontinuous entities scored apart
     excluded = builder.exclusions.spans
     for where, line in lines:
         if not line.strip():
@@ -169,6 +170,7 @@ def _read_pair(
                     continue
             if len(fragments) > 1:
                 builder.exclusions.notes[f"discontinuous brat entity, scored as its {len(fragments)} fragments"] += 1
+                extra += len(fragments) - 1
             spans.extend((start, end, label) for start, end in fragments)
         elif kind in IGNORED:
             excluded[f"brat {IGNORED[kind]} ({kind}) ignored"] += 1
@@ -180,6 +182,8 @@ def _read_pair(
                 where=where, doc_id=doc_id, field="id",
             )
     builder.add(doc_id, doc_id, text, rater, spans, Location(str(ann)))
+    if extra:
+        builder.parts(doc_id, rater, extra)
 
 
 def _event_triggers(lines: list[tuple[Location, str]], doc_id: str) -> set[str]:

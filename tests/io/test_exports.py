@@ -5,6 +5,7 @@ the tool, version and command), and the ones third parties committed to public r
 from __future__ import annotations
 
 import json
+import shutil
 
 import numpy as np
 import pytest
@@ -526,6 +527,37 @@ def test_brat_discontinuous_entity_is_one_unit_by_default():
     assert (fragments["a"], fragments["b"], fragments["c"]) == (3.0, 0.0, 0.0)
     with pytest.raises(UsageError, match=r"discontinuous='unit': expected one of covering, fragments"):
         spanagree.read(folder, discontinuous="unit")
+
+
+@pytest.mark.parametrize("mode", ["covering", "fragments"])
+def test_brat_discontinuous_entity_is_one_span_read_in_every_count(tmp_path, mode):
+    # the file holds three annotations, one of them "North ... America" (two fragments)
+    folder = tmp_path / "r1"
+    folder.mkdir()
+    (folder / "d.txt").write_text("North and South America, Asia")
+    (folder / "d.ann").write_text("T1\tLocation 0 5;16 23\tNorth America\nT2\tLocation 10 23\tSouth America\n"
+                                  "T3\tLocation 25 29\tAsia\n")
+    alone = spanagree.score(spanagree.read(folder, discontinuous=mode)).to_dict()["spans"]
+    assert alone["read"] == 3 and alone["excluded"] == {"in a document no other rater submitted": 3}
+    shutil.copytree(folder, tmp_path / "r2")
+    both = spanagree.score(spanagree.read(tmp_path, discontinuous=mode)).to_dict()
+    assert both["spans"]["read"] == both["spans"]["scored"] == 6
+    n_spans = 3 if mode == "covering" else 4
+    assert (both["overall"]["a"], both["overall"]["b"], both["overall"]["c"]) == (n_spans, 0, 0)
+    note = ("discontinuous brat entity, scored as its covering span" if mode == "covering"
+            else "discontinuous brat entity, scored as its 2 fragments")
+    assert both["spans"]["notes"][note] == 2
+    from typer.testing import CliRunner
+
+    from spanagree.app.cli import app
+
+    out = tmp_path / "out.jsonl"
+    result = CliRunner().invoke(app, ["convert", str(folder), "-o", str(out), "--discontinuous", mode])
+    assert result.exit_code == 0, result.output
+    assert f"wrote 1 annotations ({n_spans} spans" in result.output and f"note: {note}: 1" in result.output
+    if mode == "fragments":
+        assert "fragments of discontinuous annotations, one span each): 1" in result.output
+    assert "excluded" not in result.output and "on reading" not in result.output
 
 
 def test_brat_covering_spans_that_match_with_other_fragments_are_flagged(tmp_path):
