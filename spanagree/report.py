@@ -28,7 +28,7 @@ import numpy as np
 from .core import options, validate
 from .core.align import AlignmentRule
 from .core.counts import EXCLUSIONS, OUTCOMES, Counts, count
-from .errors import UsageError
+from .errors import UsageError, option
 from .core.model import Corpus
 from .measures.summary import Layout, Summary, against, bin_rows, prf_arrays, psa as psa_of, ratio
 from .measures.summary import point as point_summary
@@ -243,7 +243,7 @@ class AgreementReport:
         the rater pairs ``pairs`` (indices; default ``interval_pairs``, or all); computed once
         per set of pairs (see :mod:`spanagree.measures.intervals`)."""
         if self.interval_options is None:
-            raise UsageError("no intervals were asked for: pass bootstrap=N to score()")
+            raise UsageError(f"no intervals were asked for: ask for them with {option('bootstrap', 1000)}")
         key = None if pairs is None else tuple(np.asarray(pairs).tolist())
         if self._intervals is None or self._intervals[0] != key:
             from .measures.intervals import interval_section  # optional section: imported when asked for

@@ -266,6 +266,9 @@ def _command_settings(ctx: typer.Context, paths: List[str], config: Optional[Pat
     if not files:
         raise UsageError("no input files given")
     settings = settings_module.load_settings(config, flags=_given(ctx), overrides=settings_module.parse_overrides(extra))
+    if config is not None:  # options named in messages: the flag, and the key of the config in use
+        token = SPELLING.set(declared.as_flag_or_key)
+        ctx.call_on_close(lambda: SPELLING.reset(token))
     return files, settings
 
 

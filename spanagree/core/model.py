@@ -22,7 +22,7 @@ import numpy as np
 
 from .arrays import ranges
 from .raw_spans import SpanTuple, parse_spans, span_columns
-from ..errors import InputError, Location, UsageError
+from ..errors import InputError, Location, UsageError, option
 
 
 
@@ -147,7 +147,7 @@ class Corpus:
             raise InputError(
                 f"raters {first!r} and {second!r} supplied different tokens for this document, so "
                 f"token offsets would depend on whose line came first; give every rater the same "
-                f"tokens or use --unit char ({len(self.token_conflicts)} such documents)",
+                f"tokens or use {option('unit', 'char')} ({len(self.token_conflicts)} such documents)",
                 where=self.token_conflict_where.get(doc_id),
                 doc_id=doc_id,
                 field="tokens",
@@ -156,7 +156,7 @@ class Corpus:
             missing = next(self.doc_ids[d] for d in np.unique(self.ann_doc) if self.doc_tokens[d] is None)
             raise UsageError(
                 f"unit 'token' needs tokens, and document {missing!r} has none; "
-                "use input that carries tokens (Prodigy 'tokens', spaCy Docs) or --unit char"
+                f"use input that carries tokens (Prodigy 'tokens', spaCy Docs) or {option('unit', 'char')}"
             )
         doc_of_span = self.ann_doc[self.span_ann]
         tok_start = np.empty(self.n_spans, dtype=np.int64)

@@ -317,6 +317,12 @@ def as_config_key(option_name: str, value: Any) -> str:
     return f"{place} = {json.dumps(value)}"
 
 
+def as_flag_or_key(option_name: str, value: Any) -> str:
+    """The command line's spelling when a config file is in use: the flag, and the config key
+    (``--offsets utf16 (config: [input] offsets = "utf16")``)."""
+    return f"{as_flag(option_name, value)} (config: {as_config_key(option_name, value)})"
+
+
 def _word(value: Any) -> str:
     """A value as typed after a flag: a plain word as it is, else quoted for a shell."""
     if value is None:

@@ -34,7 +34,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ..errors import InputError, Location, describe
+from ..errors import InputError, Location, describe, option
 from ..core.model import CorpusBuilder, SpanTuple
 from . import Format
 from ._text import read_text, text_lines
@@ -258,11 +258,11 @@ def _text_bound(line: str, text: str, where: Location, doc_id: str, check: str):
         if fields[2] != covered and not (
             check == "whitespace" and _SPACES.sub(" ", fields[2]) == _SPACES.sub(" ", covered)
         ):
-            tolerance = "check_text='whitespace' compares with white space collapsed; " if check == "exact" else ""
+            tolerance = f"{option('check_text', 'whitespace')} compares with white space collapsed; " if check == "exact" else ""
             raise InputError(
                 f"the annotation's text {describe(fields[2])} is not the document's text at these offsets "
                 f"({describe(covered)}); expected offsets into the .txt read as UTF-8 with its line breaks "
-                f"kept ({tolerance}check_text='off' skips this check)",
+                f"kept ({tolerance}{option('check_text', 'off')} skips this check)",
                 where=where, doc_id=doc_id, field="text",
             )
     return fields[0], label, fragments

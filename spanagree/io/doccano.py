@@ -39,7 +39,7 @@ import hashlib
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError, Location, describe
+from ..errors import InputError, Location, describe, option
 from ..core.model import CorpusBuilder
 from . import Format
 from .common import choice, json_lines, parse_labels, require
@@ -154,7 +154,7 @@ def _rater(obj: dict, rater_field: str | None, stem: str, where: Location, doc_i
         return str(value)
     raise InputError(
         f"{'missing' if rater_field not in obj else 'got ' + describe(value)}; expected a user name or id "
-        f"(rater_field={rater_field!r}; leave it out to name the rater after the file)",
+        f"({option('rater_field', rater_field)}; leave it out to name the rater after the file)",
         where=where, doc_id=doc_id, field=rater_field,
     )
 

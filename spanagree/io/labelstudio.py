@@ -329,7 +329,7 @@ class _Reader:
         if self.duplicates == "error":
             raise InputError(
                 f"rater {rater!r} annotated this task twice (also at {previous[4]}); keep one annotation per "
-                "rater, or read the latest with duplicates='latest'",
+                f"rater, or read the latest with {option('duplicates', 'latest')}",
                 where=self.where, doc_id=doc_id, field=at,
             )
         older = min(previous, entry, key=lambda kept: kept[0])
@@ -465,12 +465,12 @@ class _Reader:
         if not ok[0]:
             raise out_of_range(text, start, end, self.unit, self.where, doc_id, f"{at}.{'start' if start < 0 else 'end'}")
         tolerance = (
-            "check_text='whitespace' compares with white space collapsed; " if self.check == "exact" else ""
+            f"{option('check_text', 'whitespace')} compares with white space collapsed; " if self.check == "exact" else ""
         )
         raise InputError(
             f"the region's text {describe(covered)} is not the task's text at [{start}, {end}) "
             f"({describe(text[int(s[0]):int(e[0])])}) in any offset unit; expected offsets into the text "
-            f"({tolerance}check_text='off' skips this check)",
+            f"({tolerance}{option('check_text', 'off')} skips this check)",
             where=self.where, doc_id=doc_id, field=f"{at}.text",
         )
 

@@ -104,7 +104,7 @@ def boundaries(text: str, unit: str) -> np.ndarray:
     try:
         import regex
     except ImportError:  # pragma: no cover - regex is a dependency; the message helps a broken install
-        raise UsageError("offsets='grapheme' needs the 'regex' package (pip install regex)") from None
+        raise UsageError(f"{spell_option('offsets', 'grapheme')} needs the 'regex' package (pip install regex)") from None
     ends = [m.end() for m in regex.finditer(r"\X", text)]
     return np.array([0, *ends], dtype=np.int64)
 

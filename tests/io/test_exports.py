@@ -639,7 +639,7 @@ def test_cli_reader_options_and_messages():
 
     runner = CliRunner()
     result = runner.invoke(app, ["score", str(LS / "ner.json"), "--duplicates", "error"])
-    assert result.exit_code == 2 and "duplicates='latest'" in result.output
+    assert result.exit_code == 2 and "read the latest with --duplicates latest" in result.output
     result = runner.invoke(app, ["score", str(DOCCANO / "grapheme-all"), "--input.offsets", "grapheme", "--output", "json"])
     assert result.exit_code == 0, result.output
     assert "unverifiable" not in result.stdout
