@@ -99,7 +99,8 @@ def read_labelstudio(
     reader.field_of, notes = resolve_targets(tasks, path, text_field=text_field, tags=tags)
     for note in notes.values():
         builder.exclusions.notes[note] += 1
-    reader.targets = set(reader.field_of.values())
+    # the texts the regions are on; with the labeling config, also for JSON-MIN (no to_name)
+    reader.targets = set(reader.field_of.values()) or {tag.field for tag in (tags or {}).values()}
     reader.url_fields = {tag.field for tag in (tags or {}).values() if tag.url}
     reader.url_texts = UrlTexts(labelstudio_texts) if labelstudio_texts is not None else None
     for index, task in enumerate(tasks):

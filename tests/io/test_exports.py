@@ -310,6 +310,19 @@ def test_labelstudio_to_name_that_fits_several_fields_is_refused_naming_them(tmp
     assert covered(spanagree.read(path, labelstudio_config=LS / "body-tag.xml"))["9", "2"] == ["Paris"]
 
 
+def test_labelstudio_config_that_is_not_one_is_refused(tmp_path):
+    broken = tmp_path / "broken.xml"
+    broken.write_text("<View><Text name='text'")
+    with pytest.raises(InputError, match=r"broken.xml: not XML .*expected the project's labeling config"):
+        spanagree.read(LS / "body-tag.json", labelstudio_config=broken)
+    images = tmp_path / "images.xml"
+    images.write_text('<View><Image name="img" value="$image"/></View>')
+    with pytest.raises(InputError, match=r"images.xml: no <Text name=.*value=.\$field.> tag"):
+        spanagree.read(LS / "body-tag.json", labelstudio_config=images)
+    with pytest.raises(InputError, match=r"missing.xml: cannot be read"):
+        spanagree.read(LS / "body-tag.json", labelstudio_config=tmp_path / "missing.xml")
+
+
 def test_labelstudio_url_project_read_with_the_texts_given(tmp_path):
     path = LS / "url-texts.json"
     with pytest.raises(InputError, match=r"the task's text is a URL.*labelstudio_texts='texts.jsonl'"):
@@ -781,9 +794,13 @@ def test_labelstudio_min_with_several_texts_asks_for_text_field(tmp_path):
              "label": [{"start": 0, "end": 5, "text": "Alice", "labels": ["PER"]}]}]
     path = tmp_path / "min.json"
     path.write_text(json.dumps(rows))
-    with pytest.raises(InputError, match=r"several texts \(title, body\).*text_field="):
+    with pytest.raises(InputError, match=r"several texts \(title, body\).*text_field='title' or text_field='body'"):
         spanagree.read(path)
     assert covered(spanagree.read(path, text_field="body"))["1", "1"] == ["Alice"]
+    config = tmp_path / "label_config.xml"
+    config.write_text('<View><Header value="$title"/><Text name="text" value="$body"/>'
+                      '<Labels name="label" toName="text"><Label value="PER"/></Labels></View>')
+    assert covered(spanagree.read(path, labelstudio_config=config))["1", "1"] == ["Alice"]
 
 
 def test_reader_options_from_a_config_file(tmp_path):
