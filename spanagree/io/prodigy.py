@@ -10,8 +10,9 @@
   ``reject`` and ``ignore`` mean the rater did not submit the document and are excluded and
   counted (``answers=`` chooses which answers count). A rater who answered the same input twice
   (two sessions, or the same task saved again): the latest answer, by ``_timestamp`` and else by
-  position in the file, is kept and the others are counted as excluded; ``duplicates="error"``
-  refuses instead;
+  position in the file, replaces the others, which are counted as excluded (so an accept
+  followed by a reject is a document the rater did not submit); ``duplicates="error"`` refuses
+  instead;
 - binary span tasks (``ner.teach``, ``spans.teach``, ``ner.silver``...: ``_view_id`` ``"ner"`` or
   ``"spans"``, or, in older exports without ``_view_id``, spans carrying a model's ``score`` or
   ``rank``): each task asks about the suggested span(s) of one input, so the tasks of one input
@@ -37,7 +38,7 @@ from __future__ import annotations
 import hashlib
 import re
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Iterable, NamedTuple
 
 from ..errors import InputError, describe, option
 from ..core.model import CorpusBuilder, SpanTuple
@@ -111,7 +112,12 @@ def read_prodigy(
         if answer not in counted if not binary else answer == "ignore":
             spans = obj.get("spans")
             n_spans = len(spans) if isinstance(spans, list) else 0
-            builder.skip(key, doc_id, text, where, who, f"Prodigy answer {answer!r}", n_spans)
+            if binary:
+                builder.skip(key, doc_id, text, where, who, f"Prodigy answer {answer!r}", n_spans)
+            else:  # a manual answer that does not count: it may still replace an earlier one
+                builder.document(key, doc_id, text, where, who)
+                held.setdefault((key, who), []).append(
+                    Answer(_order(obj, where), False, answer, [], None, where, doc_id, text, False, n_spans))
             continue
         if "spans" in obj:
             spans = parse_spans(obj["spans"], length(text, unit), where, doc_id)
@@ -131,7 +137,7 @@ def read_prodigy(
             builder.exclusions.spans["Prodigy relation ignored"] += len(relations)
             builder.n_spans_read += len(relations)
         builder.document(key, doc_id, text, where, who)  # registered per line; spans added once all are read
-        held.setdefault((key, who), []).append((_order(obj, where), binary, answer, spans, tokens, where, doc_id, text))
+        held.setdefault((key, who), []).append(Answer(_order(obj, where), binary, answer, spans, tokens, where, doc_id, text))
     for (key, who), entries in held.items():
         _flush(builder, key, who, entries, duplicates)
     for (key, who, _), answered in questions.items():
@@ -167,6 +173,21 @@ def _latest_doc_labels(builder: CorpusBuilder, key, rater: str, answered: list, 
     _add_doc_labels(obj, builder, key, doc_id, text, rater, answer, where)
 
 
+class Answer(NamedTuple):
+    """One task a rater answered about an input, held until the file is read."""
+
+    order: tuple
+    binary: bool
+    answer: str
+    spans: list
+    tokens: Any
+    where: Any
+    doc_id: str
+    text: str
+    counts: bool = True  # an answer that counts (``answers=``), else one the rater did not submit
+    n_raw: int = 0  # the spans of an answer that does not count, as the file holds them
+
+
 def _flush(builder: CorpusBuilder, key: str, rater: str, entries: list, duplicates: str) -> None:
     """One rater's annotation of one input from everything the rater answered about it."""
     notes = builder.exclusions.notes
@@ -181,15 +202,23 @@ def _flush(builder: CorpusBuilder, key: str, rater: str, entries: list, duplicat
             )
         reason = ANSWERED_AGAIN
         for older in manual[:-1]:
+            n_spans = len(older.spans) if older.counts else older.n_raw
             builder.n_annotations_read += 1
-            builder.n_spans_read += len(older[3])
+            builder.n_spans_read += n_spans
             builder.exclusions.annotations[reason] += 1
-            if older[3]:
-                builder.exclusions.spans[f"on an excluded annotation ({reason})"] += len(older[3])
+            if n_spans:
+                builder.exclusions.spans[f"on an excluded annotation ({reason})"] += n_spans
+    if manual and not manual[-1].counts:  # the latest answer says the rater did not submit it
+        latest = manual[-1]
+        builder.skip(key, latest.doc_id, latest.text, latest.where, rater, f"Prodigy answer {latest.answer!r}",
+                     latest.n_raw)
+        if not binary:
+            return
+        manual = []
     spans: list[SpanTuple] = list(manual[-1][3]) if manual else []
-    for _, _, answer, marked, _, _, _, _ in binary:  # merged: read as one annotation, below
-        if answer == "accept":
-            spans.extend(marked)
+    for entry in binary:  # merged: read as one annotation, below
+        if entry.answer == "accept":
+            spans.extend(entry.spans)
             notes["Prodigy binary task accepted (its spans are the rater's marks)"] += 1
         else:
             notes["Prodigy binary task rejected (its spans judged absent)"] += 1

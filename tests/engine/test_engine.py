@@ -209,6 +209,27 @@ def test_prodigy_answers_over_sessions_are_the_same_in_chunks(tmp_path):
     assert engine(shuffled, NotGroupedWarning, jobs=2, stream=True).to_dict() == serial(shuffled)
 
 
+def test_prodigy_later_answers_replace_earlier_ones_the_same_in_chunks(tmp_path):
+    records = []
+    for k in range(80):
+        text = f"Alice met Bob in Paris, story {k}."
+        base = {"text": text, "_input_hash": 1000 + k}
+        records.append({**base, "_annotator_id": "x", "spans": [{"start": 0, "end": 5, "label": "PER"}],
+                        "answer": "accept", "_timestamp": 10})
+        # y answers in two sessions: accept, then (for some inputs) reject or ignore, later
+        second = ("reject", "ignore", "accept")[k % 3]
+        records.append({**base, "_annotator_id": "y", "_session_id": "y-1", "answer": "accept", "_timestamp": 20,
+                        "spans": [{"start": 0, "end": 5, "label": "PER"}, {"start": 10, "end": 13, "label": "PER"}]})
+        records.append({**base, "_annotator_id": "y", "_session_id": "y-2", "answer": second, "_timestamp": 30,
+                        "spans": [{"start": 0, "end": 5, "label": "PER"}]})
+    path = write(tmp_path / "sessions.jsonl", records)
+    expected = serial(path)
+    excluded = expected["annotations"]["excluded"]
+    assert excluded["Prodigy answer by a rater who answered the input again (the latest kept)"] == 80
+    assert excluded["Prodigy answer 'reject'"] == 27 and excluded["Prodigy answer 'ignore'"] == 27
+    assert engine(path, jobs=2).to_dict() == expected
+
+
 # --- errors ----------------------------------------------------------------------------------
 
 

@@ -494,6 +494,33 @@ def test_prodigy_same_annotator_twice_keeps_the_latest_and_sessions_can_be_merge
         spanagree.read(path, rater="who")
 
 
+def test_prodigy_a_later_reject_replaces_an_earlier_accept(tmp_path):
+    text = "Alice met Bob."
+    def rows(first, second):
+        return [prodigy_task(text, [(0, 5, "PER")], answer=first, session="s1", _annotator_id="ann", _timestamp=100),
+                prodigy_task(text, [(0, 5, "PER")], answer="accept", session="s1", _annotator_id="other"),
+                prodigy_task(text, [(10, 13, "PER")], answer=second, session="s2", _annotator_id="ann", _timestamp=200)]
+    path = tmp_path / "two-sessions.jsonl"
+    again = "Prodigy answer by a rater who answered the input again (the latest kept)"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows("accept", "reject")))
+    corpus = spanagree.read(path)
+    assert corpus.raters == ["other"]  # the later answer says 'ann' did not submit it
+    assert corpus.exclusions.annotations[again] == 1 and corpus.exclusions.annotations["Prodigy answer 'reject'"] == 1
+    report = spanagree.score(corpus).to_dict()
+    for what in ("annotations", "spans"):
+        assert report[what]["read"] == report[what]["scored"] + sum(report[what]["excluded"].values())
+    assert report["annotations"]["read"] == 3 and report["spans"]["read"] == 3
+    # the other way round, the later accept is read and the reject replaced
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows("reject", "accept")))
+    corpus = spanagree.read(path)
+    assert corpus.spans_of("7", "ann") == [(10, 13, "PER")]
+    assert corpus.exclusions.annotations[again] == 1 and "Prodigy answer 'reject'" not in corpus.exclusions.annotations
+    # without time stamps, file order decides
+    plain = [{k: v for k, v in row.items() if k != "_timestamp"} for row in rows("accept", "reject")]
+    path.write_text("".join(json.dumps(r) + "\n" for r in plain))
+    assert spanagree.read(path).raters == ["other"]
+
+
 # --- brat (brat's tutorial data in ../shared/real-exports; the documented discontinuous example) ---
 
 BRAT = FIXTURES / "brat"
