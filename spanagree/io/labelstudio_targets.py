@@ -77,6 +77,8 @@ def fits(text: str, start: Any, end: Any, covered: str) -> bool:
     if type(start) is not int or type(end) is not int or not 0 <= start <= end:
         return False
     want = _SPACES.sub(" ", covered)
+    if _SPACES.sub(" ", text[start:end]) == want:  # code points, Label Studio's unit: no arrays
+        return True
     for unit in UNITS:
         s, e, ok = to_codepoints(text, [start], [end], unit)
         if ok[0] and _SPACES.sub(" ", text[int(s[0]):int(e[0])]) == want:
