@@ -11,7 +11,7 @@ For every span whose code-point extent depends on the unit, each unit's reading 
 when its offsets are not boundaries of the text in that unit, or the text it covers begins or ends
 with white space, or an end cuts a grapheme cluster apart, or an end falls between two letters or
 digits (a mid-word cut). A span that falls badly in every unit (an annotator's own slip) tells
-nothing and is left out. Over the spans that tell, the unit whose readings fall badly least often
+nothing and is left out. Over the spans that tell (a file's first :data:`ENOUGH`), the unit whose readings fall badly least often
 is chosen when they fall badly for at most one in ten of them and, for every other unit, on the
 spans where that unit reads otherwise, its readings fall badly at least half of the time;
 otherwise the evidence is mixed (or absent) and the file is refused, naming the option and the
@@ -24,14 +24,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Sequence
 
-import numpy as np
-
 from ..errors import InputError, Location, option
 from .offsets import UNIT_NAMES, UNITS, boundaries, to_codepoints
 
 #: The share of the telling spans that the chosen unit may read badly, and the share every other
 #: unit must read badly (see the module docstring).
 MOST_BAD_CHOSEN, LEAST_BAD_OTHERS = 0.1, 0.5
+#: Telling spans enough to decide: a file's first this many are weighed, the rest not (a unit
+#: read wrong shifts every span after the same characters, so the first ones show it).
+ENOUGH = 2000
 
 
 @dataclass
@@ -46,13 +47,18 @@ class Evidence:
     #: per telling span, each unit's reading (code-point place or None) and whether it falls badly
     readings: list[tuple[tuple, tuple]] = field(default_factory=list)
 
+    @property
+    def enough(self) -> bool:
+        """Enough spans told to decide (:data:`ENOUGH`): the reader weighs no more."""
+        return self.telling >= ENOUGH
+
     def weigh(self, text: str, spans: Sequence[tuple[int, int, str]]) -> None:
         """Add the evidence of one text's ``(start, end, label)`` spans, as the file holds them."""
-        if not spans:
+        if not spans or self.enough:
             return
         starts, ends = [s for s, _, _ in spans], [e for _, e, _ in spans]
         readings = {unit: to_codepoints(text, starts, ends, unit) for unit in UNITS}
-        clusters = boundaries(text, "grapheme")
+        clusters = set(boundaries(text, "grapheme").tolist())
         for i in range(len(spans)):
             places = {unit: (int(s[i]), int(e[i])) if ok[i] else None for unit, (s, e, ok) in readings.items()}
             if None not in places.values() and len(set(places.values())) == 1:
@@ -111,7 +117,7 @@ class Evidence:
         return not differ or sum(differ) >= LEAST_BAD_OTHERS * len(differ)
 
 
-def _falls_badly(text: str, place: tuple[int, int] | None, clusters: np.ndarray) -> str | None:
+def _falls_badly(text: str, place: tuple[int, int] | None, clusters: set[int]) -> str | None:
     """Why a reading of a span falls badly (``'covered' (why)``), or None when it falls well."""
     if place is None:
         return "offsets that are not boundaries of the text"
@@ -120,7 +126,7 @@ def _falls_badly(text: str, place: tuple[int, int] | None, clusters: np.ndarray)
     shown = repr(covered if len(covered) <= 30 else covered[:27] + "...")
     if covered != covered.strip():
         return f"{shown} (white space at an end)"
-    if not (np.isin(start, clusters) and np.isin(end, clusters)):
+    if start not in clusters or end not in clusters:
         return f"{shown} (a character cut apart)"
     if 0 < start and text[start - 1].isalnum() and text[start].isalnum() or \
             end < len(text) and text[end - 1].isalnum() and text[end].isalnum():
