@@ -568,6 +568,7 @@ def main() -> None:
     import signal
 
     _MAIN_PID[:] = [os.getpid()]
+    SPELLING.set(declared.as_flag)  # also for an error that reaches main after its command closed
     _notes_on_stderr()
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, _interrupt)
