@@ -5,7 +5,10 @@ the value, and says what was expected, so that a user can fix the file without r
 """
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+import json
+import re
+from contextvars import ContextVar
+from typing import Any, Callable, NamedTuple
 
 
 class Location(NamedTuple):
@@ -20,8 +23,52 @@ class Location(NamedTuple):
         return self.file if self.line is None else f"{self.file}:{self.line}"
 
 
+# --- options named in messages, spelled as the interface in use spells them -------------------
+
+#: Marks an option reference inside a message: ``\x1eNAME\x1fJSON-VALUE\x1e``. Messages keep the
+#: marks (they survive pickling to and from worker processes) and are spelled when shown.
+_MARK, _SEP = "\x1e", "\x1f"
+_REFERENCE = re.compile(f"{_MARK}([A-Za-z_]+){_SEP}(.*?){_MARK}", re.DOTALL)
+
+
+def option(name: str, value: Any) -> str:
+    """An option and an allowed value, named in an error message.
+
+    Written once, the reference is shown as the interface in use spells it: ``text_field='body'``
+    (a keyword, in Python), ``--text-field body`` (a flag, on the command line) or
+    ``[input] text_field = "body"`` (a key, in a config). ``name`` is the option's parameter name
+    (:data:`spanagree.core.options.OPTIONS`).
+
+    >>> str(InputError("name the text with " + option("text_field", "body")))
+    "<input>: name the text with text_field='body'"
+    """
+    return f"{_MARK}{name}{_SEP}{json.dumps(value)}{_MARK}"
+
+
+def as_keyword(name: str, value: Any) -> str:
+    """The Python spelling of an option and its value: ``name='value'``."""
+    return f"{name}={value!r}"
+
+
+#: How the interface in use spells an option reference (``(name, value) -> text``): the keyword
+#: by default; the command line and the config readers set their own while they run.
+SPELLING: ContextVar[Callable[[str, Any], str]] = ContextVar("spelling", default=as_keyword)
+
+
+def spelled(text: str) -> str:
+    """``text`` with every :func:`option` reference spelled by :data:`SPELLING`."""
+    if _MARK not in text:
+        return text
+    spell = SPELLING.get()
+    return _REFERENCE.sub(lambda m: spell(m.group(1), json.loads(m.group(2))), text)
+
+
 class SpanagreeError(Exception):
-    """Base class of the errors spanagree raises on purpose."""
+    """Base class of the errors spanagree raises on purpose. Options named in the message with
+    :func:`option` are spelled as the interface in use spells them when it is shown."""
+
+    def __str__(self) -> str:
+        return spelled(super().__str__())
 
 
 class UsageError(SpanagreeError, ValueError):

@@ -28,7 +28,7 @@ import numpy as np
 from .core import options, validate
 from .core.align import AlignmentRule
 from .core.counts import EXCLUSIONS, OUTCOMES, Counts, count
-from .errors import UsageError
+from .errors import UsageError, option
 from .core.model import Corpus
 from .measures.psa.summary import Layout, Summary, against, bin_rows, prf_arrays, psa as psa_of, ratio
 from .measures.psa.summary import point as point_summary
@@ -43,6 +43,23 @@ UNITS = options.BY_NAME["unit"].choices
 #: Why documents and annotations read are not in the span tables: they hold document labels
 #: (text classification), which the span counts leave out and ``candidates="documents"`` scores.
 DOCUMENT_LABELS_ONLY = "document labels only (no spans; scored with candidates='documents')"
+
+
+def _extra_parts(corpus) -> np.ndarray | int:
+    """Per annotation, its spans beyond what the input counts as one (the fragments of a
+    discontinuous annotation scored apart), so that spans scored count as spans read do."""
+    extra = getattr(corpus, "extra_parts", None)
+    if not extra:
+        return 0
+    by_cell = np.zeros(corpus.n_annotations, dtype=np.int64)
+    cell = {(d, r): i for i, (d, r) in enumerate(zip(corpus.ann_doc.tolist(), corpus.ann_rater.tolist()))}
+    doc_code = {doc_id: d for d, doc_id in enumerate(corpus.doc_ids)}
+    rater_code = {rater: r for r, rater in enumerate(corpus.raters)}
+    for (doc_id, rater), n in extra.items():
+        i = cell.get((doc_code.get(doc_id), rater_code.get(rater)))
+        if i is not None:
+            by_cell[i] += n
+    return by_cell
 
 
 def _balanced(read: int, scored: int, excluded: dict, rest: str) -> dict:
@@ -235,7 +252,7 @@ class AgreementReport:
         the rater pairs ``pairs`` (indices; default ``interval_pairs``, or all); computed once
         per set of pairs (see :mod:`spanagree.measures.psa.intervals`)."""
         if self.interval_options is None:
-            raise UsageError("no intervals were asked for: pass bootstrap=N to score()")
+            raise UsageError(f"no intervals were asked for: ask for them with {option('bootstrap', 1000)}")
         key = None if pairs is None else tuple(np.asarray(pairs).tolist())
         if self._intervals is None or self._intervals[0] != key:
             from .measures.psa.intervals import interval_section  # optional section: imported when asked for
@@ -317,7 +334,7 @@ class AgreementReport:
     def _spans_section(self) -> dict:
         corpus = self.corpus
         in_comparisons = self._annotations_in_comparisons()
-        lengths = np.diff(corpus.ann_ptr)
+        lengths = np.diff(corpus.ann_ptr) - _extra_parts(corpus)  # in the input's units
         excluded = dict(corpus.exclusions.spans)
         alone = int(lengths[~in_comparisons].sum())
         if alone:

@@ -1,18 +1,21 @@
 """Where the tests find the project's files, whatever folder a test module sits in."""
 from pathlib import Path
 
+import pytest
+
 TESTS = Path(__file__).resolve().parent
 ROOT = TESTS.parent
 FIXTURES = TESTS / "fixtures"
-#: Real third-party exports (INCEpTION, dkpro-cassis, BioC, ...), read in place, never copied.
+#: Files that annotation tools or their users committed to public repositories (brat, Prodigy,
+#: INCEpTION, dkpro-cassis, BioC, ...), kept beside the checkout (never in it) with their sources
+#: and licences; see its README.md.
 REAL_EXPORTS = ROOT.parent / "shared" / "real-exports"
 
 
 def real_export(*parts: str) -> Path:
-    """A file or folder of ``../shared/real-exports``; the test is skipped when it is absent."""
-    import pytest
-
+    """The path of a third party's export under ``../shared/real-exports`` (``"a/b"`` or
+    ``"a", "b"``); skips the test when it is not beside the checkout."""
     path = REAL_EXPORTS.joinpath(*parts)
     if not path.exists():
-        pytest.skip(f"../shared/real-exports/{'/'.join(parts)} is not beside this checkout")
+        pytest.skip(f"{'/'.join(parts)} of ../shared/real-exports is not beside this checkout")
     return path

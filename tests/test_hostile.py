@@ -16,8 +16,9 @@ from typer.testing import CliRunner
 import spanagree
 from spanagree.app.cli import app
 
+from locations import FIXTURES, real_export
+
 ROOT = Path(__file__).resolve().parent.parent
-FIXTURES = Path(__file__).resolve().parent / "fixtures"
 runner = CliRunner()
 
 FORMULA = '=HYPERLINK("http://x.test","y")'
@@ -56,15 +57,22 @@ def test_stdin_is_read_to_the_end_and_errors_name_the_right_line():
 
 
 @pytest.mark.parametrize("path, format", [
-    ("brat/project", "brat"),  # relations, events, attributes, notes
+    ("brat_news/tutorial", "brat"),  # relations, events, attributes, notes
     ("labelstudio/textcat.json", "labelstudio"),  # choices results
     ("labelstudio/ner.json", "labelstudio"),  # cancelled, predictions, repeated annotations
-    ("prodigy/reddit-INSULT-textcat-teach.jsonl", "prodigy"),  # textcat: document labels only
-    ("prodigy/news-headlines-ner-manual.jsonl", "prodigy"),
+    ("prodigy/reddit-INSULT-textcat.teach.subset.jsonl", "prodigy"),  # textcat: document labels only
+    ("prodigy/news_headlines-ner.manual.subset.jsonl", "prodigy"),
     ("doccano/textcat-all", "doccano"),
 ])
-def test_read_is_scored_plus_excluded(path, format):
-    report = spanagree.score(FIXTURES / path, format=format).to_dict()
+def test_read_is_scored_plus_excluded(path, format, tmp_path):
+    source = FIXTURES / path if (FIXTURES / path).exists() else real_export(path)
+    if format == "brat":  # a project root: the tutorial's documents by two annotators
+        import shutil
+
+        for rater in ("ann1", "ann2"):
+            shutil.copytree(source, tmp_path / rater)
+        source = tmp_path
+    report = spanagree.score(source, format=format).to_dict()
     for what in ("documents", "annotations", "spans"):
         section = report[what]
         assert section["read"] == section["scored"] + sum(section["excluded"].values()), (what, section)
@@ -72,7 +80,7 @@ def test_read_is_scored_plus_excluded(path, format):
 
 
 def test_prodigy_textcat_documents_are_excluded_with_a_reason():
-    report = spanagree.score(FIXTURES / "prodigy/reddit-INSULT-textcat-teach.jsonl").to_dict()
+    report = spanagree.score(real_export("prodigy/reddit-INSULT-textcat.teach.subset.jsonl")).to_dict()
     assert report["documents"]["scored"] == 0
     assert any("document labels only" in reason for reason in report["documents"]["excluded"])
 

@@ -14,7 +14,7 @@ from ..core import options, validate
 from ..core.align import AlignmentRule
 from ..core.model import Corpus
 from ..engine.mode import asked_for_engine, choose_mode
-from ..errors import UsageError
+from ..errors import UsageError, option
 from ..io import read
 from ..measures.alt_test.procedure import MIN_DOCUMENTS, AltTestResult, check_parameters, from_report
 from ..report import AgreementReport, score_corpus
@@ -103,8 +103,9 @@ def score_settings(
     jobs, engine, stream, format = (settings.pop(name) for name in ("jobs", "engine", "stream", "format"))
     if settings["unitizing"] and asked_for_engine(jobs, stream, engine, client):
         raise UsageError(
-            "unitizing agreement needs every span in memory, which --jobs, --stream and --engine do not "
-            "keep (they hold counts only); run it without them"
+            f"unitizing agreement needs every span in memory, which the engines ({option('jobs', 2)}, "
+            f"{option('stream', True)}, {option('engine', 'dask')}) do not keep (they hold counts only); run it "
+            f"without them, e.g. with {option('jobs', 1)}"
         )
     counts = None
     if not isinstance(corpus, Corpus):

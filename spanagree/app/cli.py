@@ -15,7 +15,7 @@ from typing import Any, List, Optional, Sequence
 import orjson
 import typer
 
-from ..errors import SpanagreeError
+from ..errors import SPELLING, SpanagreeError
 from ..core.files import check_outputs, exists, write_bytes
 from ..io import formats
 from ..core.version import __version__
@@ -119,9 +119,13 @@ def _show_version(value: bool) -> None:
 
 @app.callback()
 def _main(
+    ctx: typer.Context,
     version: bool = typer.Option(False, "--version", callback=_show_version, is_eager=True, help="Print the version and exit"),
 ) -> None:
     """spanagree: inter-annotator agreement for span markup. Definitions: docs/ in the repository."""
+    # options named in error messages read as flags while a command runs
+    token = SPELLING.set(declared.as_flag)
+    ctx.call_on_close(lambda: SPELLING.reset(token))
 
 
 @app.command("info")
@@ -262,6 +266,9 @@ def _command_settings(ctx: typer.Context, paths: List[str], config: Optional[Pat
     if not files:
         raise UsageError("no input files given")
     settings = settings_module.load_settings(config, flags=_given(ctx), overrides=settings_module.parse_overrides(extra))
+    if config is not None:  # options named in messages: the flag, and the key of the config in use
+        token = SPELLING.set(declared.as_flag_or_key)
+        ctx.call_on_close(lambda: SPELLING.reset(token))
     return files, settings
 
 
@@ -561,6 +568,7 @@ def main() -> None:
     import signal
 
     _MAIN_PID[:] = [os.getpid()]
+    SPELLING.set(declared.as_flag)  # also for an error that reaches main after its command closed
     _notes_on_stderr()
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, _interrupt)

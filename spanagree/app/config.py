@@ -29,7 +29,7 @@ import json
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from ..errors import UsageError
+from ..errors import UsageError, option
 from ..core import options
 from . import api
 from ..engine.mode import asked_for_engine
@@ -173,8 +173,9 @@ def score_with_settings(paths, settings: Mapping[str, Mapping[str, Any]], *, pro
     engine = uses_engine(settings)
     if needs_texts and engine:
         raise UsageError(
-            "this command shows document texts and spans, which --jobs, --stream and --engine do not "
-            "keep (they hold counts only); run it without them"
+            f"this command shows document texts and spans, which the engines ({option('jobs', 2)}, "
+            f"{option('stream', True)}, {option('engine', 'dask')}) do not keep (they hold counts only); run it "
+            f"without them, e.g. with {option('jobs', 1)}"
         )
     checked = options.keywords(score_options(settings), [o.name for o in options.api_options()], check=False)
     if needs_texts:  # never chosen for large input either: the pages need the spans

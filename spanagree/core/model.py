@@ -22,7 +22,7 @@ import numpy as np
 
 from .arrays import ranges
 from .raw_spans import SpanTuple, parse_spans, span_columns
-from ..errors import InputError, Location, UsageError
+from ..errors import InputError, Location, UsageError, option
 
 
 
@@ -76,6 +76,8 @@ class Corpus:
     dl_doc, dl_rater, dl_label, dl_value : one row per judged (document, rater, label);
         value 1 when the rater gave the label, 0 when the rater judged it absent.
     n_documents_read, n_annotations_read, n_spans_read : what the readers saw.
+    extra_parts : per (document id, rater), the spans beyond the annotations read: the fragments
+        of a discontinuous annotation scored apart are one annotation read and several spans.
     """
 
     #: The spans, texts and each annotation's rater are here (a corpus counted by an engine,
@@ -102,6 +104,7 @@ class Corpus:
     n_documents_read: int = 0
     n_annotations_read: int = 0
     n_spans_read: int = 0
+    extra_parts: dict[tuple[str, str], int] = field(default_factory=dict)
     #: documents whose raters supplied different token lists: doc id -> two such raters (sorted)
     token_conflicts: dict[str, tuple[str, str]] = field(default_factory=dict)
     #: where the line that first disagreed on a document's tokens was read
@@ -157,7 +160,7 @@ class Corpus:
             raise InputError(
                 f"raters {first!r} and {second!r} supplied different tokens for this document, so "
                 f"token offsets would depend on whose line came first; give every rater the same "
-                f"tokens or use --unit char ({len(self.token_conflicts)} such documents)",
+                f"tokens or use {option('unit', 'char')} ({len(self.token_conflicts)} such documents)",
                 where=self.token_conflict_where.get(doc_id),
                 doc_id=doc_id,
                 field="tokens",
@@ -166,7 +169,7 @@ class Corpus:
             missing = next(self.doc_ids[d] for d in np.unique(self.ann_doc) if self.doc_tokens[d] is None)
             raise UsageError(
                 f"unit 'token' needs tokens, and document {missing!r} has none; "
-                "use input that carries tokens (Prodigy 'tokens', spaCy Docs) or --unit char"
+                f"use input that carries tokens (Prodigy 'tokens', spaCy Docs) or {option('unit', 'char')}"
             )
         doc_of_span = self.ann_doc[self.span_ann]
         tok_start = np.empty(self.n_spans, dtype=np.int64)
@@ -229,12 +232,25 @@ class CorpusBuilder:
         self.exclusions = Exclusions()
         self.n_annotations_read = 0
         self.n_spans_read = 0
+        self._extra_parts: dict[tuple[Hashable, str], int] = {}
 
     def tick(self, n_bytes: int) -> None:
         """Readers report bytes read; the progress callback, if any, hears (done, total)."""
         self._bytes_done += n_bytes
         if self._progress is not None:
             self._progress(self._bytes_done, self._total_bytes)
+
+    def parts(self, key: Hashable, rater: str, extra: int) -> None:
+        """Say that ``extra`` of the spans added for (document, rater) are further parts of
+        annotations already counted (a discontinuous annotation scored as its fragments): "read"
+        counts the annotations the input holds, and the report counts scored spans alike."""
+        self.n_spans_read -= extra
+        cell = (key, rater)
+        self._extra_parts[cell] = self._extra_parts.get(cell, 0) + extra
+
+    def about(self, key: Hashable) -> None:
+        """Say which document the line being read is about, for a reader that adds what the line
+        holds only once the file is read (nothing to do here; the engines' builder notes it)."""
 
     def document(self, key: Hashable, doc_id: str, text: str, where: Location, rater: str) -> int:
         """Register a document (or check that its text matches what other raters saw)."""
@@ -595,6 +611,7 @@ class CorpusBuilder:
             n_documents_read=len(self._doc_ids),
             n_annotations_read=self.n_annotations_read,
             n_spans_read=self.n_spans_read,
+            extra_parts={(self._doc_ids[self._doc_index[key]], rater): n for (key, rater), n in self._extra_parts.items()},
             token_conflicts={self._doc_ids[d]: pair for d, pair in self._token_conflicts.items()},
             token_conflict_where={self._doc_ids[d]: w for d, w in self._token_conflict_where.items()},
         )

@@ -20,9 +20,11 @@ docs/chance-corrected.md, docs/unitizing.md and docs/formats.md.
 """
 from __future__ import annotations
 
+import json
 import math
 import numbers
 import os
+import shlex
 from typing import Any, Callable, Iterable, Mapping
 
 from ..errors import UsageError
@@ -210,6 +212,12 @@ OPTIONS: tuple[Option, ...] = (
            help="Label Studio, brat: check region texts: whitespace (default), exact or off", cli_type=str),
     Option("input", "duplicates", None, help="Label Studio, Prodigy: a rater's repeated annotation: latest (default) or error", **_TOOL),
     Option("input", "text_field", None, help="Label Studio: the data field holding the text", **_TOOL),
+    Option("input", "labelstudio_config", None, help="Label Studio: the project's labeling config (XML file), "
+           "mapping each region's to_name to its data field", api=False, check=name("a path", also=(os.PathLike,)),
+           commands=_READING),
+    Option("input", "labelstudio_texts", None, help="Label Studio valueType=\"url\" projects: the texts, a JSONL "
+           "file of {url or id, text} or a folder of files named by the URL's last part or TASKID.txt", api=False,
+           check=name("a path", also=(os.PathLike,)), commands=_READING),
     Option("input", "empty", None, help="doccano: an example with no span is missing (default) or nothing", **_TOOL),
     Option("input", "rater_field", None, help="doccano: a field naming the rater (default: the file's name)", **_TOOL),
     Option("input", "rater", None, help="Prodigy: rater from annotator (default), session, prefix (session without its timestamp) or file", **_TOOL),
@@ -290,6 +298,43 @@ OPTIONS: tuple[Option, ...] = (
 
 #: By parameter name.
 BY_NAME: dict[str, Option] = {o.name: o for o in OPTIONS}
+
+
+# --- an option named in a message, as each interface spells it (spanagree.errors.option) ---------
+
+
+def as_flag(option_name: str, value: Any) -> str:
+    """The command line's spelling: ``--text-field body`` (a config-only option as its dotted
+    override, ``--unitizing.samples 30``; a flag that takes no value as ``--flag``/``--no-flag``)."""
+    option = BY_NAME.get(option_name)
+    if option is None:
+        return f"--{option_name.replace('_', '-')} {_word(value)}"
+    flag = option.flag if option.flag is not None else f"--{option.dotted}"
+    if isinstance(value, bool) and (option.check is FLAG or isinstance(option.default, bool)):
+        return flag if value else "--no-" + flag[2:]
+    return f"{flag} {_word(value)}"
+
+
+def as_config_key(option_name: str, value: Any) -> str:
+    """A config file's spelling: ``[input] text_field = "body"``."""
+    option = BY_NAME.get(option_name)
+    place = f"[{option.section}] {option.key}" if option is not None else option_name
+    return f"{place} = {json.dumps(value)}"
+
+
+def as_flag_or_key(option_name: str, value: Any) -> str:
+    """The command line's spelling when a config file is in use: the flag, and the config key
+    (``--offsets utf16 (config: [input] offsets = "utf16")``)."""
+    return f"{as_flag(option_name, value)} (config: {as_config_key(option_name, value)})"
+
+
+def _word(value: Any) -> str:
+    """A value as typed after a flag: a plain word as it is, else quoted for a shell."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return shlex.quote(str(value))
 #: The options of an alignment rule (the fields of :class:`~spanagree.core.align.AlignmentRule`).
 RULE_OPTIONS = ("rule", "labels", "min_overlap", "partial_credit", "proportional")
 #: The options the spaCy components and the consensus take (the rule and the unit).

@@ -162,7 +162,7 @@ def _run(task: Task) -> TaskResult:
             line_known=piece is None or source.line_known,
         )
     except UsageError as err:
-        result.error = ErrorInfo("usage", str(err), AFTER_INPUT)
+        result.error = ErrorInfo("usage", err.args[0] if err.args else str(err), AFTER_INPUT)  # spelled where shown
     except OSError as err:  # the system refused a read (an I/O error, a file removed meanwhile)
         position = AFTER_INPUT if piece is None else (piece.file, source.line_offset)
         where = (piece.name if piece is not None else err.filename, None)
@@ -205,6 +205,10 @@ class KeyedBuilder(CorpusBuilder):
     def __init__(self) -> None:
         super().__init__()
         self.line_key: Hashable | None = None
+
+    def about(self, key) -> None:
+        if self.line_key is None:
+            self.line_key = key
 
     def document(self, key, *args, **kwargs):
         if self.line_key is None:

@@ -30,7 +30,7 @@ from ..core.align import AlignmentRule
 from ..core.counts import Counts
 from ..core.model import Corpus
 from .dask import DaskExecutor
-from ..errors import UsageError
+from ..errors import UsageError, option
 from .chunks import UNKNOWN_LINE_BASE, ErrorInfo, Groups, Job, Piece, Task, TaskResult, run_task
 from .merge import CorpusSummary, merge, release_memory
 from .plan import Plan, chunk_size, make_plan
@@ -81,7 +81,7 @@ def count_paths(
     if engine not in ("local", "dask"):
         raise UsageError(f"engine must be 'local' or 'dask'; got {engine!r}")
     if engine == "local" and client is not None:
-        raise UsageError("client= is for engine='dask'")
+        raise UsageError(f"client= is for {option('engine', 'dask')}")
     workers = resolve_jobs(jobs) if engine == "local" or jobs != 1 else None
     plan = make_plan(paths, format, read_options, jobs=workers or 2, chunk_bytes=chunk_bytes)
     if plan.unsupported is not None:

@@ -21,7 +21,7 @@ from itertools import islice
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
-from ..errors import InputError, Location, UsageError
+from ..errors import InputError, Location, UsageError, option
 from ..core.model import Corpus, CorpusBuilder
 import numpy as np
 
@@ -94,7 +94,7 @@ def _detect_format(path: Path) -> str:
     if path.is_dir():
         raise InputError(
             "cannot tell the format of this directory (no *.jsonl files, no *.ann files, and no "
-            f"folders of them); formats: {', '.join(formats())}; name it with --format",
+            f"folders of them); formats: {', '.join(formats())}; name it with {option('format', 'brat')}",
             where=Location(str(path)),
         )
     try:
@@ -113,7 +113,8 @@ def _undetected(path: Path, seen: str) -> InputError:
     head = (peek(path, 200) or "").strip().splitlines()
     start = head[0][:60] + ("..." if len(head[0]) > 60 else "") if head else ""
     return InputError(
-        f"cannot tell the format of {path.name}; name it with --format (one of: {', '.join(formats())}). "
+        f"cannot tell the format of {path.name}; name it with {option('format', 'spanagree')} (one of: "
+        f"{', '.join(formats())}). "
         f"Seen: suffix {path.suffix or '(none)'!r}, {seen}; it begins {start!r}",
         where=Location(str(path)),
     )
@@ -175,7 +176,7 @@ def read(
     # the declared reader options are checked as every entry point checks them (core/options.py)
     options = {k: options_module.check(k, v) if k in READER_OPTIONS else v for k, v in options.items()}
     if format != "auto" and format not in formats():
-        raise UsageError(f"unknown format {format!r}; expected 'auto' or one of: {', '.join(formats())}")
+        raise UsageError(f"{option('format', format)}: unknown format; expected 'auto' or one of: {', '.join(formats())}")
     # Reading allocates a dict per line and frees it at once; the cyclic collector would walk
     # every live object again and again for nothing (a third of the reading time), so it pauses.
     paused = gc.isenabled()

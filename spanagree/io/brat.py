@@ -34,7 +34,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ..errors import InputError, Location, describe
+from ..errors import InputError, Location, describe, option
 from ..core.model import CorpusBuilder, SpanTuple
 from . import Format
 from ._text import read_text, text_lines
@@ -149,6 +149,7 @@ def _read_pair(
         builder.exclusions.notes["brat .txt with CRLF line breaks read with LF (the annotations' texts match only so)"] += 1
     triggers = _event_triggers(lines, doc_id)
     spans: list[SpanTuple] = []
+    extra = 0  # fragments beyond the first of discontinuous entities scored apart
     excluded = builder.exclusions.spans
     for where, line in lines:
         if not line.strip():
@@ -169,6 +170,7 @@ def _read_pair(
                     continue
             if len(fragments) > 1:
                 builder.exclusions.notes[f"discontinuous brat entity, scored as its {len(fragments)} fragments"] += 1
+                extra += len(fragments) - 1
             spans.extend((start, end, label) for start, end in fragments)
         elif kind in IGNORED:
             excluded[f"brat {IGNORED[kind]} ({kind}) ignored"] += 1
@@ -180,6 +182,8 @@ def _read_pair(
                 where=where, doc_id=doc_id, field="id",
             )
     builder.add(doc_id, doc_id, text, rater, spans, Location(str(ann)))
+    if extra:
+        builder.parts(doc_id, rater, extra)
 
 
 def _event_triggers(lines: list[tuple[Location, str]], doc_id: str) -> set[str]:
@@ -254,11 +258,11 @@ def _text_bound(line: str, text: str, where: Location, doc_id: str, check: str):
         if fields[2] != covered and not (
             check == "whitespace" and _SPACES.sub(" ", fields[2]) == _SPACES.sub(" ", covered)
         ):
-            tolerance = "check_text='whitespace' compares with white space collapsed; " if check == "exact" else ""
+            tolerance = f"{option('check_text', 'whitespace')} compares with white space collapsed; " if check == "exact" else ""
             raise InputError(
                 f"the annotation's text {describe(fields[2])} is not the document's text at these offsets "
                 f"({describe(covered)}); expected offsets into the .txt read as UTF-8 with its line breaks "
-                f"kept ({tolerance}check_text='off' skips this check)",
+                f"kept ({tolerance}{option('check_text', 'off')} skips this check)",
                 where=where, doc_id=doc_id, field="text",
             )
     return fields[0], label, fragments

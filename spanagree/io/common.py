@@ -11,6 +11,7 @@ from operator import le
 import numpy as np
 
 from ..errors import InputError, Location, UsageError, describe
+from ..errors import option as spell_option
 
 try:  # orjson parses JSON lines several times faster than the standard library
     from orjson import dumps as dumps_json, loads as loads_json
@@ -83,7 +84,9 @@ def choice(option: str, value: Any, allowed: tuple[str, ...]) -> Any:
     """``value`` if it is one of ``allowed``, else a UsageError naming the reader option (and
     its config key)."""
     if value not in allowed:
-        raise UsageError(f"{option}={value!r}: expected one of {', '.join(allowed)} (config: [input] {option})")
+        raise UsageError(
+            f"{spell_option(option, value)}: expected one of {', '.join(allowed)}, e.g. {spell_option(option, allowed[0])}"
+        )
     return value
 
 

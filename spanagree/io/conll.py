@@ -47,7 +47,7 @@ from typing import Iterator, Sequence
 
 import numpy as np
 
-from ..errors import InputError, Location, UsageError, describe
+from ..errors import InputError, Location, UsageError, describe, option
 from ..core.model import CorpusBuilder, SpanTuple
 from . import Format
 from ._text import numbered_lines, peek
@@ -100,7 +100,7 @@ def read_conll_files(
     names = _column_names(columns)
     if names is not None and len(paths) != 1:
         raise UsageError(
-            f"columns= reads one file holding every rater's tag column; got {len(paths)} files"
+            f"{option('columns', 'ann1,ann2')} reads one file holding every rater's tag column; got {len(paths)} files"
         )
     if names is None:
         by_stem: dict[str, Path] = {}
@@ -200,7 +200,7 @@ class _ConllFile:
             raise InputError(
                 f"got {tag!r}, which is not a tag of the {self.scheme} scheme "
                 f"(prefixes {', '.join(ROLES[self.scheme])} and the tag O); "
-                "name the scheme with scheme= or leave it to auto-detection",
+                f"name the scheme with {option('scheme', 'IOB2')} or leave it to auto-detection",
                 where=where, field=self._field(column),
             )
         return prefix, label
@@ -266,8 +266,8 @@ class _ConllFile:
                     line, message = problem
                     if self.repair == "error":
                         raise InputError(
-                            f"{message}; an ill-formed {scheme} sequence (repair='begin' reads it as a chunk, "
-                            "repair='drop' leaves it out)",
+                            f"{message}; an ill-formed {scheme} sequence ({option('repair', 'begin')} reads it as a "
+                            f"chunk, {option('repair', 'drop')} leaves it out)",
                             where=Location(self.name, sentence_lines[line]), doc_id=doc_id, field=self._field(column),
                         )
                     if self.repair == "drop":

@@ -20,9 +20,11 @@ label}`` objects.
   member with no annotation (counted in the notes, by :func:`spanagree.io.read`);
 - offsets: doccano's annotator counts in JavaScript string indices, UTF-16 code units, or in
   grapheme clusters when the project counts "grapheme clusters as one character" (CRLF and an
-  emoji sequence then count one). The export does not say which, so ``offsets=`` chooses
-  (default ``utf16``); documents where the units differ are counted in a note (see
-  :mod:`spanagree.io.offsets`). Offsets are converted to code points once, per document;
+  emoji sequence then count one). The export does not say which, so the unit is decided per file
+  from where the spans' ends fall in the texts where the units differ
+  (:mod:`spanagree.io.offset_evidence`), said in a note, and a file whose evidence is mixed is
+  refused naming ``offsets=``, which names the unit. Where no span's place depends on the unit
+  there is nothing to decide. Offsets are converted to code points once, per document;
 - relations are ignored and counted.
 
 Document-classification projects (``"label": ["positive", ...]``, a list of label names) give
@@ -37,11 +39,12 @@ import hashlib
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError, Location, describe
+from ..errors import InputError, Location, describe, option
 from ..core.model import CorpusBuilder
 from . import Format
 from .common import choice, json_lines, parse_labels, require
-from .offsets import check_unit, convert_spans, risky, unverified_note
+from .offset_evidence import Evidence
+from .offsets import check_unit, convert_spans, risky
 
 #: Where the spans are, in the order looked at.
 SPAN_FIELDS = ("entities", "label", "labels")
@@ -64,10 +67,14 @@ def read_doccano(
     rater_field: str | None = None,
 ) -> None:
     """Read one doccano JSONL export (one member's file) into ``builder``."""
-    unit = check_unit(offsets, "utf16")
+    given = None if offsets is None else check_unit(offsets, "utf16")
     choice("empty", empty, EMPTY)
     stem = path.stem
-    unverified = marked = classified = 0
+    marked = classified = 0
+    evidence = Evidence()
+    # what to add, in file order, once the file's unit is decided: (key, doc_id, text, rater,
+    # spans as the file holds them or None for a document without a rater's spans, where, field)
+    pending: list[tuple] = []
     nothing: list[tuple] = []  # examples with an empty list, read as marked nothing (empty="nothing")
     for where, obj in json_lines(path, builder.tick):
         text = require(obj, "text", str, where)
@@ -106,17 +113,17 @@ def read_doccano(
             builder.exclusions.spans["doccano relation ignored"] += len(relations)
             builder.n_spans_read += len(relations)
         if not raw and empty == "missing":
-            builder.document(key, doc_id, text, where, rater)
+            pending.append((key, doc_id, text, rater, None, where, field))
             builder.exclusions.notes[EMPTY_NOTE] += 1
             continue
         if not raw:  # marked nothing: no span, or no label, as the file turns out to hold
             nothing.append((key, doc_id, text, rater, where))
             continue
-        if offsets is None and unit != "codepoint" and risky(text):
-            unverified += 1
-        spans = convert_spans(raw, text, unit, where, doc_id, field)
-        marked += len(spans)
-        builder.add(key, doc_id, text, rater, spans, where)
+        if risky(text):
+            evidence.weigh(text, raw)
+        pending.append((key, doc_id, text, rater, raw, where, field))
+        marked += len(raw)
+    _add_in_unit(builder, pending, evidence, given, path)
     for key, doc_id, text, rater, where in nothing:
         if classified:
             builder.add_labels(key, doc_id, text, rater, [], where)
@@ -124,8 +131,19 @@ def read_doccano(
             builder.add(key, doc_id, text, rater, [], where)
     if not marked and rater_field is None:
         builder.exclusions.notes[f"doccano member {stem!r} has no span in any example ({path.name})"] += 1
-    if unverified:
-        builder.exclusions.notes[unverified_note(unit, "doccano")] += unverified
+
+
+def _add_in_unit(builder: CorpusBuilder, pending: list[tuple], evidence: Evidence, given: str | None, path: Path) -> None:
+    """Decide the file's unit from its evidence (or take the one given), say it, and add the
+    file's spans converted to code points, in file order."""
+    unit, note = evidence.decide(given, ("utf16", "grapheme"), "doccano", Location(str(path)))
+    if note is not None:
+        builder.exclusions.notes[note] += evidence.telling
+    for key, doc_id, text, rater, raw, where, field in pending:
+        if raw is None:
+            builder.document(key, doc_id, text, where, rater)
+        else:
+            builder.add(key, doc_id, text, rater, convert_spans(raw, text, unit, where, doc_id, field), where)
 
 
 def _rater(obj: dict, rater_field: str | None, stem: str, where: Location, doc_id: str) -> str:
@@ -136,7 +154,7 @@ def _rater(obj: dict, rater_field: str | None, stem: str, where: Location, doc_i
         return str(value)
     raise InputError(
         f"{'missing' if rater_field not in obj else 'got ' + describe(value)}; expected a user name or id "
-        f"(rater_field={rater_field!r}; leave it out to name the rater after the file)",
+        f"({option('rater_field', rater_field)}; leave it out to name the rater after the file)",
         where=where, doc_id=doc_id, field=rater_field,
     )
 

@@ -4,14 +4,17 @@ JSON export: ``[{"id", "data": {"text", ...}, "annotations": [{"id", "completed_
 "was_cancelled", "updated_at", "result": [{"type": "labels", "to_name", "value": {"start", "end",
 "text", "labels": [...]}}]}]}]``
 
-- document: the task's ``id`` (else the text itself); text: ``data.text``, else the only string
-  in ``data``; ``text_field=`` names another field. A task with several texts (``$title`` and
-  ``$body``: the string fields that the results' ``to_name`` name, or every string field when
-  none does) gives one document per text, ``ID:FIELD``, and each region goes to the text its
-  ``to_name`` names;
+- document: the task's ``id`` (else the text itself); text: the data field the regions'
+  ``to_name`` stands for (:mod:`spanagree.io.labelstudio_targets`: through the labeling config
+  given with ``labelstudio_config=``, else inferred from the regions' texts), else
+  ``data.text``, else the only string in ``data``; ``text_field=`` names the field to read. A task
+  with several texts (``$title`` and ``$body``) gives one document per text, ``ID:FIELD``, and
+  each region goes to the text its ``to_name`` stands for;
 - a text given by URL (a project whose ``<Text>`` has ``valueType="url"``): the export holds the
-  URL, not the text, so a region that does not fit the URL is refused with a message that says so
-  (a text that is a URL and whose regions fit it is read as it is);
+  URL, not the text. The texts are read from ``labelstudio_texts=`` when given; else such a
+  project is refused with the reason (said by the labeling config, or seen as a region that does
+  not fit the URL or carries no text to check; a text that is a URL and whose regions fit it is
+  read as it is);
 - rater: ``completed_by`` (a user id, or ``{"email"}``/``{"id"}`` in some versions);
 - a cancelled annotation (``was_cancelled: true``, "skipped" in the interface) means the rater
   did not submit the task: excluded and counted, with its regions;
@@ -51,11 +54,12 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError, Location, describe
+from ..errors import InputError, Location, describe, option
 from ..core.model import CorpusBuilder, SpanTuple
 from . import Format
 from ._text import peek
 from .common import check_decoded, choice, line_of_bad_escape, open_binary, parse_int, parse_labels, text_check
+from .labelstudio_targets import UrlTexts, config_tags, resolve_targets
 from .offsets import UNIT_NAMES, UNITS, check_unit, out_of_range, risky, to_codepoints, unverified_note
 
 try:
@@ -82,14 +86,23 @@ def read_labelstudio(
     check_text: bool | str = "whitespace",
     offsets: str | None = None,
     duplicates: str = "latest",
+    labelstudio_config: str | Path | None = None,
+    labelstudio_texts: str | Path | None = None,
 ) -> None:
     """Read one Label Studio JSON or JSON-MIN export into ``builder``."""
     check = text_check(check_text)
     choice("duplicates", duplicates, DUPLICATES)
+    tags = config_tags(labelstudio_config) if labelstudio_config is not None else None
     tasks = _load(path)
     builder.tick(path.stat().st_size)
     reader = _Reader(path, builder, text_field, check, offsets, duplicates)
-    reader.targets = _targets(tasks)
+    reader.field_of, notes = resolve_targets(tasks, path, text_field=text_field, tags=tags)
+    for note in notes.values():
+        builder.exclusions.notes[note] += 1
+    # the texts the regions are on; with the labeling config, also for JSON-MIN (no to_name)
+    reader.targets = set(reader.field_of.values()) or {tag.field for tag in (tags or {}).values()}
+    reader.url_fields = {tag.field for tag in (tags or {}).values() if tag.url}
+    reader.url_texts = UrlTexts(labelstudio_texts) if labelstudio_texts is not None else None
     for index, task in enumerate(tasks):
         if type(task) is not dict:
             raise InputError(
@@ -154,7 +167,10 @@ class _Reader:
         # (document key, rater) -> (order, doc_id, text, spans, at); the latest wins at flush
         self.kept: dict[tuple[Any, str], tuple[tuple, str, str, tuple, str]] = {}
         self.saw_regions = False  # any span region in the file (else choices alone are read)
-        self.targets: set[str] = set()  # the to_name of every result in the file
+        self.targets: set[str] = set()  # the data fields that the results' to_name stand for
+        self.field_of: dict[str, str] = {}  # to_name -> data field (labelstudio_targets)
+        self.url_fields: set[str] = set()  # data fields the labeling config says hold URLs
+        self.url_texts: UrlTexts | None = None  # the texts of a URL project, when given
 
     # --- the JSON export ----------------------------------------------------------------------
 
@@ -228,8 +244,9 @@ class _Reader:
         if len(documents) == 1 and self.text_field is None:
             return next(iter(documents))
         to_name = item.get("to_name") if type(item) is dict else None
-        if to_name in documents:
-            return to_name
+        field = self.field_of.get(to_name, to_name)
+        if field in documents:
+            return field
         if self.text_field is not None and len(documents) == 1:
             if to_name is None:
                 return self.text_field
@@ -238,7 +255,7 @@ class _Reader:
             return None
         raise InputError(
             f"got to_name {describe(to_name)}; the task has several texts ({', '.join(documents)}) and a region "
-            "must name one of them; name the text to read with text_field=",
+            f"must name one of them; name the text to read with {' or '.join(option('text_field', d) for d in documents)}",
             where=self.where, doc_id=task_id, field=f"{at}.to_name",
         )
 
@@ -281,7 +298,7 @@ class _Reader:
         if len(texts) > 1:
             raise InputError(
                 f"several texts ({', '.join(texts)}) and JSON-MIN does not say which a region is on; "
-                "name the text with text_field= (or read the JSON export)",
+                f"name the text with {' or '.join(option('text_field', name) for name in texts)} (or read the JSON export)",
                 where=self.where, doc_id=row.get("id"), field=at,
             )
         name, text = next(iter(texts.items()))
@@ -313,7 +330,7 @@ class _Reader:
         if self.duplicates == "error":
             raise InputError(
                 f"rater {rater!r} annotated this task twice (also at {previous[4]}); keep one annotation per "
-                "rater, or read the latest with duplicates='latest'",
+                f"rater, or read the latest with {option('duplicates', 'latest')}",
                 where=self.where, doc_id=doc_id, field=at,
             )
         older = min(previous, entry, key=lambda kept: kept[0])
@@ -338,16 +355,24 @@ class _Reader:
         self.kept.clear()
 
     def _texts(self, data: dict, at: str, doc_id: Any, skip) -> dict[str, str]:
-        """The task's texts by field: ``text_field``, else ``text``, else every string field."""
+        """The task's texts by field (the texts of a URL project looked up)."""
+        return {field: self._url_text(field, text, at, doc_id) for field, text in self._text_fields(data, at, doc_id, skip).items()}
+
+    def _text_fields(self, data: dict, at: str, doc_id: Any, skip) -> dict[str, str]:
+        """The task's texts by field: ``text_field``, else the fields the regions are on, else
+        ``text``, else every string field."""
+        mapped = {name: data[name] for name in data if name in self.targets and type(data[name]) is str}
         if self.text_field is not None:
             value = data.get(self.text_field)
             if type(value) is not str:
                 raise InputError(
-                    f"{'missing' if value is None else 'got ' + describe(value)}; expected the text (text_field="
-                    f"{self.text_field!r})",
+                    f"{'missing' if value is None else 'got ' + describe(value)}; expected the text ("
+                    f"{option('text_field', self.text_field)})",
                     where=self.where, doc_id=doc_id, field=f"{at}.{self.text_field}",
                 )
             found = {self.text_field: value}
+        elif mapped:
+            found = mapped
         elif type(data.get("text")) is str:
             found = {"text": data["text"]}
         else:
@@ -356,7 +381,7 @@ class _Reader:
                 found = {name: value for name, value in found.items() if name in self.targets}
         if not found:
             raise InputError(
-                "no text: expected a 'text' field, or some string field (name it with text_field=)",
+                f"no text: expected a 'text' field, or some string field (name it with {option('text_field', 'body')})",
                 where=self.where, doc_id=doc_id, field=f"{at}.text",
             )
         return found
@@ -416,6 +441,8 @@ class _Reader:
         covered = value.get("text")
         notes = self.builder.exclusions.notes
         if self.check == "off" or type(covered) is not str:
+            if self.check != "off" and self.url_texts is None and _URL.match(text.strip()):
+                self._not_a_url(text, doc_id, at, "the region carries no text to check it against")
             if risky(text) and self.check != "off" and not self.unit_given:
                 notes[unverified_note(self.unit, "Label Studio") + "; regions without 'text'"] += 1
             return self._converted(text, start, end, self.unit, doc_id, at)
@@ -439,12 +466,12 @@ class _Reader:
         if not ok[0]:
             raise out_of_range(text, start, end, self.unit, self.where, doc_id, f"{at}.{'start' if start < 0 else 'end'}")
         tolerance = (
-            "check_text='whitespace' compares with white space collapsed; " if self.check == "exact" else ""
+            f"{option('check_text', 'whitespace')} compares with white space collapsed; " if self.check == "exact" else ""
         )
         raise InputError(
             f"the region's text {describe(covered)} is not the task's text at [{start}, {end}) "
             f"({describe(text[int(s[0]):int(e[0])])}) in any offset unit; expected offsets into the text "
-            f"({tolerance}check_text='off' skips this check)",
+            f"({tolerance}{option('check_text', 'off')} skips this check)",
             where=self.where, doc_id=doc_id, field=f"{at}.text",
         )
 
@@ -455,31 +482,43 @@ class _Reader:
             raise out_of_range(text, start, end, unit, self.where, doc_id, f"{at}.{'start' if start < 0 else 'end'}")
         return int(s[0]), int(e[0])
 
-    def _not_a_url(self, text: str, doc_id: str, at: str) -> None:
-        """Raise the error for a region that does not fit a text which is a URL: the project's
-        ``<Text>`` has ``valueType="url"``, and the export holds the address, not the text."""
-        if _URL.match(text.strip()):
+    def _not_a_url(self, text: str, doc_id: str, at: str, why: str = "the region does not fit it") -> None:
+        """Raise the error for a region on a text which is a URL and that it does not fit (or
+        cannot be checked against): the project's ``<Text>`` has ``valueType="url"``, and the
+        export holds the address, not the text."""
+        if _URL.match(text.strip()) and self.url_texts is None:
             raise InputError(
-                f"the task's text is a URL ({describe(text)}) and the region does not fit it: the project's "
-                "<Text> tag has valueType=\"url\", so the export holds the address, not the text its offsets "
-                "index. Import the texts themselves into Label Studio and export again, or name the data field "
-                "that holds the text with text_field=",
+                f"the task's text is a URL ({describe(text)}) and {why}: the project's <Text> tag has "
+                "valueType=\"url\", so the export holds the address, not the text its offsets index. Give the "
+                f"texts with {option('labelstudio_texts', 'texts.jsonl')} (a JSONL file of {{url or id, text}}, or a "
+                f"folder of files named by the URL's last part or TASKID.txt), or name the data field that holds "
+                f"the text with {option('text_field', 'text')}",
                 where=self.where, doc_id=doc_id, field=at,
             )
 
-
-def _targets(tasks: list) -> set[str]:
-    """Every ``to_name`` that a result of the file names (the data fields that are texts)."""
-    found = set()
-    for task in tasks:
-        for field in ("annotations", "completions"):
-            annotations = task.get(field) if type(task) is dict else None
-            for annotation in annotations if type(annotations) is list else ():
-                result = annotation.get("result") if type(annotation) is dict else None
-                for item in result if type(result) is list else ():
-                    if type(item) is dict and type(item.get("to_name")) is str:
-                        found.add(item["to_name"])
-    return found
+    def _url_text(self, field: str, text: str, at: str, task_id: Any) -> str:
+        """The text of a field the labeling config says holds a URL (or that holds one, when the
+        texts are given): looked up in ``labelstudio_texts``; refused when it was not given."""
+        if field not in self.url_fields and not (self.url_texts is not None and _URL.match(text.strip())):
+            return text
+        if self.url_texts is None:
+            raise InputError(
+                f"the labeling config's <Text> for {field!r} has valueType=\"url\": the export holds the address "
+                f"({describe(text)}), not the text the regions' offsets index; give the texts with "
+                f"{option('labelstudio_texts', 'texts.jsonl')} (a JSONL file of {{url or id, text}}, or a folder of "
+                "files named by the URL's last part or TASKID.txt)",
+                where=self.where, doc_id=task_id, field=f"{at}.{field}",
+            )
+        found = self.url_texts.text(text, task_id)
+        if found is None:
+            raise InputError(
+                f"no text given for {describe(text)} (task {task_id!r}) in {self.url_texts.path}; expected a line "
+                "{\"url\": ..., \"text\": ...} or {\"id\": ..., \"text\": ...}, or a file named by the URL's last "
+                "part or TASKID.txt",
+                where=self.where, doc_id=task_id, field=f"{at}.{field}",
+            )
+        self.builder.exclusions.notes["Label Studio text given by URL, read from labelstudio_texts"] += 1
+        return found
 
 
 def _order(annotation: dict, position: int, id_key: str = "id") -> tuple:

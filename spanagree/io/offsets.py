@@ -27,6 +27,7 @@ from typing import Sequence
 import numpy as np
 
 from ..errors import InputError, Location, UsageError
+from ..errors import option as spell_option
 from .common import choice
 
 UNITS = ("codepoint", "utf16", "grapheme")
@@ -103,7 +104,7 @@ def boundaries(text: str, unit: str) -> np.ndarray:
     try:
         import regex
     except ImportError:  # pragma: no cover - regex is a dependency; the message helps a broken install
-        raise UsageError("offsets='grapheme' needs the 'regex' package (pip install regex)") from None
+        raise UsageError(f"{spell_option('offsets', 'grapheme')} needs the 'regex' package (pip install regex)") from None
     ends = [m.end() for m in regex.finditer(r"\X", text)]
     return np.array([0, *ends], dtype=np.int64)
 
@@ -221,7 +222,7 @@ def out_of_range(
     if start < 0 or start >= end:
         hint = "expected 0 <= start < end"
     elif fits:
-        hint = f"it fits counted in {' or '.join(UNIT_NAMES[u] for u in fits)}: set {option}={fits[0]!r}"
+        hint = f"it fits counted in {' or '.join(UNIT_NAMES[u] for u in fits)}: set {spell_option(option, fits[0])}"
     else:
         hint = "it fits in no unit; the offsets do not index this text"
     return InputError(

@@ -10,8 +10,9 @@
   ``reject`` and ``ignore`` mean the rater did not submit the document and are excluded and
   counted (``answers=`` chooses which answers count). A rater who answered the same input twice
   (two sessions, or the same task saved again): the latest answer, by ``_timestamp`` and else by
-  position in the file, is kept and the others are counted as excluded; ``duplicates="error"``
-  refuses instead;
+  position in the file, replaces the others, which are counted as excluded (so an accept
+  followed by a reject is a document the rater did not submit); ``duplicates="error"`` refuses
+  instead;
 - binary span tasks (``ner.teach``, ``spans.teach``, ``ner.silver``...: ``_view_id`` ``"ner"`` or
   ``"spans"``, or, in older exports without ``_view_id``, spans carrying a model's ``score`` or
   ``rank``): each task asks about the suggested span(s) of one input, so the tasks of one input
@@ -24,7 +25,10 @@
   checked against the character offsets and give the token unit;
 - text classification: a choice task's (``options``) ``accept`` list gives the document labels;
   a binary task's top-level ``label`` (``textcat.teach``; its ``spans``, if any, are empty) is given
-  with ``accept`` and judged absent with ``reject``.
+  with ``accept`` and judged absent with ``reject``. A rater who answered the same question again
+  (the same input, and for a binary task the same label; in another session, say, accept then
+  reject): the later answer, by ``_timestamp`` and else by position in the file, replaces the
+  earlier, which is counted as excluded (``duplicates="error"`` refuses instead).
 
 Offsets are code points (Prodigy is written in Python); ``offsets=`` reads another unit (see
 :mod:`spanagree.io.offsets`).
@@ -34,9 +38,9 @@ from __future__ import annotations
 import hashlib
 import re
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Iterable, NamedTuple
 
-from ..errors import InputError, describe
+from ..errors import InputError, describe, option
 from ..core.model import CorpusBuilder, SpanTuple
 from . import Format
 from .common import LineSource, choice, json_lines, labels_left_out, parse_labels, parse_tokens, require
@@ -79,6 +83,9 @@ def read_prodigy(
     stem = path.stem
     # (document, rater) -> [(order, binary, answer, spans, tokens, where, doc_id, text)]
     held: dict[tuple[str, str], list] = {}
+    # (document, rater, label or None) -> [(order, task, doc_id, text, answer, where)]: text
+    # classification answers, the latest of each question kept
+    questions: dict[tuple[str, str, str | None], list] = {}
     for where, obj in json_lines(path, builder.tick) if lines is None else lines:
         text = require(obj, "text", str, where)
         input_hash = obj.get("_input_hash")
@@ -97,13 +104,20 @@ def read_prodigy(
             if answer == "accept":
                 _add_choices(obj, builder, key, doc_id, text, who, where)
         elif not obj.get("spans") and ("options" in obj or type(obj.get("label")) is str):
-            _add_doc_labels(obj, builder, key, doc_id, text, who, answer, where)
+            question = (key, who, None if "options" in obj else obj["label"])
+            builder.about(key)  # read once the file is: the latest answer to each question counts
+            questions.setdefault(question, []).append((_order(obj, where), obj, doc_id, text, answer, where))
             continue
         binary = _binary(obj)
         if answer not in counted if not binary else answer == "ignore":
             spans = obj.get("spans")
             n_spans = len(spans) if isinstance(spans, list) else 0
-            builder.skip(key, doc_id, text, where, who, f"Prodigy answer {answer!r}", n_spans)
+            if binary:
+                builder.skip(key, doc_id, text, where, who, f"Prodigy answer {answer!r}", n_spans)
+            else:  # a manual answer that does not count: it may still replace an earlier one
+                builder.document(key, doc_id, text, where, who)
+                held.setdefault((key, who), []).append(
+                    Answer(_order(obj, where), False, answer, [], None, where, doc_id, text, False, n_spans))
             continue
         if "spans" in obj:
             spans = parse_spans(obj["spans"], length(text, unit), where, doc_id)
@@ -122,12 +136,56 @@ def read_prodigy(
         if isinstance(relations, list) and relations:
             builder.exclusions.spans["Prodigy relation ignored"] += len(relations)
             builder.n_spans_read += len(relations)
-        stamp = obj.get("_timestamp")
-        order = (stamp if type(stamp) in (int, float) else float("-inf"), where.line)
         builder.document(key, doc_id, text, where, who)  # registered per line; spans added once all are read
-        held.setdefault((key, who), []).append((order, binary, answer, spans, tokens, where, doc_id, text))
+        held.setdefault((key, who), []).append(Answer(_order(obj, where), binary, answer, spans, tokens, where, doc_id, text))
     for (key, who), entries in held.items():
         _flush(builder, key, who, entries, duplicates)
+    for (key, who, _), answered in questions.items():
+        _latest_doc_labels(builder, key, who, answered, duplicates)
+
+
+def _order(obj: dict, where) -> tuple:
+    """How recent an answer is: its ``_timestamp``, then its line (an answer without a time stamp
+    comes before those with one)."""
+    stamp = obj.get("_timestamp")
+    return (stamp if type(stamp) in (int, float) and not isinstance(stamp, bool) else float("-inf"), where.line or 0)
+
+
+#: Why an answer is excluded when the rater answered the same question again.
+ANSWERED_AGAIN = "Prodigy answer by a rater who answered the input again (the latest kept)"
+
+
+def _latest_doc_labels(builder: CorpusBuilder, key, rater: str, answered: list, duplicates: str) -> None:
+    """A rater's text-classification answers to one question (an input, and a binary task's
+    label): the latest is read; the earlier ones are counted as excluded."""
+    answered.sort(key=lambda entry: entry[0])
+    if len(answered) > 1 and duplicates == "error":
+        first, last = answered[0], answered[-1]
+        raise InputError(
+            f"rater {rater!r} answered this question {len(answered)} times (also at line {first[5].line}); keep one "
+            f"answer per question and rater, or read the latest with {option('duplicates', 'latest')}",
+            where=last[5], doc_id=last[2], field="_input_hash",
+        )
+    for _ in answered[:-1]:
+        builder.n_annotations_read += 1
+        builder.exclusions.annotations[ANSWERED_AGAIN] += 1
+    _, obj, doc_id, text, answer, where = answered[-1]
+    _add_doc_labels(obj, builder, key, doc_id, text, rater, answer, where)
+
+
+class Answer(NamedTuple):
+    """One task a rater answered about an input, held until the file is read."""
+
+    order: tuple
+    binary: bool
+    answer: str
+    spans: list
+    tokens: Any
+    where: Any
+    doc_id: str
+    text: str
+    counts: bool = True  # an answer that counts (``answers=``), else one the rater did not submit
+    n_raw: int = 0  # the spans of an answer that does not count, as the file holds them
 
 
 def _flush(builder: CorpusBuilder, key: str, rater: str, entries: list, duplicates: str) -> None:
@@ -139,20 +197,28 @@ def _flush(builder: CorpusBuilder, key: str, rater: str, entries: list, duplicat
         if duplicates == "error":
             raise InputError(
                 f"rater {rater!r} answered this input {len(manual)} times (also at line {manual[0][5].line}); keep "
-                "one answer per input and rater, or read the latest with duplicates='latest'",
+                f"one answer per input and rater, or read the latest with {option('duplicates', 'latest')}",
                 where=manual[-1][5], doc_id=manual[-1][6], field="_input_hash",
             )
-        reason = "Prodigy answer by a rater who answered the input again (the latest kept)"
+        reason = ANSWERED_AGAIN
         for older in manual[:-1]:
+            n_spans = len(older.spans) if older.counts else older.n_raw
             builder.n_annotations_read += 1
-            builder.n_spans_read += len(older[3])
+            builder.n_spans_read += n_spans
             builder.exclusions.annotations[reason] += 1
-            if older[3]:
-                builder.exclusions.spans[f"on an excluded annotation ({reason})"] += len(older[3])
+            if n_spans:
+                builder.exclusions.spans[f"on an excluded annotation ({reason})"] += n_spans
+    if manual and not manual[-1].counts:  # the latest answer says the rater did not submit it
+        latest = manual[-1]
+        builder.skip(key, latest.doc_id, latest.text, latest.where, rater, f"Prodigy answer {latest.answer!r}",
+                     latest.n_raw)
+        if not binary:
+            return
+        manual = []
     spans: list[SpanTuple] = list(manual[-1][3]) if manual else []
-    for _, _, answer, marked, _, _, _, _ in binary:  # merged: read as one annotation, below
-        if answer == "accept":
-            spans.extend(marked)
+    for entry in binary:  # merged: read as one annotation, below
+        if entry.answer == "accept":
+            spans.extend(entry.spans)
             notes["Prodigy binary task accepted (its spans are the rater's marks)"] += 1
         else:
             notes["Prodigy binary task rejected (its spans judged absent)"] += 1
@@ -321,7 +387,8 @@ def task_rater(obj: dict, stem: str, where, doc_id: str, source: str = "annotato
     if source == "annotator":
         return stem
     raise InputError(
-        f"missing; rater={source!r} reads the session id (rater='annotator' falls back to the file's name)",
+        f"missing; {option('rater', source)} reads the session id ({option('rater', 'annotator')} falls back to "
+        "the file's name)",
         where=where, doc_id=doc_id, field="_session_id",
     )
 

@@ -35,7 +35,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..errors import InputError, Location, UsageError, describe
+from ..errors import InputError, Location, UsageError, describe, option
 from ..core.model import CorpusBuilder
 from . import Format
 from ._text import peek, text_lines
@@ -140,7 +140,7 @@ def _read_file(
                 raise InputError(
                     f"docno {docno!r} judged {relevance} here and {judgments[docno]} at line "
                     f"{lines_at[topic, who, docno]}; expected one judgment per topic and docno (if column 2 "
-                    "names the assessor, read it with assessor='column')",
+                    f"names the assessor, read it with {option('assessor', 'column')})",
                     where=where, doc_id=topic, field="docno",
                 )
             builder.exclusions.spans["repeated identical qrels judgment (kept once)"] += 1

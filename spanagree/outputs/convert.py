@@ -72,6 +72,10 @@ def convert(
     if not isinstance(written, dict):
         written = {"documents": len(set(corpus.ann_doc.tolist())), "annotations": corpus.n_annotations,
                    "spans": corpus.n_spans}
+    extra = sum(corpus.extra_parts.values())
+    if extra:  # read as one annotation each, written as one span per fragment
+        written = {**written, "spans beyond the annotations read (fragments of discontinuous annotations, one span "
+                   "each)": extra}
     if corpus.token_conflicts:  # a document holds one token list: the first rater's is written
         written = {**written, "documents whose raters gave different tokens (one rater's written for all)":
                    len(corpus.token_conflicts)}

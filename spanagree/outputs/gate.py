@@ -68,7 +68,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from ..errors import UsageError
+from ..errors import UsageError, option
 from ..core.files import write_bytes
 from ..core.sanitize import cut, markdown, visible
 
@@ -222,7 +222,7 @@ def prepare(settings: dict[str, dict[str, Any]], checks: Sequence[Check]) -> Non
         if need:
             raise UsageError(
                 f"{', '.join(need)} need{'s' if len(need) == 1 else ''} candidate items: "
-                "give --candidates tokens|documents|FILE (config: candidates.source)"
+                f"give them with {option('candidates', 'tokens')} (or documents, or a file of candidate spans)"
             )
     if any(STATISTICS[c.statistic].unitizing for c in checks):
         settings["unitizing"]["on"] = True

@@ -17,6 +17,7 @@ from spanagree.engine import EngineFallbackWarning, NotGroupedWarning, plan
 from spanagree.errors import InputError, UsageError
 from spanagree.io.synthetic import generate_corpus
 from records import line
+from locations import real_export
 
 BOOT = dict(bootstrap=60, seed=7)
 
@@ -191,6 +192,42 @@ def test_prodigy_text_classification_and_ignored_answers_are_counted_the_same(tm
     random.Random(2).shuffle(records)
     shuffled = write(tmp_path / "shuffled.jsonl", records)
     assert engine(shuffled, NotGroupedWarning, stream=True, rule="exact").to_dict() == serial(shuffled, rule="exact")
+
+
+def test_prodigy_answers_over_sessions_are_the_same_in_chunks(tmp_path):
+    # Prodigy's PyData Amsterdam 2023 dataset: 42 annotators, one answering a task in two sessions
+    path = real_export("prodigy/pydata-ams-2023.subset.jsonl")
+    lines = path.read_text(encoding="utf-8").splitlines()
+    grouped = write(tmp_path / "grouped.jsonl", sorted(lines, key=lambda text: json.loads(text)["_input_hash"]))
+    expected = serial(path)
+    again = "Prodigy answer by a rater who answered the input again (the latest kept)"
+    assert expected["annotations"]["excluded"][again] > 0
+    assert serial(grouped) == expected
+    assert engine(grouped, jobs=2).to_dict() == expected
+    random.Random(5).shuffle(lines)  # not grouped by input: documents read again, whole
+    shuffled = write(tmp_path / "shuffled.jsonl", lines)
+    assert engine(shuffled, NotGroupedWarning, jobs=2, stream=True).to_dict() == serial(shuffled)
+
+
+def test_prodigy_later_answers_replace_earlier_ones_the_same_in_chunks(tmp_path):
+    records = []
+    for k in range(80):
+        text = f"Alice met Bob in Paris, story {k}."
+        base = {"text": text, "_input_hash": 1000 + k}
+        records.append({**base, "_annotator_id": "x", "spans": [{"start": 0, "end": 5, "label": "PER"}],
+                        "answer": "accept", "_timestamp": 10})
+        # y answers in two sessions: accept, then (for some inputs) reject or ignore, later
+        second = ("reject", "ignore", "accept")[k % 3]
+        records.append({**base, "_annotator_id": "y", "_session_id": "y-1", "answer": "accept", "_timestamp": 20,
+                        "spans": [{"start": 0, "end": 5, "label": "PER"}, {"start": 10, "end": 13, "label": "PER"}]})
+        records.append({**base, "_annotator_id": "y", "_session_id": "y-2", "answer": second, "_timestamp": 30,
+                        "spans": [{"start": 0, "end": 5, "label": "PER"}]})
+    path = write(tmp_path / "sessions.jsonl", records)
+    expected = serial(path)
+    excluded = expected["annotations"]["excluded"]
+    assert excluded["Prodigy answer by a rater who answered the input again (the latest kept)"] == 80
+    assert excluded["Prodigy answer 'reject'"] == 27 and excluded["Prodigy answer 'ignore'"] == 27
+    assert engine(path, jobs=2).to_dict() == expected
 
 
 # --- errors ----------------------------------------------------------------------------------

@@ -672,7 +672,7 @@ def test_detection_of_the_text_formats(tmp_path):
     assert detect_format(tmp_path / "brat") == "brat"
     other = tmp_path / "notes.txt"
     other.write_text("just some words here\n")
-    with pytest.raises(InputError, match=r"notes.txt: cannot tell the format of notes.txt; name it with --format.*"
+    with pytest.raises(InputError, match=r"notes.txt: cannot tell the format of notes.txt; name it with format='spanagree' \(one of:.*"
                                          r"Seen: suffix '.txt', not JSON lines.*begins 'just some words here'"):
         detect_format(other)
     array = tmp_path / "plain.json"

@@ -169,7 +169,7 @@ def test_prodigy_bad_answer(write_jsonl):
 def test_format_option(write_jsonl):
     path = write_jsonl(GOOD)
     assert spanagree.read(path, format="spanagree").n_annotations == 4
-    with pytest.raises(UsageError, match="unknown format 'smoke-signals'"):
+    with pytest.raises(UsageError, match="format='smoke-signals': unknown format; expected 'auto' or one of"):
         spanagree.read(path, format="smoke-signals")
     with pytest.raises(InputError, match="field 'answer'"):
         spanagree.read(path, format="prodigy")

@@ -86,7 +86,7 @@ def chance_corrected(items: ItemMatrix, raters: list[str], *, reference: str | N
             raise UsageError(
                 f"{k:,} categories and {len(pairs):,} rater pairs: the chance-corrected family's k × k table per "
                 f"pair would hold {len(pairs) * k * k:,} cells (at most {MAX_TABLE_CELLS:,}); score without "
-                "--candidates, or with fewer labels (docs/robustness.md)"
+                "candidate items, or with fewer labels (docs/robustness.md)"
             )
         tables = np.bincount(
             pair_index * k * k + items.rating_code[first] * k + items.rating_code[second], minlength=len(pairs) * k * k
