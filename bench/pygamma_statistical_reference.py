@@ -22,6 +22,11 @@ import numpy as np
 
 OUT = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "pygamma_statistical.json"
 SEED = 0
+#: Continua left out, and why.
+SKIP = {
+    "pygamma_5by100.jsonl": "5 raters whose 500 units all lie close together: spanagree's exact alignment refuses it "
+    "(γ undefined, with that reason), and pygamma-agreement did not finish it (30 samples) in 20 minutes here",
+}
 
 
 def read_case(path: Path):
@@ -40,6 +45,8 @@ def main(data_dir: Path) -> None:
     cases = []
     paths = [*data_dir.glob("pygamma_*.jsonl"), *data_dir.glob("dkpro_gamma_*.jsonl")]
     for path in sorted(paths, key=lambda p: (len(read_case(p)[2]), p.name)):  # the slowest last
+        if path.name in SKIP:
+            continue
         raters, labels, units = read_case(path)
         continuum = pa.Continuum()
         for r in raters:
@@ -70,6 +77,7 @@ def main(data_dir: Path) -> None:
             "sampler": "StatisticalContinuumSampler (compute_gamma's default)",
             "dissimilarity": "CombinedCategoricalDissimilarity(alpha=1, beta=1)", "numpy_seed": SEED,
             "command": "python bench/pygamma_statistical_reference.py ../shared/unitizing-cases",
+            "left_out": SKIP,
         }, "cases": cases}, indent=1) + "\n")
 
 
