@@ -5,7 +5,7 @@
 
 γ: on the first ``--documents`` documents that every rater annotated and that have units, each
 document on its own, pygamma-agreement's ``compute_gamma`` (30 samples, ``ShuffleContinuumSampler``,
-default combined dissimilarity) against spanagree's :func:`~spanagree.measures.gamma.gamma` with
+default combined dissimilarity) against spanagree's :func:`~spanagree.measures.unitizing.gamma.gamma` with
 the same settings, per document; the observed disorders must agree. Then spanagree on the whole
 corpus at once (what ``spanagree score --unitizing`` does).
 

@@ -18,12 +18,14 @@ from __future__ import annotations
 
 import copy
 import gc
+import uuid
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
 import numpy as np
+import orjson
 
 from .core import options, validate
 from .core.align import AlignmentRule
@@ -139,6 +141,28 @@ class AgreementReport:
         """Everything, as plain JSON types (floats, None for undefined)."""
         return self._build(max_pairs=None, max_documents=None)
 
+    def json_chunks(self, documents_per_chunk: int = 10_000) -> Iterator[bytes]:
+        """:meth:`to_dict` as indented JSON (``orjson.dumps(..., option=OPT_INDENT_2)``, the same
+        bytes), in pieces: the per-document rows are made and written ``documents_per_chunk`` at a
+        time, so memory does not grow with the number of documents."""
+        marker = f"per-document rows {uuid.uuid4().hex}"
+        head, tail = orjson.dumps(self._build(None, None, per_document=marker), option=orjson.OPT_INDENT_2).split(
+            orjson.dumps(marker), 1
+        )
+        yield head
+        columns = self._per_document_columns()
+        n = len(columns[0])
+        if not n:
+            yield b"[]"
+        for begin in range(0, n, documents_per_chunk):
+            rows = self._per_document_rows(*(x[begin:begin + documents_per_chunk] for x in columns))
+            # one row at the list's depth (two levels in): each of its lines indented by 4 spaces
+            text = b",\n".join(orjson.dumps(row, option=orjson.OPT_INDENT_2) for row in rows).replace(b"\n", b"\n    ")
+            yield (b"[\n    " if begin == 0 else b",\n    ") + text
+        if n:
+            yield b"\n  ]"
+        yield tail
+
     def summary(self, max_pairs: int = 20, max_documents: int = 10) -> dict[str, Any]:
         """:meth:`to_dict` with only the ``max_pairs`` pairs that share most documents and the
         ``max_documents`` documents of lowest agreement (for tables; the totals are unchanged)."""
@@ -182,11 +206,17 @@ class AgreementReport:
         pairs = self.counts.comparisons.pairs
         return np.flatnonzero(np.isin(pairs[:, 0] * len(raters) + pairs[:, 1], list(keys)))
 
-    def _build(self, max_pairs: int | None, max_documents: int | None, pairs: np.ndarray | None = None) -> dict[str, Any]:
+    def _build(
+        self, max_pairs: int | None, max_documents: int | None, pairs: np.ndarray | None = None,
+        per_document: str | None = None,
+    ) -> dict[str, Any]:
+        """The report; with ``per_document`` (a marker) that string stands for the per-document rows."""
         with _no_cycle_collection():  # a dict per pair and per document: tens of thousands, no cycles
-            return self._build_now(max_pairs, max_documents, pairs)
+            return self._build_now(max_pairs, max_documents, pairs, per_document)
 
-    def _build_now(self, max_pairs: int | None, max_documents: int | None, pairs: np.ndarray | None) -> dict[str, Any]:
+    def _build_now(
+        self, max_pairs: int | None, max_documents: int | None, pairs: np.ndarray | None, per_document: str | None,
+    ) -> dict[str, Any]:
         corpus, counts = self.corpus, self.counts
         comparisons = counts.comparisons
         layout, s = self.point()
@@ -231,7 +261,7 @@ class AgreementReport:
             }, interval, ("macro",)),
             "pairs": self._pairs(pair_abc, pair_psa, layout, s.cell_abc[0], s.cell_psa[0], pair_docs, shown, interval),
             "labels": labels,
-            "per_document": self._per_document(max_documents),
+            "per_document": self._per_document(max_documents) if per_document is None else per_document,
         }
         if self.per_rater:
             from .diagnostics.raters import rater_view  # optional section: imported when asked for
@@ -352,6 +382,11 @@ class AgreementReport:
 
     def _per_document(self, limit: int | None = None) -> list[dict]:
         """Per-document counts and PSA (all documents in id order, or the ``limit`` lowest)."""
+        return self._per_document_rows(*self._per_document_columns(limit))
+
+    def _per_document_columns(self, limit: int | None = None) -> tuple[np.ndarray, ...]:
+        """The per-document rows as arrays: (documents scored, raters, pairs, a/b/c (n, 3), pooled
+        PSA, pairwise mean PSA), all documents in id order, or the ``limit`` lowest."""
         comparisons = self.counts.comparisons
         n_docs = self.corpus.n_documents
         abc = bin_rows(comparisons.doc, self.counts.abc, n_docs)
@@ -370,8 +405,10 @@ class AgreementReport:
             lowest = np.argsort(np.where(np.isnan(mean_values), np.inf, mean_values), kind="stable")[:limit]
             lowest = lowest[~np.isnan(mean_values[lowest])]
             scored, mean_values = scored[lowest], mean_values[lowest]
-        means = _floats(mean_values)
-        pooled = _floats(psa_of(abc[scored]))
+        return scored, raters[scored], n_pairs[scored], abc[scored], psa_of(abc[scored]), mean_values
+
+    def _per_document_rows(self, scored, raters, n_pairs, abc, pooled, means) -> list[dict]:
+        """One dict per document from :meth:`_per_document_columns` (or a slice of them)."""
         doc_ids = self.corpus.doc_ids
         return [
             {
@@ -385,7 +422,7 @@ class AgreementReport:
                 "pairwise_mean_psa": mean,
             }
             for d, n_raters, n, (a, b, c), pooled_value, mean in zip(
-                scored.tolist(), raters[scored].tolist(), n_pairs[scored].tolist(), abc[scored].tolist(), pooled, means
+                scored.tolist(), raters.tolist(), n_pairs.tolist(), abc.tolist(), _floats(pooled), _floats(means)
             )
         ]
 

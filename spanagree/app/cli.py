@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import itertools
 import os
 import sys
 from enum import Enum
@@ -16,7 +17,7 @@ import orjson
 import typer
 
 from ..errors import SPELLING, SpanagreeError
-from ..core.files import check_outputs, exists, write_bytes
+from ..core.files import atomic_write, check_outputs, exists, write_bytes
 from ..io import formats
 from ..core.version import __version__
 from . import config as settings_module
@@ -161,10 +162,18 @@ def score_command(
         result = score_with_settings(files, settings, progress=_progress())
         _warn_few_raters(result.raters)
         output = Output(settings["report"]["output"])
-        report = result.to_dict() if output is Output.json else result.summary(render.MAX_PAIRS, render.MAX_DOCUMENTS)
+        if output is Output.json:
+            # the per-document rows are written as they are made: memory stays bounded
+            chunks = result.json_chunks()
+            first = next(chunks)  # the whole report but those rows: any error is raised here
+        else:
+            report = result.summary(render.MAX_PAIRS, render.MAX_DOCUMENTS)
     except SpanagreeError as err:
         _fail(err)
-    _emit(report, output, out_file)
+    if output is Output.json:
+        _emit_chunks(itertools.chain([first], chunks), out_file)
+    else:
+        _emit(report, output, out_file)
 
 
 @app.command("convert")
@@ -482,6 +491,23 @@ def _emit(report: dict, output: Output, out_file: Path | None) -> None:
     else:
         _write(out_file, (text + "\n").encode("utf-8"))
         typer.echo(f"wrote {out_file}", err=True)
+
+
+def _emit_chunks(chunks, out_file: Path | None) -> None:
+    """Write JSON given in pieces (bytes), then a newline, to standard output or ``out_file``."""
+    if _to_stdout(out_file):
+        for chunk in chunks:
+            sys.stdout.write(chunk.decode("utf-8"))
+        sys.stdout.write("\n")
+        return
+    try:
+        with atomic_write(out_file, "wb") as handle:
+            for chunk in chunks:
+                handle.write(chunk)
+            handle.write(b"\n")
+    except SpanagreeError as err:
+        _fail(err)
+    typer.echo(f"wrote {out_file}", err=True)
 
 
 def _to_stdout(out_file: Path | None) -> bool:

@@ -152,7 +152,7 @@ def score_options(settings: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
     unitizing = settings["unitizing"]
     on = unitizing["on"]
     # a table in `on` (as the keyword takes it) turns unitizing on with those options over the section's
-    table = {**{k: unitizing[k] for k in ("samples", "alpha", "beta")}, **(on if isinstance(on, dict) else {})}
+    table = {**{k: unitizing[k] for k in ("samples", "sampler", "alpha", "beta")}, **(on if isinstance(on, dict) else {})}
     kwargs["unitizing"] = table if (on is True or isinstance(on, dict)) else False
     return kwargs
 

@@ -268,6 +268,9 @@ OPTIONS: tuple[Option, ...] = (
            name="unitizing", cli_type=bool),
     Option("unitizing", "samples", 30, whole(2, MAX_SAMPLES, note=" (docs/robustness.md)"),
            "γ: random continua for the expected disorder (seed: intervals.seed)", name="samples", flag=None, api=False),
+    Option("unitizing", "sampler", "statistical", choice("statistical", "shuffle"),
+           "γ: how the random continua are drawn: statistical (pygamma-agreement's default) or shuffle "
+           "(Mathet et al. 2015)", name="sampler", flag=None, api=False),
     Option("unitizing", "alpha", 1.0, number(0, closed_low=True, text="a number >= 0"),
            "γ: weight of the positional dissimilarity", name="gamma_alpha", flag=None, api=False),
     Option("unitizing", "beta", 1.0, number(0, closed_low=True, text="a number >= 0"),

@@ -79,8 +79,9 @@ def replicates(value: Any) -> int | None:
 
 
 def spans(name: str, values: Any) -> list[tuple[int, int, str]]:
-    """A list of ``(start, end, label)``: integer offsets (not bool), 0 <= start <= end, string
-    labels."""
+    """A list of ``(start, end, label)``: integer offsets (not bool), 0 <= start < end, string
+    labels. A zero-length span (``start == end``) is refused: it covers nothing, so no rule can
+    match it (the readers leave such spans out and count them; here the caller passed them)."""
     if isinstance(values, (str, bytes)) or not isinstance(values, Sequence) and not hasattr(values, "__iter__"):
         raise UsageError(f"{name} must be a list of (start, end, label) tuples, got {shown(values)}")
     checked = []
@@ -93,7 +94,12 @@ def spans(name: str, values: Any) -> list[tuple[int, int, str]]:
                 raise UsageError(f"{name}[{i}]: {what} must be a whole number, got {shown(offset)}")
         if not 0 <= start <= end <= MAX_OFFSET:
             raise UsageError(
-                f"{name}[{i}]: expected 0 <= start <= end <= 2**62, got start {shown(start)}, end {shown(end)}"
+                f"{name}[{i}]: expected 0 <= start < end <= 2**62, got start {shown(start)}, end {shown(end)}"
+            )
+        if start == end:
+            raise UsageError(
+                f"{name}[{i}]: a zero-length span (start = end = {shown(start)}) covers nothing; expected "
+                f"start < end (e.g. ({shown(start)}, {shown(start + 1)}, {shown(label)})), or leave the span out"
             )
         if not isinstance(label, str):
             raise UsageError(f"{name}[{i}]: the label must be a string, got {shown(label)}")

@@ -11,7 +11,7 @@ DESCRIPTIONS = {
     "alpha_u": "Krippendorff's α_U: how alike the raters cut the text into units and gaps, "
     "1 − observed/expected squared-offset disagreement",
     "gamma": "Mathet et al.'s γ: units aligned one-to-one across raters, 1 − observed/expected "
-    "disorder (position and label) against shuffled annotations",
+    "disorder (position and label) against random annotations",
 }
 
 
@@ -38,7 +38,7 @@ def tables(section: Mapping[str, Any], num: Callable) -> list[tuple[str, list[st
         ["γ", _value(g, num)],
         ["", DESCRIPTIONS["gamma"]],
         ["γ observed / expected disorder", f"{num(g.get('observed_disorder'))} / {num(g.get('expected_disorder'))}"],
-        *([["γ expected disorder from", f"{g['samples']} shuffled continua, seed {g['seed']}, 95% relative "
+        *([["γ expected disorder from", f"{g['samples']} random continua ({g['sampler'].split(' (')[0]} sampler), seed {g['seed']}, 95% relative "
             f"precision {num(g.get('precision'))}"]] if "samples" in g else []),
         ["γ-cat (labels of aligned units)", num(g.get("gamma_cat"))],
         ["documents (every rater annotated)", section["documents"]],

@@ -8,6 +8,7 @@ import sys
 import pytest
 from typer.testing import CliRunner
 
+import spanagree
 from spanagree.app.cli import app
 from records import line
 
@@ -121,3 +122,31 @@ def test_a_bad_flag_value_names_the_option_and_the_allowed_values(example_path, 
     result = run(command, example_path, *args)
     assert result.exit_code == 2
     assert message in " ".join(result.stderr.split())
+
+
+@pytest.mark.parametrize("flags", [[], ["--bootstrap", "20", "--unitizing", "--per-rater"], ["--candidates", "tokens"]])
+def test_json_output_is_streamed_with_the_same_bytes(example_path, tmp_path, flags):
+    """score --output json writes the per-document rows as it makes them: the bytes are those of
+    the whole report dumped at once, on standard output and in a file, in chunks of any size."""
+    import orjson
+
+    report = spanagree.score(
+        spanagree.read(example_path), **({"bootstrap": 20, "unitizing": True, "per_rater": True} if "--bootstrap" in flags
+                                         else {"candidates": "tokens"} if flags else {}))
+    whole = orjson.dumps(report.to_dict(), option=orjson.OPT_INDENT_2) + b"\n"
+    assert run("score", example_path, *flags, "--output", "json").stdout_bytes == whole
+    assert run("score", example_path, *flags, "--output", "json", "-o", tmp_path / "r.json").exit_code == 0
+    assert (tmp_path / "r.json").read_bytes() == whole
+    for size in (1, 7, 49, 50, 10_000):
+        assert b"".join(report.json_chunks(size)) + b"\n" == whole
+
+
+def test_json_output_without_scored_documents(write_jsonl):
+    import orjson
+
+    # two raters who never annotated one document: nothing to compare, per_document is []
+    path = write_jsonl([line("d1", "ann1", [(0, 5, "PER")]), line("d2", "ann2", [(0, 5, "PER")])])
+    report = spanagree.score(path)
+    assert report.to_dict()["per_document"] == []
+    whole = orjson.dumps(report.to_dict(), option=orjson.OPT_INDENT_2) + b"\n"
+    assert run("score", path, "--output", "json").stdout_bytes == whole

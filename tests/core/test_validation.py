@@ -34,8 +34,9 @@ def test_psa_takes_numpy_counts_and_f_beta_a_finite_beta():
 
 @pytest.mark.parametrize("spans, expected", [
     ([(0, 1)], "tuple"),
-    ([(2, 1, "A")], "start <= end"),
-    ([(-1, 1, "A")], "start <= end"),
+    ([(2, 1, "A")], "start < end"),
+    ([(-1, 1, "A")], "start < end"),
+    ([(3, 3, "A")], r"spans_[ab]\[0\]: a zero-length span \(start = end = 3\)"),
     ([(0.5, 1, "A")], "whole number"),
     ([(True, 1, "A")], "whole number"),
     ([("0", 1, "A")], "whole number"),

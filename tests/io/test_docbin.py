@@ -17,7 +17,7 @@ from spanagree.io.docbin import write_docbin
 from records import line
 
 spacy = pytest.importorskip("spacy")
-from spacy.tokens import DocBin  # noqa: E402
+from spacy.tokens import DocBin, Span  # noqa: E402
 
 NUMBERS = ("documents", "raters", "labels_seen", "rule", "overall", "macro", "pairs", "labels", "per_document")
 
@@ -205,3 +205,17 @@ def test_reading_jsonl_does_not_import_spacy_even_with_docbin_registered(example
     )
     out = subprocess.run([sys.executable, "-c", probe, str(example_path)], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_zero_length_spans_are_read_left_out_and_counted(tmp_path, nlp):
+    # spaCy allows a span of no tokens; the reader leaves it out and counts it (align_spans, given
+    # such a span directly, refuses it instead: tests/core/test_validation.py)
+    for rater in ("alice", "bob"):
+        doc = nlp("Alice met Bob.")
+        doc.spans["sc"] = [doc.char_span(0, 5, "PER")] + ([Span(doc, 1, 1, "PER")] if rater == "alice" else [])
+        assert doc.spans["sc"][-1].start_char == doc.spans["sc"][-1].end_char or rater == "bob"
+        save([doc], tmp_path / f"{rater}.spacy")
+    report = spanagree.score(spanagree.read([tmp_path / "alice.spacy", tmp_path / "bob.spacy"], spans_key="sc")).to_dict()
+    assert report["spans"]["excluded"] == {"empty spaCy span (no characters)": 1}
+    assert report["spans"]["read"] == 3 and report["spans"]["scored"] == 2
+    assert report["overall"]["pooled_psa"] == 1.0

@@ -96,6 +96,27 @@ def test_cli_flag_config_and_tables(small, tmp_path):
     assert bad.exit_code == 2 and "[unitizing] samples" in bad.output
 
 
+def test_sampler_option_in_every_interface(small, tmp_path):
+    """γ's random continua: statistical by default; shuffle by flag, config key or keyword."""
+    default = json.loads(run("score", small, "--unitizing", "--output", "json").stdout)["unitizing"]["gamma"]
+    assert default["sampler"].startswith("statistical")
+    flag = run("score", small, "--unitizing", "--unitizing.sampler", "shuffle", "--output", "json")
+    assert flag.exit_code == 0, flag.output
+    shuffled = json.loads(flag.stdout)["unitizing"]["gamma"]
+    assert shuffled["sampler"].startswith("shuffle")
+    assert shuffled["observed_disorder"] == default["observed_disorder"]
+    cfg = tmp_path / "s.cfg"
+    cfg.write_text("[unitizing]\non = true\nsampler = \"shuffle\"\n")
+    assert json.loads(run("score", small, "--config", cfg, "--output", "json").stdout)["unitizing"]["gamma"] == shuffled
+    api = spanagree.score(small, unitizing={"sampler": "shuffle"}).to_dict()["unitizing"]["gamma"]
+    assert api == shuffled
+    assert "random continua (shuffle sampler)" in run("score", small, "--unitizing", "--unitizing.sampler", "shuffle").output
+    bad = run("score", small, "--unitizing", "--unitizing.sampler", "mathet")
+    assert bad.exit_code == 2 and "[unitizing] sampler" in bad.output and "statistical" in bad.output
+    with pytest.raises(UsageError, match="sampler must be one of 'statistical', 'shuffle'"):
+        spanagree.score(small, unitizing={"sampler": "mathet"})
+
+
 def test_gate_names(small):
     ok = run("gate", small, "--min", "alpha_u=-1", "--min", "gamma=-1", "--min", "gamma_k:PER=-5",
              "--min", "alpha_u_label:PER=-5")

@@ -277,3 +277,40 @@ def _not_blank(path: Path) -> bool:
     with Image.open(path) as image:
         colours = image.convert("RGB").getcolors(maxcolors=1 << 20)
     return colours is None or len(colours) > 50
+
+
+def test_huge_names_and_texts_are_cut_and_said_so(write_jsonl, tmp_path):
+    """A 1 MB label, rater name and document id and a 1 MB text: the page shows their first
+    characters, says where and why it cut, and stays small (drawing the whole label as a chart
+    tick took minutes). Not timed: the bound is on what the page holds."""
+    from spanagree.outputs.html.charts import MAX_CHART_NAME
+    from spanagree.outputs.html.page import MAX_SHOWN
+
+    big = "L" * 1_000_000
+    text = ("Alice met Bob in Paris. " * 42_000)[:1_000_000]
+    rows = [
+        line(f"d{d}" + "D" * 1_000_000, rater, [(0, 5, big), (10, 13, "PER"), (999_000, 999_005, big + "2")], text=text)
+        for d in range(2) for rater in ("A" * 1_000_000, "B")
+    ]
+    path = write_jsonl(rows)
+    out = tmp_path / "huge.html"
+    result = run("report", path, "-o", out, "--bootstrap", "5")
+    assert result.exit_code == 0, result.output
+    page = out.read_text(encoding="utf-8")
+    assert len(page) < 1_000_000  # the names and texts are not on it whole
+    assert "L" * (MAX_SHOWN + 1) not in page and "A" * (MAX_SHOWN + 1) not in page and "D" * (MAX_SHOWN + 1) not in page
+    assert "L" * MAX_SHOWN + "… (cut: 1,000,000 characters in all)" in page
+    assert "A" * MAX_SHOWN + "… (cut: 1,000,000 characters in all)" in page
+    assert "Some labels and raters and document ids are longer than 300 characters" in page
+    assert f"(charts: {MAX_CHART_NAME})" in page
+    assert "more characters not shown" in page  # the text, cut at its own limit
+    # the CSV beside the page keeps the ids whole
+    assert "D" * 1_000_000 in (tmp_path / "huge.documents.csv").read_text(encoding="utf-8")
+
+
+def test_short_names_get_no_cut_note(write_jsonl, tmp_path):
+    path = write_jsonl([line("d1", "ann1", [(0, 5, "PER")]), line("d1", "ann2", [(0, 5, "PER")])])
+    out = tmp_path / "r.html"
+    assert run("report", path, "-o", out, "--bootstrap", "5").exit_code == 0
+    page = out.read_text(encoding="utf-8")
+    assert "longer than 300 characters" not in page and "(cut:" not in page

@@ -25,15 +25,29 @@ exactly per connected component by :func:`spanagree.core.align.match`; for more 
 component of the candidate graph is solved exactly by a search over its set partitions.
 Documents are aligned separately: no tuple spans two documents.
 
-**Expected disorder.** Random continua come from the shuffling of Mathet et al. (2015, §5.2) as
-pygamma-agreement's ``ShuffleContinuumSampler`` implements it (integer pivots): on the continuum
-``[0, max end)`` of all documents laid end to end, each of ``n`` sampled raters copies the whole
-annotation of a rater drawn at random (with replacement; raters ordered by their annotations, so
-that names and input order do not change the draws), shifted by a pivot drawn among the
-positions not within half the mean unit length of an earlier pivot, units that would start past
-the end wrapping round to the start. The samples are drawn from a seeded NumPy generator; their
-number and the relative precision of ``δ_e`` (95%, ``1.96 · sd / (mean · √samples)``) are
-reported.
+**Expected disorder.** ``δ_e`` is the mean observed disorder of random continua drawn by one of
+two samplers, each on the continuum of all documents laid end to end:
+
+- ``"statistical"`` (the default; pygamma-agreement's default, ``StatisticalContinuumSampler``,
+  Titeux & Riad 2021), which DKPro's γ fixtures follow too. From the continuum it takes the mean
+  and standard deviation of the number of units per rater, of the units' lengths and of the
+  *gaps* (a rater's next start minus their previous end, negative for overlapping units; each
+  rater's first start when above 0; and one gap of 0), and the share of each label. Each sampled
+  rater gets ``|trunc(N(mean, sd))|`` units (the first rater of a continuum at least one); unit
+  after unit, the start is the previous end (0 at first) plus a gap drawn from ``N(mean, sd)``,
+  the length is ``|N(mean, sd)|`` (drawn again when not positive) and the label is drawn by the
+  shares. Positions are real numbers; since γ's dissimilarity depends only on ratios of
+  positions, each sample is shifted to start at 0 and scaled to integers (the mean length to
+  2^16 or less), which changes no disorder by more than about 10^-5.
+- ``"shuffle"``: the shuffling of Mathet et al. (2015, §5.2) as pygamma-agreement's
+  ``ShuffleContinuumSampler`` implements it (integer pivots): on ``[0, max end)``, each of ``n``
+  sampled raters copies the whole annotation of a rater drawn at random (with replacement;
+  raters ordered by their annotations, so that names and input order do not change the draws),
+  shifted by a pivot drawn among the positions not within half the mean unit length of an
+  earlier pivot, units that would start past the end wrapping round to the start.
+
+The samples are drawn from a seeded NumPy generator; their number and the relative precision of
+``δ_e`` (95%, ``1.96 · sd / (mean · √samples)``) are reported.
 
 References: Mathet, Y., Widlöcher, A. & Métivier, J.-P. (2015), "The unified and holistic method
 Gamma (γ) for inter-annotator agreement measure and alignment", Computational Linguistics 41(3):
@@ -57,6 +71,12 @@ from ...errors import UsageError
 #: tuples when m raters' units all lie close together: 20 raters marking one span would take hours).
 MAX_STATES = 200_000
 MAX_TUPLES = 200_000
+
+#: The random continua γ's expected disorder may be drawn from, and what the report says of each.
+SAMPLERS = {
+    "statistical": "statistical (pygamma-agreement's default StatisticalContinuumSampler; Titeux & Riad 2021)",
+    "shuffle": "shuffle (Mathet et al. 2015, §5.2; pygamma-agreement's ShuffleContinuumSampler)",
+}
 
 
 @dataclass(frozen=True)
@@ -433,6 +453,89 @@ def observed_disorder(alignment: Alignment, n_units: int, n_raters: int) -> floa
     return alignment.total / (n_units / n_raters)
 
 
+def continuum_statistics(rater: np.ndarray, label: np.ndarray, start: np.ndarray, end: np.ndarray,
+                         n_raters: int, n_labels: int) -> dict[str, Any]:
+    """What the statistical sampler draws from: mean and (population) standard deviation of the
+    units per rater, of the gaps and of the lengths, and each label's share.
+
+    A *gap* is a rater's start minus their previous unit's end (units by start, then end; negative
+    when two of a rater's units overlap), each rater's first start when above 0, and one gap of 0
+    (which keeps a continuum of single units from having no gap at all), as pygamma-agreement's
+    ``StatisticalContinuumSampler`` takes them.
+    """
+    order = np.lexsort((label, end, start, rater))
+    r, s, e = rater[order], start[order], end[order]
+    same = r[1:] == r[:-1]
+    first = np.concatenate([[True], ~same])
+    first_starts = s[first]
+    gaps = np.concatenate([[0], (s[1:] - e[:-1])[same], first_starts[first_starts > 0]]).astype(np.float64)
+    per_rater = np.bincount(rater, minlength=n_raters).astype(np.float64)
+    lengths = (end - start).astype(np.float64)
+    return {
+        "units": (float(per_rater.mean()), float(per_rater.std())),
+        "gap": (float(gaps.mean()), float(gaps.std())),
+        "length": (float(lengths.mean()), float(lengths.std())),
+        "label_share": np.bincount(label, minlength=n_labels) / len(label),
+    }
+
+
+#: Mean unit length in a statistical sample once scaled to integers (and the largest end allowed).
+SCALED_LENGTH = 2**16
+SCALED_END = 2**40
+
+
+def statistical_samples(
+    rng: np.random.Generator,
+    rater: np.ndarray,
+    label: np.ndarray,
+    start: np.ndarray,
+    end: np.ndarray,
+    n_raters: int,
+    n_labels: int,
+    samples: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Random continua drawn from the continuum's statistics (:func:`continuum_statistics`).
+
+    Sample ``k``'s rater ``r`` gets ``|trunc(N(μ_units, σ_units))|`` units (rater 0 at least one);
+    each unit starts a gap ``~ N(μ_gap, σ_gap)`` after the rater's previous end (after 0 for the
+    first), lasts ``|N(μ_len, σ_len)|`` (drawn again while it would be empty once scaled) and has
+    a label drawn by the labels' shares. All draws are made at once; positions are then shifted
+    to start at 0 within each sample and scaled to integers (γ's dissimilarity is invariant to
+    both). Returns ``(sample, rater, label, start, end)`` like :func:`shuffle_samples`.
+    """
+    stats = continuum_statistics(rater, label, start, end, n_raters, n_labels)
+    mu_n, sd_n = stats["units"]
+    counts = np.abs(np.trunc(rng.normal(mu_n, sd_n, size=(samples, n_raters)))).astype(np.int64)
+    counts[:, 0] = np.maximum(counts[:, 0], 1)
+    flat = counts.ravel()  # (samples * n_raters,), sample-major
+    total = int(flat.sum())
+    slot = np.repeat(np.arange(len(flat)), flat)
+    gaps = rng.normal(*stats["gap"], size=total)
+    mu_len, sd_len = stats["length"]
+    scale_guess = SCALED_LENGTH / mu_len
+    lengths = np.abs(rng.normal(mu_len, sd_len, size=total))
+    while True:  # a unit must keep at least one unit of length once scaled
+        short = np.flatnonzero(lengths * scale_guess < 1)
+        if not len(short):
+            break
+        lengths[short] = np.abs(rng.normal(mu_len, sd_len, size=len(short)))
+    labels = rng.choice(n_labels, size=total, p=stats["label_share"])
+    # start_i = Σ_{j <= i} gap_j + Σ_{j < i} length_j within each (sample, rater) run
+    steps = np.cumsum(gaps + lengths)
+    run_start = np.concatenate([[0], np.cumsum(flat)[:-1]])
+    before = np.concatenate([[0.0], steps])[run_start]  # the cumulative sum up to each run's start
+    s = steps - lengths - np.repeat(before, flat)
+    e = s + lengths
+    sample = slot // n_raters
+    low = np.full(samples, np.inf)
+    np.minimum.at(low, sample, s)
+    s, e = s - low[sample], e - low[sample]
+    scale = min(scale_guess, SCALED_END / max(float(e.max()), 1.0))
+    s_int = np.floor(s * scale + 0.5).astype(np.int64)
+    e_int = np.maximum(np.floor(e * scale + 0.5).astype(np.int64), s_int + 1)
+    return sample, slot % n_raters, labels.astype(np.int64), s_int, e_int
+
+
 def shuffle_samples(
     rng: np.random.Generator,
     rater: np.ndarray,
@@ -537,9 +640,10 @@ def gamma(
     dissimilarity: Dissimilarity = Dissimilarity(),
     samples: int = 30,
     seed: int = 0,
+    sampler: str = "statistical",
     per_label: bool = True,
 ) -> dict[str, Any]:
-    """γ of a corpus: best alignment per document, expected disorder from shuffled continua.
+    """γ of a corpus: best alignment per document, expected disorder from random continua.
 
     Parameters
     ----------
@@ -550,6 +654,8 @@ def gamma(
         annotated every document.
     dissimilarity : the combined dissimilarity (``alpha``, ``beta``, categorical matrix).
     samples, seed : number of random continua (at least 2) and the seed of their generator.
+    sampler : ``"statistical"`` (pygamma-agreement's default) or ``"shuffle"`` (Mathet et al.
+        2015, §5.2): how the random continua are drawn (see the module's docstring).
     per_label : also report γ-cat and γ-k for each label.
 
     Returns
@@ -566,6 +672,8 @@ def gamma(
         raise UsageError(f"γ needs at least 2 raters, got {n_raters}")
     if samples < 2:
         raise UsageError(f"γ needs at least 2 random samples, got {samples}")
+    if sampler not in SAMPLERS:
+        raise UsageError(f"γ's sampler must be one of {', '.join(map(repr, SAMPLERS))}, got {sampler!r}")
     if len(start) and ((end <= start).any() or (start < 0).any() or (end > doc_length[doc]).any()):
         raise UsageError("every unit must be non-empty and lie within its document")
     if n_labels is None:
@@ -578,7 +686,7 @@ def gamma(
         "expected_disorder": None,
         "samples": samples,
         "seed": seed,
-        "sampler": "shuffle (Mathet et al. 2015, §5.2; pygamma-agreement's ShuffleContinuumSampler)",
+        "sampler": SAMPLERS[sampler],
         "units": int(len(start)),
     }
     if not len(start):
@@ -593,9 +701,11 @@ def gamma(
     offset = np.concatenate([[0], np.cumsum(doc_length)[:-1]]).astype(np.int64)
     g_start, g_end = start + offset[doc], end + offset[doc]
     rng = np.random.default_rng(seed)
-    sample_group, s_rater, s_label, s_start, s_end = shuffle_samples(
-        rng, rater, label, g_start, g_end, n_raters, samples
-    )
+    if sampler == "statistical":
+        drawn = statistical_samples(rng, rater, label, g_start, g_end, n_raters, n_labels, samples)
+    else:
+        drawn = shuffle_samples(rng, rater, label, g_start, g_end, n_raters, samples)
+    sample_group, s_rater, s_label, s_start, s_end = drawn
     try:
         chance = best_alignment(
             sample_group, s_rater, s_label, s_start, s_end, n_raters=n_raters, dissimilarity=dissimilarity

@@ -2,7 +2,7 @@
 
 Both measures look at the raters' spans directly, without candidate items: α_U
 (:mod:`spanagree.measures.alpha_u`) compares how the raters cut the continuum into units and
-gaps; γ (:mod:`spanagree.measures.gamma`) aligns the units and weighs positional and label
+gaps; γ (:mod:`spanagree.measures.unitizing.gamma`) aligns the units and weighs positional and label
 differences. This module turns a :class:`~spanagree.core.model.Corpus` into their columns and the
 results into the ``"unitizing"`` section of the report.
 
@@ -20,10 +20,10 @@ import numpy as np
 from ...errors import UsageError
 from ...core.model import Corpus
 from .alpha_u import alpha_u
-from .gamma import Dissimilarity, gamma
+from .gamma import SAMPLERS, Dissimilarity, gamma
 
 
-OPTION_KEYS = ("samples", "alpha", "beta", "categorical")
+OPTION_KEYS = ("samples", "sampler", "alpha", "beta", "categorical")
 
 
 def unitizing_section(
@@ -36,7 +36,8 @@ def unitizing_section(
 ) -> dict[str, Any]:
     """The ``"unitizing"`` report section: α_U and γ overall and per label.
 
-    ``options``: ``samples`` (random continua for γ, default 30), ``alpha`` and ``beta`` (weights
+    ``options``: ``samples`` (random continua for γ, default 30), ``sampler`` (how they are
+    drawn: ``"statistical"``, pygamma-agreement's default, or ``"shuffle"``), ``alpha`` and ``beta`` (weights
     of the positional and categorical dissimilarity, default 1), ``categorical`` (a
     ``{label: {label: distance}}`` table; default 0/1). ``intervals``: an
     :class:`~spanagree.measures.intervals.IntervalOptions` to add bootstrap intervals of α_U over
@@ -49,6 +50,9 @@ def unitizing_section(
     samples = options.get("samples", 30)
     if type(samples) is not int or samples < 2:
         raise UsageError(f"unitizing samples must be a whole number >= 2, got {samples!r}")
+    sampler = options.get("sampler", "statistical")
+    if sampler not in SAMPLERS:
+        raise UsageError(f"unitizing sampler must be one of {', '.join(map(repr, SAMPLERS))}, got {sampler!r}")
     for key in ("alpha", "beta"):
         value = options.get(key, 1.0)
         if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
@@ -92,7 +96,7 @@ def unitizing_section(
     )
     g = gamma(
         doc, rater, label, start, end, length, n_raters=n_raters, n_labels=len(labels),
-        dissimilarity=dissimilarity, samples=samples, seed=seed,
+        dissimilarity=dissimilarity, samples=samples, seed=seed, sampler=sampler,
     )
     gamma_k = g.pop("gamma_k", {})
     g.update(alpha=dissimilarity.alpha, beta=dissimilarity.beta,

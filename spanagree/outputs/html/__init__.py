@@ -34,7 +34,7 @@ import numpy as np
 
 from ...core.files import write_bytes
 from . import bands, charts
-from .page import esc, frame, label_css, table
+from .page import MAX_SHOWN, esc, frame, label_css, table
 from ...core.version import __version__
 from ...diagnostics.disagreements import disputed_spans, from_report, label_confusion_pairs
 from ...diagnostics.raters import rater_view
@@ -105,7 +105,7 @@ def _render(report, data: dict[str, Any], *, title: str | None, max_documents: i
     corpus = report.corpus
     found = from_report(report)
     title = title or "Agreement report"
-    parts = [f"<h1>{esc(title)}</h1>", _lead(data, sources)]
+    parts = [f"<h1>{esc(title)}</h1>", _lead(data, sources), *_cut_note(corpus)]
     parts += _headline(data)
     parts += _labels(data, charts)
     parts += views.per_rater(data["per_rater"], corpus.labels, charts)
@@ -178,6 +178,17 @@ def _lead(data: dict, sources: Sequence[str]) -> str:
     if sources:
         text += " Input: " + ", ".join(f"<code>{esc(Path(s).name)}</code>" for s in sources) + "."
     return f"<p class=\"lead\">{text}</p>"
+
+
+def _cut_note(corpus) -> list[str]:
+    """Say so when some label, rater or document id is too long to show whole."""
+    long = [what for what, names in (("labels", corpus.labels), ("raters", corpus.raters), ("document ids", corpus.doc_ids))
+            if any(len(name) > MAX_SHOWN for name in names)]
+    if not long:
+        return []
+    return [f"<p class=\"note\">Some {' and '.join(long)} are longer than {MAX_SHOWN} characters: this page shows "
+            f"their first {MAX_SHOWN} (charts: {charts.MAX_CHART_NAME}) and says where it cut; "
+            "<code>spanagree score --output json</code> and the CSV beside this page have them whole.</p>"]
 
 
 def _headline(data: dict) -> list[str]:
@@ -426,7 +437,7 @@ def _highlight(text: str, spans: list[tuple[int, int, int, bool]], labels: list[
     cuts = sorted({0, n, *(s for s, _, _, _ in spans), *(e for _, e, _, _ in spans)})
     out = []
     for p, q in zip(cuts, cuts[1:]):
-        piece = esc(shown[p:q])
+        piece = esc(shown[p:q], limit=None)  # the text is cut at MAX_TEXT already
         cover = [sp for sp in spans if sp[0] <= p and sp[1] >= q]
         if cover:
             inner = min(cover, key=lambda sp: (sp[1] - sp[0], sp[2]))

@@ -130,9 +130,18 @@ def kappa_curve(d: Sequence[float], kappa: Sequence[float | None], psa: float | 
         return _svg(fig, prefix)
 
 
+#: Characters of a name drawn in a chart at most (the rest is cut, marked with …): matplotlib
+#: measures every glyph of a tick label, so a 1 MB label would take minutes to draw.
+MAX_CHART_NAME = 40
+
+
 def _plain(text: str) -> str:
-    """A name from the data as literal text: matplotlib reads ``$...$`` as math unless escaped."""
-    return str(text).replace("$", r"\$")
+    """A name from the data as literal text, cut to :data:`MAX_CHART_NAME` characters:
+    matplotlib reads ``$...$`` as math unless escaped."""
+    text = str(text)
+    if len(text) > MAX_CHART_NAME:
+        text = text[: MAX_CHART_NAME - 1] + "…"
+    return text.replace("$", r"\$")
 
 
 def _svg(fig, prefix: str) -> str:

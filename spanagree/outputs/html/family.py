@@ -55,5 +55,5 @@ def section(chance: dict) -> list[str]:
         table(["coefficient", "value", "SE", f"{level(chance)} interval", "p", "items used", "skipped", "bands"], rows,
               css="family", numeric={1, 2, 4}),
     ]
-    out += [f"<p class=\"note\">{esc(note)}</p>" for note in chance.get("band_notes", [])]
+    out += [f"<p class=\"note\">{esc(note, limit=None)}</p>" for note in chance.get("band_notes", [])]
     return out

@@ -52,9 +52,18 @@ footer { margin-top: 40px; color: var(--muted); font-size: 12px; }
 """
 
 
-def esc(value) -> str:
-    """Text from the data, escaped for HTML text and attribute values."""
-    return escape(no_bidi(str(value)), quote=True)
+#: Characters of one name or value from the data shown at most (a label, a rater, a document id);
+#: a longer one is cut and says so where it stands. Document texts have their own limit.
+MAX_SHOWN = 300
+
+
+def esc(value, limit: int | None = MAX_SHOWN) -> str:
+    """Text from the data, escaped for HTML text and attribute values; cut after ``limit``
+    characters (None: whole), with the full length said in its place."""
+    text = str(value)
+    if limit is not None and len(text) > limit:
+        text = f"{text[:limit]}… (cut: {len(text):,} characters in all)"
+    return escape(no_bidi(text), quote=True)
 
 
 def label_css(n_labels: int) -> str:
