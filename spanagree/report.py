@@ -113,6 +113,14 @@ class AgreementReport:
         """Everything, as plain JSON types (floats, None for undefined)."""
         return self._build(max_pairs=None, max_documents=None)
 
+    def frame(self, name: str):
+        """Table ``name`` as a pandas DataFrame: ``"pairs"``, ``"labels"``, ``"documents"``,
+        ``"raters"``, ``"outcomes"``, ``"disagreements"``, ``"chance"`` or ``"unitizing"``
+        (columns and dtypes: :data:`spanagree.notebook.frames.COLUMNS`; needs pandas)."""
+        from .notebook.frames import frame  # pandas, imported when a table is asked for
+
+        return frame(self, name)
+
     def summary(self, max_pairs: int = 20, max_documents: int = 10) -> dict[str, Any]:
         """:meth:`to_dict` with only the ``max_pairs`` pairs that share most documents and the
         ``max_documents`` documents of lowest agreement (for tables; the totals are unchanged)."""

@@ -153,14 +153,49 @@ def score_command(
 
     try:
         files, settings = _command_settings(ctx, paths, config)
-        check_outputs([None if _to_stdout(out_file) else out_file], files)
+        kind = settings["report"]["output"]
+        if kind in TABLE_OUTPUTS:
+            _check_table_folder(out_file, kind, files)
+        else:
+            check_outputs([None if _to_stdout(out_file) else out_file], files)
         result = score_with_settings(files, settings, progress=_progress())
         _warn_few_raters(result.raters)
-        output = Output(settings["report"]["output"])
+        if kind in TABLE_OUTPUTS:
+            _write_tables(result, out_file, kind)
+            return
+        output = Output(kind)
         report = result.to_dict() if output is Output.json else result.summary(render.MAX_PAIRS, render.MAX_DOCUMENTS)
     except SpanagreeError as err:
         _fail(err)
     _emit(report, output, out_file)
+
+
+#: ``score --output`` values that write a folder of tables (spanagree.notebook.frames).
+TABLE_OUTPUTS = ("csv", "parquet")
+
+
+def _check_table_folder(out_file: Path | None, kind: str, files) -> None:
+    """A folder of tables needs ``-o FOLDER``: one file per table is what a spreadsheet opens."""
+    from ..notebook import frames  # imported when the command runs (import time)
+
+    if _to_stdout(out_file):
+        raise UsageError(f"--output {kind} writes one file per table (pairs.{kind}, labels.{kind}, ...): "
+                         "name their folder with -o FOLDER")
+    frames.check_writer(kind)
+    if out_file.exists() and not out_file.is_dir():
+        raise UsageError(f"--output {kind}: -o {str(out_file)!r} is a file; tables are written to a folder")
+    if out_file.is_dir():
+        check_outputs([out_file / f"{name}.{kind}" for name in frames.TABLES], files)
+    else:  # made when the tables are written: its parent must exist
+        check_outputs([out_file], files)
+
+
+def _write_tables(result, out_file: Path, kind: str) -> None:
+    from ..notebook import frames  # imported when the command runs (import time)
+
+    written = frames.write(result, out_file, output=kind)
+    for name, n in written.items():
+        typer.echo(f"wrote {out_file / f'{name}.{kind}'} ({n} rows)", err=True)
 
 
 @app.command("convert")
