@@ -121,6 +121,20 @@ class AgreementReport:
 
         return frame(self, name)
 
+    @property
+    def plot(self):
+        """The report's charts as matplotlib figures: ``report.plot.labels()``, ``.pairs()``,
+        ``.raters()``, ``.kappa_curve()`` (the drawings of the HTML report; needs matplotlib)."""
+        from .notebook.figures import Plots  # matplotlib, imported when a chart is asked for
+
+        return Plots(self)
+
+    def _repr_html_(self) -> str:
+        """The headline with its intervals, per label and per rater pair, for Jupyter."""
+        from .notebook.display import report_html  # jinja2, imported when a notebook shows a report
+
+        return report_html(self)
+
     def summary(self, max_pairs: int = 20, max_documents: int = 10) -> dict[str, Any]:
         """:meth:`to_dict` with only the ``max_pairs`` pairs that share most documents and the
         ``max_documents`` documents of lowest agreement (for tables; the totals are unchanged)."""

@@ -41,6 +41,8 @@ LAZY: dict[tuple[str, str], str] = {
     ("spanagree.report", "spanagree.measures.chance"): _SECTION,
     ("spanagree.report", "spanagree.measures.unitizing"): _SECTION,
     ("spanagree.report", "spanagree.notebook.frames"): "tables load pandas, only when one is asked for",
+    ("spanagree.report", "spanagree.notebook.figures"): "charts load matplotlib, only when one is asked for",
+    ("spanagree.report", "spanagree.notebook.display"): "the notebook view loads jinja2, only in a notebook",
     ("spanagree.notebook.frames", "spanagree.diagnostics.disagreements"): _SECTION,
     ("spanagree.notebook.frames", "spanagree.diagnostics.raters"): _SECTION,
     ("spanagree.app.cli", "spanagree.notebook.frames"): _COMMAND,

@@ -44,6 +44,7 @@ import numpy as np
 from ..errors import UsageError
 from ..core import validate
 from ..core.validate import shown
+from ..core.templates import render
 from .psa import psa
 from .student_t import t_cdf
 
@@ -215,6 +216,10 @@ class AltTestResult:
     shah_s: dict[str, Any] | None = None
     psa_with_humans: list[dict[str, Any]] | None = None
     rule: dict[str, Any] | None = None
+
+    def _repr_html_(self) -> str:
+        """The verdict, the winning rate, ρ and the per-human tests, for Jupyter."""
+        return render("alt_test.html.j2", r=self.to_dict())
 
     @property
     def trusted(self) -> bool:

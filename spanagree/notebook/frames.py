@@ -102,14 +102,21 @@ def rows(report, name: str, data: dict[str, Any] | None = None) -> list[dict[str
         from ..diagnostics.disagreements import cases, from_report
 
         return list(cases(report.corpus, from_report(report)))
-    if name == "raters" and (data is None or "per_rater" not in data):
-        from ..diagnostics.raters import rater_view
-
-        # the same view as score(per_rater=True): its intervals come with the report's bootstrap
-        with_raters = replace(report, per_rater=True, _intervals=None)
-        return _raters(rater_view(with_raters, with_raters._interval_lookup(None)))
+    if name == "raters":
+        return _raters(rater_section(report, data))
     data = report.to_dict() if data is None else data
     return _FROM_DICT[name](data)
+
+
+def rater_section(report, data: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """The report's ``per_rater`` section: from ``data`` when it has one, else made as
+    ``score(per_rater=True)`` makes it (with intervals when the report has a bootstrap)."""
+    if data is not None and "per_rater" in data:
+        return data["per_rater"]
+    from ..diagnostics.raters import rater_view
+
+    with_raters = replace(report, per_rater=True, _intervals=None)
+    return rater_view(with_raters, with_raters._interval_lookup(None))
 
 
 def frame(report, name: str, data: dict[str, Any] | None = None):
@@ -268,5 +275,5 @@ def _unitizing_row(measure: str, label: str | None, entry: dict) -> dict:
 
 _FROM_DICT: dict[str, Callable[[dict], list[dict]]] = {
     "pairs": _pairs, "labels": _labels, "documents": _documents,
-    "raters": lambda data: _raters(data["per_rater"]), "outcomes": _outcomes, "chance": _chance, "unitizing": _unitizing,
+    "outcomes": _outcomes, "chance": _chance, "unitizing": _unitizing,
 }

@@ -42,7 +42,7 @@ from .family import section
 from . import views
 from .views import band_note
 from ..unitizing_text import DESCRIPTIONS
-from ..tables import spans_marked
+from ...notebook import figures
 
 #: Bootstrap replicates when none were configured.
 DEFAULT_REPLICATES = 1000
@@ -246,13 +246,8 @@ def _labels(data: dict, charts) -> list[str]:
     labels = data["labels"]
     if not labels:
         return ["<h2>Per label</h2>", "<p class=\"note\">No spans were marked.</p>"]
-    names = list(labels)
-    if len(names) > charts.MAX_CHART_LABELS:
-        names = sorted(names, key=lambda n: -spans_marked(labels[n]))[: charts.MAX_CHART_LABELS]
-    values = [labels[n]["pairwise_mean_psa"] for n in names]
-    intervals = [labels[n].get("pairwise_mean_psa_interval") or {} for n in names]
-    svg = charts.label_intervals(names, values, [i.get("low") for i in intervals], [i.get("high") for i in intervals],
-                                 prefix="labels-")
+    names = figures.labels_shown(data)
+    svg = charts.labels(data)
     rows = [
         [esc(n), num(v["pairwise_mean_psa"]), _ci(v.get("pairwise_mean_psa_interval")), num(v["pooled_psa"]),
          _count(v["a"]), _count(v["b"]), _count(v["c"])]
@@ -274,18 +269,9 @@ def _pairs(data: dict, corpus, charts) -> list[str]:
     out = ["<h2>Rater pairs</h2>"]
     if not pairs:
         return out + ["<p class=\"note\">No two raters submitted the same document.</p>"]
-    shown = raters
-    if len(raters) > charts.MAX_HEATMAP_RATERS:
-        submitted = np.bincount(corpus.ann_rater, minlength=len(raters))
-        keep = sorted(np.argsort(-submitted, kind="stable")[: charts.MAX_HEATMAP_RATERS].tolist())
-        shown = [raters[k] for k in keep]
-    index = {name: k for k, name in enumerate(shown)}
-    matrix = np.full((len(shown), len(shown)), np.nan)
-    for p in pairs:
-        a, b = p["raters"]
-        if a in index and b in index and p["psa"] is not None:
-            matrix[index[a], index[b]] = matrix[index[b], index[a]] = p["psa"]
-    svg = charts.pair_heatmap(shown, matrix, prefix="pairs-")
+    submitted = np.bincount(corpus.ann_rater, minlength=len(raters))
+    shown = figures.heatmap_raters(raters, submitted)
+    svg = charts.pairs(data, submitted)
     if svg:
         out.append(f"<div class=\"chart\" id=\"chart-pairs\">{svg}</div>")
     if len(shown) < len(raters):
@@ -303,9 +289,7 @@ def _pairs(data: dict, corpus, charts) -> list[str]:
 
 def _kappa_curve(chance: dict, charts) -> list[str]:
     pooled = chance["pooled"]
-    curve = pooled["kappa_curve"]
-    svg = charts.kappa_curve(curve["d"], curve["kappa"], curve["psa"], pooled["d"], pooled["cohen_kappa"]["value"],
-                             prefix="kappa-")
+    svg = charts.kappa_curve({"chance_corrected": chance})
     out = ["<h2>κ as d grows</h2>",
            f"<p class=\"note\">With candidate items ({esc(chance['source'])}), d (items neither rater marked) is "
            f"defined: here a = {pooled['a']}, b = {pooled['b']}, c = {pooled['c']}, d = {pooled['d']}, pooled over "

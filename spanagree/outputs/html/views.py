@@ -12,6 +12,7 @@ from typing import Any
 
 from ..text import RATER_COLUMNS, rater_cells
 from .page import esc, table
+from ...notebook.figures import raters_ordered
 from ...core.files import atomic_write
 from ...core.sanitize import csv_cell
 
@@ -33,15 +34,10 @@ def per_rater(rows: list[dict], labels: list[str], charts) -> list[str]:
            "rater's F is furthest below the label's pooled PSA.</p>"]
     if not rows:
         return out + ["<p class=\"note\">No rater shares a document with another.</p>"]
-    ordered = sorted(rows, key=lambda r: (r["mean_psa"] is None, r["mean_psa"] or 0.0, r["rater"]))
-    names = [r["rater"] for r in ordered]
-    values = [r["mean_psa"] for r in ordered]
-    intervals = [r.get("mean_psa_interval") or {} for r in ordered]
-    if len(names) <= charts.MAX_CHART_LABELS:
-        svg = charts.label_intervals(names, values, [i.get("low") for i in intervals], [i.get("high") for i in intervals],
-                                     prefix="raters-", xlabel="mean PSA against every other rater (bar: interval)")
-        if svg:
-            out.append(f"<div class=\"chart\" id=\"chart-raters\">{svg}</div>")
+    ordered = raters_ordered(rows)
+    svg = charts.raters(rows)
+    if svg:
+        out.append(f"<div class=\"chart\" id=\"chart-raters\">{svg}</div>")
     cells = [[esc(c) for c in rater_cells(r, _interval_text)] for r in ordered]
     out.append(table(RATER_COLUMNS, cells, css="raters", numeric={1, 2, 3, 5, 6}))
     shown = [label for label in labels if any(label in r["against_others"]["labels"] for r in ordered)]
