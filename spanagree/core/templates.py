@@ -20,7 +20,8 @@ from .sanitize import no_bidi
 
 
 def _finalize(value: Any) -> Any:
-    return no_bidi(value) if isinstance(value, str) else value
+    """Text from the data with its bidi controls shown; markup marked safe (``__html__``) as it is."""
+    return no_bidi(value) if isinstance(value, str) and not hasattr(value, "__html__") else value
 
 
 def number(value: float | None, digits: int = 3) -> str:

@@ -18,7 +18,6 @@ from typing import Any
 import numpy as np
 
 from ...notebook import figures
-from ...notebook.figures import MAX_CHART_LABELS, MAX_HEATMAP_RATERS  # noqa: F401  (the page's limits)
 
 
 def _matplotlib():
