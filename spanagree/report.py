@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
-from .core import options, validate
+from .core import options, progress, validate
 from .core.align import AlignmentRule
 from .core.counts import EXCLUSIONS, OUTCOMES, Counts, count
 from .errors import UsageError
@@ -73,6 +73,7 @@ class AgreementReport:
     per_rater: bool = False  # add the per-rater view (spanagree.diagnostics.raters) to the output
     unitizing: dict | None = None  # α_U and γ (spanagree.measures.unitizing), when asked for
     interval_pairs: Any = None  # indices of the rater pairs that get their own interval (None: all)
+    show_progress: bool = False  # the bootstrap, run when first asked for, draws a bar (spanagree.core.progress)
     _intervals: tuple | None = field(default=None, repr=False)  # (pairs key, interval section)
     _point: tuple | None = field(default=None, repr=False)  # (Layout, Summary) of the data
 
@@ -253,7 +254,8 @@ class AgreementReport:
         if self._intervals is None or self._intervals[0] != key:
             from .measures.intervals import interval_section  # optional section: imported when asked for
 
-            self._intervals = (key, interval_section(self, self.interval_options, pairs))
+            with progress.shown(self.show_progress or progress.enabled()):
+                self._intervals = (key, interval_section(self, self.interval_options, pairs))
         return self._intervals[1]
 
     def _interval_lookup(self, pairs: np.ndarray | None):
@@ -435,29 +437,33 @@ def score_corpus(
         from .measures.candidates import build_items
         from .measures.chance import chance_corrected
 
-        items = build_items(
-            corpus, candidates, rule, unit=unit, language=settings["language"],
-            strict_candidates=settings["strict_candidates"],
-        )
-        chance = chance_corrected(items, corpus.raters, reference=reference, confidence=ci)
+        with progress.phase("candidates, chance-corrected family", None):
+            items = build_items(
+                corpus, candidates, rule, unit=unit, language=settings["language"],
+                strict_candidates=settings["strict_candidates"],
+            )
+            chance = chance_corrected(items, corpus.raters, reference=reference, confidence=ci)
     interval_options = None
     if bootstrap is not None:
         from .measures.intervals import IntervalOptions
 
         interval_options = IntervalOptions(level=ci, replicates=bootstrap, seed=seed)
     if counts is None:
-        counts = count(corpus, rule, unit=unit, search=settings["search"])
+        with progress.phase("aligning", None):
+            counts = count(corpus, rule, unit=unit, search=settings["search"])
     section = None
     if unitizing:
         from .measures.unitizing import unitizing_section
 
-        section = unitizing_section(
-            corpus, unit=unit, seed=seed, options=unitizing if isinstance(unitizing, dict) else None,
-            intervals=interval_options,
-        )
+        with progress.phase("unitizing: α_U and γ", None):
+            section = unitizing_section(
+                corpus, unit=unit, seed=seed, options=unitizing if isinstance(unitizing, dict) else None,
+                intervals=interval_options,
+            )
     return AgreementReport(
         corpus, counts, reference=reference, beta=settings["beta"], chance=chance, items=items,
         interval_options=interval_options, per_rater=settings["per_rater"], unitizing=section,
+        show_progress=progress.enabled(),
     )
 
 

@@ -22,6 +22,7 @@ from ..core.version import __version__
 from . import config as settings_module
 from .config import score_with_settings
 from ..core import options as declared
+from ..core import progress
 from ..outputs import text as render
 from ..errors import UsageError
 from ..core.sanitize import cut, visible
@@ -83,7 +84,8 @@ def _with_options(selected: Sequence[declared.Option], *, config: bool = True):
 
         @functools.wraps(command)
         def wrapper(**kwargs):
-            return command(**{k: v for k, v in kwargs.items() if k not in names})
+            with progress.shown(not kwargs.get("quiet", False)):  # bars on stderr unless --quiet
+                return command(**{k: v for k, v in kwargs.items() if k not in names})
 
         parameters = [*own.values(), *added]
         wrapper.__signature__ = inspect.Signature(parameters)
@@ -284,6 +286,8 @@ def _given(ctx: typer.Context, *, default: bool = False) -> dict[str, Any]:
     with ``default``, all of them), by name, as plain values."""
     values = {}
     for name in ctx.command.callback.declared:
+        if name == "quiet":  # how the run looks, not a setting (read by _with_options)
+            continue
         if default or getattr(ctx.get_parameter_source(name), "name", "DEFAULT") != "DEFAULT":
             values[name] = ctx.params[name]
     return values
@@ -531,19 +535,8 @@ def _fail(err: Exception) -> None:
 
 
 def _progress():
-    """A progress callback that draws on stderr, or None when stderr is not a terminal."""
-    if not sys.stderr.isatty():
-        return None
-
-    def show(done: int, total: int) -> None:
-        share = done / total if total else 1.0
-        bar = "#" * int(30 * share)
-        sys.stderr.write(f"\rreading [{bar:<30}] {share:6.1%}")
-        if done >= total:
-            sys.stderr.write("\n")
-        sys.stderr.flush()
-
-    return show
+    """The readers' progress callback: a bar in bytes on stderr, None with --quiet."""
+    return progress.reading()
 
 
 class Interrupted(BaseException):

@@ -237,6 +237,8 @@ OPTIONS: tuple[Option, ...] = (
     Option("report", "output", "table", choice("table", "json", "markdown", "csv", "parquet"),
            "table, json or markdown; csv or parquet: every table (pairs, labels, documents, ...) as a file in the folder -o names",
            commands=("score",), api=False),
+    Option("report", "quiet", False, FLAG, "No progress bars on stderr (they show for a phase that runs 2 s or more)",
+           short="-q", api=False, config=False, commands=_READING + ("consensus",)),
     Option("report", "per_rater", False, FLAG,
            "Add the per-rater view: each rater against the others and their consensus (docs/diagnostics.md)"),
     # [candidates]: chance-corrected coefficients (docs/chance-corrected.md)
