@@ -17,6 +17,7 @@ no count to show: its bar says what is running and for how long, not how far thr
 """
 from __future__ import annotations
 
+import importlib.util
 import sys
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -79,6 +80,12 @@ def _in_notebook() -> bool:
         return False
 
 
+def _has_widgets() -> bool:
+    """ipywidgets is there (tqdm's notebook bar needs it; without it, the text bar on stderr,
+    which Jupyter redraws in place)."""
+    return importlib.util.find_spec("ipywidgets") is not None
+
+
 @contextmanager
 def phase(description: str, total: float | None, *, unit: str = "it", scale: bool = False):
     """A bar for one phase of ``total`` units (None: unknown), closed when the block ends."""
@@ -96,13 +103,10 @@ def _make(description: str, total: float | None, unit: str, scale: bool):
     options = {"desc": description, "total": total, "unit": unit, "unit_scale": scale, "delay": DELAY, "leave": False}
     if total is None:  # nothing to count: what runs, and for how long
         options["bar_format"] = "{desc}: {elapsed}"
-    if _in_notebook():
-        try:
-            from tqdm.notebook import tqdm as notebook_bar
+    if _in_notebook() and _has_widgets():
+        from tqdm.notebook import tqdm as notebook_bar
 
-            return notebook_bar(**options)
-        except ImportError:  # no ipywidgets: the text bar on stderr, which Jupyter redraws
-            pass
+        return notebook_bar(**options)
     from tqdm import tqdm
 
     stream = sys.stderr

@@ -14,6 +14,8 @@ text (every ``$`` escaped: no math text).
 """
 from __future__ import annotations
 
+import importlib
+import sys
 from contextlib import contextmanager
 from typing import Any, Sequence
 
@@ -236,6 +238,7 @@ class Plots:
     def _dict(self) -> dict[str, Any]:
         if self._data is None:
             matplotlib()
+            _shown_inline()
             self._data = self._report.to_dict()
         return self._data
 
@@ -263,3 +266,20 @@ class Plots:
             raise UsageError("no κ curve: the candidates give no marked/NONE table (document labels, or no items)")
         return figure
 
+
+
+def _shown_inline() -> None:
+    """In a Jupyter kernel, have a returned Figure shown as an image, as ``%matplotlib inline``
+    does for pyplot's figures (IPython's PNG formatter for matplotlib figures; once)."""
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    if shell is None or not hasattr(shell, "display_formatter"):
+        return
+    from matplotlib.figure import Figure
+
+    formatter = shell.display_formatter.formatters["image/png"]
+    try:
+        formatter.lookup_by_type(Figure)
+    except KeyError:
+        # IPython is running (it is in sys.modules): not a dependency, never imported otherwise
+        importlib.import_module("IPython.core.pylabtools").select_figure_formats(shell, {"png"})

@@ -186,3 +186,21 @@ def test_parquet_without_pyarrow_says_so_before_scoring(example_path, tmp_path, 
     result = CliRunner().invoke(app, ["score", str(example_path), "--output", "parquet", "-o", str(tmp_path / "t")])
     assert result.exit_code == 2 and "pyarrow" in result.output
     assert not (tmp_path / "t").exists()
+
+
+def test_the_readme_shows_the_frames_the_code_prints(monkeypatch):
+    import contextlib
+    import io
+    import re
+
+    from conftest import ROOT
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    at = readme.index("## In a notebook")
+    code = re.compile(r"```python\n(.*?)```", re.S).search(readme, at).group(1)
+    shown = re.compile(r"```text\n(.*?)```", re.S).search(readme, at).group(1)
+    monkeypatch.chdir(ROOT)
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        exec(compile(code, "README.md", "exec"), {})
+    assert printed.getvalue() == shown
