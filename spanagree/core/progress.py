@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import importlib.util
 import sys
+import threading
+import time
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Iterator
@@ -86,23 +88,77 @@ def _has_widgets() -> bool:
     return importlib.util.find_spec("ipywidgets") is not None
 
 
+class _Bar:
+    """A phase's bar, made only once the phase has run :data:`DELAY` seconds (so a quick run
+    neither draws nor imports tqdm), by a timer thread; a phase with nothing to count then has
+    its elapsed time redrawn every second (every :data:`LOG_INTERVAL` in a log)."""
+
+    def __init__(self, description: str, total: float | None, unit: str, scale: bool) -> None:
+        started = time.time()  # the bar's clock starts with the phase, not when the bar appears
+        self._make = lambda n: _make(description, total, unit, scale, n, started)
+        self._counted = total is not None
+        self.n = 0
+        self._bar = None
+        self._lock = threading.Lock()
+        self._closed = threading.Event()
+        if DELAY <= 0:  # at once (and in this thread)
+            self._bar = self._make(0)
+        self._timer = threading.Thread(target=self._appear, name="spanagree-progress", daemon=True)
+        self._timer.start()
+
+    def _appear(self) -> None:
+        if self._bar is None:
+            if self._closed.wait(DELAY):
+                return
+            with self._lock:
+                if self._closed.is_set():
+                    return
+                self._bar = self._make(self.n)
+        interval = 1.0 if getattr(self._bar, "fp", None) is sys.stderr else LOG_INTERVAL
+        while not self._counted and not self._closed.wait(interval):
+            with self._lock:
+                if not self._closed.is_set():
+                    self._bar.refresh()
+
+    def update(self, n: int = 1) -> None:
+        with self._lock:
+            self.n += n
+            if self._bar is not None:
+                self._bar.update(n)
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed.set()
+            if self._bar is not None:
+                self._bar.close()
+
+
 @contextmanager
 def phase(description: str, total: float | None, *, unit: str = "it", scale: bool = False):
-    """A bar for one phase of ``total`` units (None: unknown), closed when the block ends."""
+    """A bar for one phase of ``total`` units (None: nothing to count), closed when the block ends."""
     if not _SHOWN.get():
         yield _Silent()
         return
-    bar = _make(description, total, unit, scale)
+    bar = _Bar(description, total, unit, scale)
     try:
         yield bar
     finally:
         bar.close()
 
 
-def _make(description: str, total: float | None, unit: str, scale: bool):
-    options = {"desc": description, "total": total, "unit": unit, "unit_scale": scale, "delay": DELAY, "leave": False}
+def _make(description: str, total: float | None, unit: str, scale: bool, initial: float = 0,
+          started: float | None = None):
+    options = {"desc": description, "total": total, "unit": unit, "unit_scale": scale, "initial": initial,
+               "leave": False}
     if total is None:  # nothing to count: what runs, and for how long
         options["bar_format"] = "{desc}: {elapsed}"
+    bar = _new_bar(options)
+    if started is not None:
+        bar.start_t = bar.last_print_t = started
+    return bar
+
+
+def _new_bar(options: dict):
     if _in_notebook() and _has_widgets():
         from tqdm.notebook import tqdm as notebook_bar
 
@@ -126,7 +182,7 @@ def reading():
     def callback(done: int, total: int) -> None:
         bar = state.get("bar")
         if bar is None:
-            bar = state["bar"] = _make("reading", total or None, "B", True)
+            bar = state["bar"] = _Bar("reading", total or None, "B", True)
         bar.update(done - bar.n)
         if total and done >= total:
             bar.close()

@@ -72,3 +72,11 @@ def test_the_command_line_draws_on_stderr_and_quiet_silences_it():
     quiet = _cli("score", EXAMPLE, "--bootstrap", "300", "--output", "json", "--quiet")
     assert quiet.returncode == 0 and json.loads(quiet.stdout) == json.loads(shown.stdout)
     assert quiet.stderr == ""
+
+
+def test_a_quick_run_does_not_even_import_tqdm():
+    code = ("import sys; from spanagree.app.cli import app; from typer.testing import CliRunner; "
+            "result = CliRunner().invoke(app, ['score', sys.argv[1]]); assert result.exit_code == 0; "
+            "print('tqdm' in sys.modules)")
+    proc = subprocess.run([sys.executable, "-c", code, str(EXAMPLE)], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert proc.stdout.strip() == "False"
