@@ -17,10 +17,7 @@ no count to show: its bar says what is running and for how long, not how far thr
 """
 from __future__ import annotations
 
-import importlib.util
 import sys
-import threading
-import time
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Iterator
@@ -85,6 +82,8 @@ def _in_notebook() -> bool:
 def _has_widgets() -> bool:
     """ipywidgets is there (tqdm's notebook bar needs it; without it, the text bar on stderr,
     which Jupyter redraws in place)."""
+    import importlib.util
+
     return importlib.util.find_spec("ipywidgets") is not None
 
 
@@ -94,6 +93,9 @@ class _Bar:
     its elapsed time redrawn every second (every :data:`LOG_INTERVAL` in a log)."""
 
     def __init__(self, description: str, total: float | None, unit: str, scale: bool) -> None:
+        import threading  # here, not at import: spanagree's import stays as fast without bars
+        import time
+
         started = time.time()  # the bar's clock starts with the phase, not when the bar appears
         self._make = lambda n: _make(description, total, unit, scale, n, started)
         self._counted = total is not None
