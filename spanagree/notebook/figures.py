@@ -248,8 +248,10 @@ class Plots:
 
     def pairs(self):
         """The rater × rater PSA heatmap."""
-        report = self._report
-        return pairs(self._dict(), np.bincount(report.corpus.ann_rater, minlength=len(report.corpus.raters)))
+        corpus = self._report.corpus
+        # who submitted most decides which raters a large heatmap shows (unknown after an engine's run)
+        submitted = np.bincount(corpus.ann_rater, minlength=len(corpus.raters)) if hasattr(corpus, "ann_rater") else None
+        return pairs(self._dict(), submitted)
 
     def raters(self):
         """Each rater's mean PSA against every other rater, with its interval."""

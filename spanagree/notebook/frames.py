@@ -101,6 +101,10 @@ def rows(report, name: str, data: dict[str, Any] | None = None) -> list[dict[str
     if name == "disagreements":
         from ..diagnostics.disagreements import cases, from_report
 
+        if not hasattr(report.corpus, "span_start"):
+            raise UsageError("the disagreements table needs the spans and texts, which a run with jobs, stream or "
+                             "engine does not keep (it holds counts only); score without them")
+
         return list(cases(report.corpus, from_report(report)))
     if name == "raters":
         return _raters(rater_section(report, data))

@@ -204,3 +204,21 @@ def test_the_readme_shows_the_frames_the_code_prints(monkeypatch):
     with contextlib.redirect_stdout(printed):
         exec(compile(code, "README.md", "exec"), {})
     assert printed.getvalue() == shown
+
+
+def test_parquet_tables_read_back_as_the_frames(example_path, tmp_path):
+    pytest.importorskip("pyarrow", reason="Parquet tables need pyarrow (pip install 'spanagree[parquet]')")
+    report = spanagree.score(example_path)
+    written = frames.write(report, tmp_path / "t", output="parquet")
+    for name in written:
+        pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "t" / f"{name}.parquet"), report.frame(name))
+
+
+def test_a_run_that_kept_counts_only_has_every_table_but_the_disagreements(example_path):
+    counted = spanagree.score(example_path, stream=True)
+    in_memory = spanagree.score(example_path)
+    for name in ("pairs", "labels", "documents", "outcomes"):
+        pd.testing.assert_frame_equal(counted.frame(name), in_memory.frame(name))
+    with pytest.raises(UsageError, match="needs the spans"):
+        counted.frame("disagreements")
+    assert counted.plot.pairs() is not None
