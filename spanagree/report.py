@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Iterator, Sequence
 import numpy as np
 import orjson
 
-from .core import options, validate
+from .core import options, progress, validate
 from .core.align import AlignmentRule
 from .core.counts import EXCLUSIONS, OUTCOMES, Counts, count
 from .errors import UsageError, option
@@ -92,6 +92,7 @@ class AgreementReport:
     per_rater: bool = False  # add the per-rater view (spanagree.diagnostics.raters) to the output
     unitizing: dict | None = None  # α_U and γ (spanagree.measures.unitizing.section), when asked for
     interval_pairs: Any = None  # indices of the rater pairs that get their own interval (None: all)
+    show_progress: bool = False  # the bootstrap, run when first asked for, draws a bar (spanagree.core.progress)
     _intervals: tuple | None = field(default=None, repr=False)  # (pairs key, interval section)
     _point: tuple | None = field(default=None, repr=False)  # (Layout, Summary) of the data
 
@@ -162,6 +163,28 @@ class AgreementReport:
         if n:
             yield b"\n  ]"
         yield tail
+
+    def frame(self, name: str):
+        """Table ``name`` as a pandas DataFrame: ``"pairs"``, ``"labels"``, ``"documents"``,
+        ``"raters"``, ``"outcomes"``, ``"disagreements"``, ``"chance"`` or ``"unitizing"``
+        (columns and dtypes: :data:`spanagree.notebook.frames.COLUMNS`; needs pandas)."""
+        from .notebook.frames import frame  # pandas, imported when a table is asked for
+
+        return frame(self, name)
+
+    @property
+    def plot(self):
+        """The report's charts as matplotlib figures: ``report.plot.labels()``, ``.pairs()``,
+        ``.raters()``, ``.kappa_curve()`` (the drawings of the HTML report; needs matplotlib)."""
+        from .notebook.figures import Plots  # matplotlib, imported when a chart is asked for
+
+        return Plots(self)
+
+    def _repr_html_(self) -> str:
+        """The headline with its intervals, per label and per rater pair, for Jupyter."""
+        from .notebook.display import report_html  # jinja2, imported when a notebook shows a report
+
+        return report_html(self)
 
     def summary(self, max_pairs: int = 20, max_documents: int = 10) -> dict[str, Any]:
         """:meth:`to_dict` with only the ``max_pairs`` pairs that share most documents and the
@@ -287,7 +310,8 @@ class AgreementReport:
         if self._intervals is None or self._intervals[0] != key:
             from .measures.psa.intervals import interval_section  # optional section: imported when asked for
 
-            self._intervals = (key, interval_section(self, self.interval_options, pairs))
+            with progress.shown(self.show_progress or progress.enabled()):
+                self._intervals = (key, interval_section(self, self.interval_options, pairs))
         return self._intervals[1]
 
     def _interval_lookup(self, pairs: np.ndarray | None):
@@ -476,29 +500,33 @@ def score_corpus(
         from .measures.chance.candidates import build_items
         from .measures.chance.section import chance_corrected
 
-        items = build_items(
-            corpus, candidates, rule, unit=unit, language=settings["language"],
-            strict_candidates=settings["strict_candidates"],
-        )
-        chance = chance_corrected(items, corpus.raters, reference=reference, confidence=ci)
+        with progress.phase("candidates, chance-corrected family", None):
+            items = build_items(
+                corpus, candidates, rule, unit=unit, language=settings["language"],
+                strict_candidates=settings["strict_candidates"],
+            )
+            chance = chance_corrected(items, corpus.raters, reference=reference, confidence=ci)
     interval_options = None
     if bootstrap is not None:
         from .measures.psa.intervals import IntervalOptions
 
         interval_options = IntervalOptions(level=ci, replicates=bootstrap, seed=seed)
     if counts is None:
-        counts = count(corpus, rule, unit=unit, search=settings["search"])
+        with progress.phase("aligning", None):
+            counts = count(corpus, rule, unit=unit, search=settings["search"])
     section = None
     if unitizing:
         from .measures.unitizing.section import unitizing_section
 
-        section = unitizing_section(
-            corpus, unit=unit, seed=seed, options=unitizing if isinstance(unitizing, dict) else None,
-            intervals=interval_options,
-        )
+        with progress.phase("unitizing: α_U and γ", None):
+            section = unitizing_section(
+                corpus, unit=unit, seed=seed, options=unitizing if isinstance(unitizing, dict) else None,
+                intervals=interval_options,
+            )
     return AgreementReport(
         corpus, counts, reference=reference, beta=settings["beta"], chance=chance, items=items,
         interval_options=interval_options, per_rater=settings["per_rater"], unitizing=section,
+        show_progress=progress.enabled(),
     )
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, Sequence, overload
 
 from ..core import options, validate
+from ..core import progress as progress_bars
 from ..core.align import AlignmentRule
 from ..core.model import Corpus
 from ..engine.mode import asked_for_engine, choose_mode
@@ -50,8 +51,11 @@ def score(
         interval at level ``ci`` from N bootstrap replicates over documents (seeded) and a
         jackknife standard error (docs/intervals.md; see :mod:`spanagree.measures.psa.intervals`). ``ci`` is also the
         level of the chance-corrected family's analytic intervals (docs/chance-corrected.md).
-    format, read_options, progress : how to read ``corpus`` when it is paths (as
-        :func:`spanagree.read`).
+    format, read_options : how to read ``corpus`` when it is paths (as :func:`spanagree.read`).
+    progress : ``True`` draws progress bars on stderr (tqdm; a widget in Jupyter) for every phase
+        that runs two seconds or more: reading, aligning, the candidates, the bootstrap (also when
+        it runs later, on first use of the intervals), α_U and γ. A callable
+        ``(bytes_done, bytes_total)`` gets the reading progress instead; None or False: silent.
     jobs, engine, client, stream : how to read and count paths (see :mod:`spanagree.engine`).
         ``jobs=N`` reads, aligns and counts in chunks in N processes (0: every core);
         ``stream=True`` does it in this process, one chunk at a time (bounded memory);
@@ -75,7 +79,12 @@ def score(
     settings = options.keywords(given, _option_names())
     if rule is not None:
         settings["rule"] = rule
-    return score_settings(corpus, settings, read_options=read_options, client=client, progress=progress)
+    if progress is True:  # bars on stderr for this call's phases (and the bootstrap, when it runs)
+        with progress_bars.shown():
+            return score_settings(corpus, settings, read_options=read_options, client=client,
+                                  progress=progress_bars.reading())
+    return score_settings(corpus, settings, read_options=read_options, client=client,
+                          progress=None if progress is False else progress)
 
 
 def _option_names() -> list[str]:

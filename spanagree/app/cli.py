@@ -23,6 +23,7 @@ from ..core.version import __version__
 from . import config as settings_module
 from .config import score_with_settings
 from ..core import options as declared
+from ..core import progress
 from ..outputs import text as render
 from ..errors import UsageError
 from ..core.sanitize import cut, visible
@@ -84,7 +85,8 @@ def _with_options(selected: Sequence[declared.Option], *, config: bool = True):
 
         @functools.wraps(command)
         def wrapper(**kwargs):
-            return command(**{k: v for k, v in kwargs.items() if k not in names})
+            with progress.shown(not kwargs.get("quiet", False)):  # bars on stderr unless --quiet
+                return command(**{k: v for k, v in kwargs.items() if k not in names})
 
         parameters = [*own.values(), *added]
         wrapper.__signature__ = inspect.Signature(parameters)
@@ -158,10 +160,17 @@ def score_command(
 
     try:
         files, settings = _command_settings(ctx, paths, config)
-        check_outputs([None if _to_stdout(out_file) else out_file], files)
+        kind = settings["report"]["output"]
+        if kind in TABLE_OUTPUTS:
+            _check_table_folder(out_file, kind, files)
+        else:
+            check_outputs([None if _to_stdout(out_file) else out_file], files)
         result = score_with_settings(files, settings, progress=_progress())
         _warn_few_raters(result.raters)
-        output = Output(settings["report"]["output"])
+        if kind in TABLE_OUTPUTS:
+            _write_tables(result, out_file, kind)
+            return
+        output = Output(kind)
         if output is Output.json:
             # the per-document rows are written as they are made: memory stays bounded
             chunks = result.json_chunks()
@@ -174,6 +183,34 @@ def score_command(
         _emit_chunks(itertools.chain([first], chunks), out_file)
     else:
         _emit(report, output, out_file)
+
+
+#: ``score --output`` values that write a folder of tables (spanagree.notebook.frames).
+TABLE_OUTPUTS = ("csv", "parquet")
+
+
+def _check_table_folder(out_file: Path | None, kind: str, files) -> None:
+    """A folder of tables needs ``-o FOLDER``: one file per table is what a spreadsheet opens."""
+    from ..notebook import frames  # imported when the command runs (import time)
+
+    if _to_stdout(out_file):
+        raise UsageError(f"--output {kind} writes one file per table (pairs.{kind}, labels.{kind}, ...): "
+                         "name their folder with -o FOLDER")
+    frames.check_writer(kind)
+    if out_file.exists() and not out_file.is_dir():
+        raise UsageError(f"--output {kind}: -o {str(out_file)!r} is a file; tables are written to a folder")
+    if out_file.is_dir():
+        check_outputs([out_file / f"{name}.{kind}" for name in frames.TABLES], files)
+    else:  # made when the tables are written: its parent must exist
+        check_outputs([out_file], files)
+
+
+def _write_tables(result, out_file: Path, kind: str) -> None:
+    from ..notebook import frames  # imported when the command runs (import time)
+
+    written = frames.write(result, out_file, output=kind)
+    for name, n in written.items():
+        typer.echo(f"wrote {out_file / f'{name}.{kind}'} ({n} rows)", err=True)
 
 
 @app.command("convert")
@@ -262,6 +299,8 @@ def _given(ctx: typer.Context, *, default: bool = False) -> dict[str, Any]:
     with ``default``, all of them), by name, as plain values."""
     values = {}
     for name in ctx.command.callback.declared:
+        if name == "quiet":  # how the run looks, not a setting (read by _with_options)
+            continue
         if default or getattr(ctx.get_parameter_source(name), "name", "DEFAULT") != "DEFAULT":
             values[name] = ctx.params[name]
     return values
@@ -529,19 +568,8 @@ def _fail(err: Exception) -> None:
 
 
 def _progress():
-    """A progress callback that draws on stderr, or None when stderr is not a terminal."""
-    if not sys.stderr.isatty():
-        return None
-
-    def show(done: int, total: int) -> None:
-        share = done / total if total else 1.0
-        bar = "#" * int(30 * share)
-        sys.stderr.write(f"\rreading [{bar:<30}] {share:6.1%}")
-        if done >= total:
-            sys.stderr.write("\n")
-        sys.stderr.flush()
-
-    return show
+    """The readers' progress callback: a bar in bytes on stderr, None with --quiet."""
+    return progress.reading()
 
 
 class Interrupted(BaseException):

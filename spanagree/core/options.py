@@ -247,8 +247,11 @@ OPTIONS: tuple[Option, ...] = (
     Option("report", "reference", None, Check(lambda v: isinstance(v, (str, int)) and not isinstance(v, bool), "null or a rater's name", nullable=True, coerce=lambda v: str(v) if isinstance(v, int) and not isinstance(v, bool) else v),
            "Score every rater against this rater (P, R, F)"),
     Option("report", "beta", 1.0, number(0, text="a number > 0"), "Beta of F-beta against the reference"),
-    Option("report", "output", "table", choice("table", "json", "markdown"), "table, json or markdown",
+    Option("report", "output", "table", choice("table", "json", "markdown", "csv", "parquet"),
+           "table, json or markdown; csv or parquet: every table (pairs, labels, documents, ...) as a file in the folder -o names",
            commands=("score",), api=False),
+    Option("report", "quiet", False, FLAG, "No progress bars on stderr (they show for a phase that runs 2 s or more)",
+           short="-q", api=False, config=False, commands=_READING + ("consensus",)),
     Option("report", "per_rater", False, FLAG,
            "Add the per-rater view: each rater against the others and their consensus (docs/diagnostics.md)"),
     # [candidates]: chance-corrected coefficients (docs/chance-corrected.md)

@@ -70,6 +70,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from ..errors import UsageError, option
 from ..core.files import write_bytes
+from ..core.templates import render
 from ..core.sanitize import cut, markdown, visible
 
 #: Bootstrap replicates used when ``on = "lower"`` and no ``--bootstrap`` was given.
@@ -238,6 +239,13 @@ def prepare(settings: dict[str, dict[str, Any]], checks: Sequence[Check]) -> Non
             settings["intervals"]["bootstrap"] = DEFAULT_REPLICATES
 
 
+class GateResult(dict):
+    """A gate's result: the dict :func:`evaluate` describes, shown as a table in a notebook."""
+
+    def _repr_html_(self) -> str:
+        return render("gate.html.j2", g=self)
+
+
 def evaluate(report: dict[str, Any], checks: Sequence[Check], *, on: str = "point",
              min_documents: int | None = None) -> dict[str, Any]:
     """Run the checks on a report dict (:meth:`AgreementReport.to_dict`).
@@ -260,6 +268,7 @@ def evaluate(report: dict[str, Any], checks: Sequence[Check], *, on: str = "poin
             "compared": scored,
             "passed": scored >= min_documents,
             "reason": None if scored >= min_documents else f"{scored} documents scored, fewer than {min_documents}",
+            "verdict": "pass" if scored >= min_documents else "fail",
         })
     for check in checks:
         value, interval, reason = _lookup(report, check)
@@ -290,7 +299,7 @@ def evaluate(report: dict[str, Any], checks: Sequence[Check], *, on: str = "poin
     intervals = report.get("intervals")
     failed = sum(r.get("verdict", "fail") == "fail" for r in results)
     inconclusive = sum(r.get("verdict") == "inconclusive" for r in results)
-    return {
+    return GateResult({
         "passed": all(r["passed"] for r in results),
         "verdict": "passed" if not failed and not inconclusive else "failed" if failed else "inconclusive",
         "inconclusive": inconclusive,
@@ -298,7 +307,7 @@ def evaluate(report: dict[str, Any], checks: Sequence[Check], *, on: str = "poin
         "level": intervals["level"] if intervals else None,
         "replicates": intervals["replicates"] if intervals else None,
         "checks": results,
-    }
+    })
 
 
 def documents_to_decide(value: float, low: float, high: float, bound: float, documents: int) -> tuple[int | None, str | None]:

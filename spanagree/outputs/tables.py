@@ -5,6 +5,7 @@ import re
 from typing import Any, Callable, Sequence
 
 from ..core.sanitize import markdown, visible
+from ..notebook.figures import spans_marked  # noqa: F401  (re-exported: the tables rank labels by it)
 
 #: How many pairs, documents and labels (or categories) the tables show (the JSON output has
 #: them all).
@@ -56,11 +57,6 @@ def largest(names: Sequence[str], weight: Callable[[str], float], limit: int = M
         return list(names)
     ranked = sorted(range(len(names)), key=lambda i: -weight(names[i]))[:limit]
     return [names[i] for i in sorted(ranked)]
-
-
-def spans_marked(entry: dict) -> float:
-    """The spans a per-label entry's pooled counts hold: each match pairs two spans (2a + b + c)."""
-    return 2 * entry["a"] + entry["b"] + entry["c"]
 
 
 def shown_of(shown: int, total: int, which: str) -> str:

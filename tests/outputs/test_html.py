@@ -117,9 +117,9 @@ def test_intervals_default_to_1000_replicates(example_path, tmp_path):
 def test_text_labels_and_raters_are_escaped(evil_html):
     html = evil_html.read_text(encoding="utf-8")
     assert "<script" not in html.lower() and "<img" not in html.lower() and "<b>" not in html
-    assert "&lt;script&gt;document.title=&#x27;pwned&#x27;" in html
-    assert "&lt;img src=x onerror=top[&#x27;__pwned&#x27;]=4&gt;" in html  # the rater's name
-    assert "&lt;script&gt;top[&#x27;__pwned&#x27;]=3&lt;/script&gt;" in html  # the label
+    assert "&lt;script&gt;document.title=&#39;pwned&#39;" in html
+    assert "&lt;img src=x onerror=top[&#39;__pwned&#39;]=4&gt;" in html  # the rater's name
+    assert "&lt;script&gt;top[&#39;__pwned&#39;]=3&lt;/script&gt;" in html  # the label
     assert "&lt;b&gt;d2&lt;/b&gt;" in html and "<title>&lt;i&gt;t&lt;/i&gt;</title>" in html
 
 
@@ -283,8 +283,8 @@ def test_huge_names_and_texts_are_cut_and_said_so(write_jsonl, tmp_path):
     """A 1 MB label, rater name and document id and a 1 MB text: the page shows their first
     characters, says where and why it cut, and stays small (drawing the whole label as a chart
     tick took minutes). Not timed: the bound is on what the page holds."""
-    from spanagree.outputs.html.charts import MAX_CHART_NAME
-    from spanagree.outputs.html.page import MAX_SHOWN
+    from spanagree.core.templates import MAX_SHOWN
+    from spanagree.notebook.figures import MAX_CHART_NAME
 
     big = "L" * 1_000_000
     text = ("Alice met Bob in Paris. " * 42_000)[:1_000_000]

@@ -46,6 +46,7 @@ from ...core import validate
 from ...core.validate import shown
 from ..psa.specific import psa
 from ..student_t import t_cdf
+from ...core.templates import render
 
 #: Fewest documents for a human to be tested (the paper's floor for the t-test's normality).
 MIN_DOCUMENTS = 30
@@ -215,6 +216,10 @@ class AltTestResult:
     shah_s: dict[str, Any] | None = None
     psa_with_humans: list[dict[str, Any]] | None = None
     rule: dict[str, Any] | None = None
+
+    def _repr_html_(self) -> str:
+        """The verdict, the winning rate, ρ and the per-human tests, for Jupyter."""
+        return render("alt_test.html.j2", r=self.to_dict())
 
     @property
     def trusted(self) -> bool:

@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from ...core import progress
 from ...errors import UsageError
 from ..chance.section import rating_pair_rows
 from .specific import psa_array
@@ -412,20 +413,22 @@ def bootstrap(report, options: IntervalOptions = IntervalOptions(), pairs: np.nd
     rng = np.random.default_rng(options.seed)
     done = 0
     buffer = np.empty((min(BLOCK, options.replicates), n))  # reused: no fresh pages per block
-    while done < options.replicates:
-        block = min(BLOCK, options.replicates - done)
-        draws = rng.integers(0, n, size=(block, n), dtype=np.int32)  # n documents, with replacement
-        weights = buffer[:block]
-        for row, drawn in enumerate(draws):  # a row at a time: cache-friendly, faster than one flat bincount
-            weights[row] = np.bincount(drawn, minlength=n)
-        drawn_in += (weights > 0).sum(axis=0)
-        step = max(1, STEP_CELLS // max(counts.width, 1))  # bounded memory with many pairs and labels
-        for lo in range(0, block, step):
-            row = 0
-            for group, group_values in counts.groups(counts.sums(weights[lo : lo + step])):
-                values[row : row + len(group), done + lo : done + lo + len(group_values)] = group_values.T
-                row += len(group)
-        done += block
+    with progress.phase("bootstrap", options.replicates, unit="replicate") as bar:
+        while done < options.replicates:
+            block = min(BLOCK, options.replicates - done)
+            draws = rng.integers(0, n, size=(block, n), dtype=np.int32)  # n documents, with replacement
+            weights = buffer[:block]
+            for row, drawn in enumerate(draws):  # a row at a time: cache-friendly, faster than one flat bincount
+                weights[row] = np.bincount(drawn, minlength=n)
+            drawn_in += (weights > 0).sum(axis=0)
+            step = max(1, STEP_CELLS // max(counts.width, 1))  # bounded memory with many pairs and labels
+            for lo in range(0, block, step):
+                row = 0
+                for group, group_values in counts.groups(counts.sums(weights[lo : lo + step])):
+                    values[row : row + len(group), done + lo : done + lo + len(group_values)] = group_values.T
+                    row += len(group)
+            done += block
+            bar.update(block)
     left_out = counts.leave_one_out() if 1 < n <= JACKKNIFE_MAX else None
     jackknife = counts.statistics(left_out) if left_out is not None else None
     alpha = (1 - options.level) / 2

@@ -19,8 +19,16 @@ What the page shows, from one :class:`~spanagree.report.AgreementReport`:
 - every document, lowest agreement first, in a collapsed table, and as a CSV beside the page
   (:func:`write`).
 
-The file has no scripts and makes no requests (charts are inline SVG from matplotlib; no fonts,
-no CDN), and every piece of text from the data is escaped. Intervals are part of the point, so
+The page is written by the Jinja2 template ``spanagree/templates/report_page.html.j2`` (autoescape
+on) from data this module gathers; the file has no scripts and makes no requests (charts are
+inline SVG from matplotlib; no fonts, no CDN), and every piece of text from the data is escaped.
+
+The document views are drawn here, not with displaCy's span style (``spacy.displacy.render(...,
+style="span")``), which would draw overlapping spans well but (spaCy 3.8) takes spans in whole
+tokens only (``start_token``/``end_token``), so a disagreement inside a token or at a character
+boundary (the partial cases the view is for) would be drawn as another span; has no way to mark a
+span as part of a disagreement; and writes the label into its markup unescaped
+(``SpanRenderer._get_span_starts``), so a hostile label would become markup. Intervals are part of the point, so
 the report always computes them: 1,000 bootstrap replicates unless ``--bootstrap N`` says
 otherwise.
 """
@@ -33,16 +41,17 @@ from typing import Any, Sequence
 import numpy as np
 
 from ...core.files import write_bytes
+from ...core.templates import MAX_SHOWN, render as render_template
 from . import bands, charts
-from .page import MAX_SHOWN, esc, frame, label_css, table
+from .page import CSP, label_colours
 from ...core.version import __version__
 from ...diagnostics.disagreements import disputed_spans, from_report, label_confusion_pairs
 from ...diagnostics.raters import rater_view
+from ...notebook import figures
 from .family import section
 from . import views
 from .views import band_note
 from ..unitizing_text import DESCRIPTIONS
-from ..tables import spans_marked
 
 #: Bootstrap replicates when none were configured.
 DEFAULT_REPLICATES = 1000
@@ -86,11 +95,11 @@ def page_data(report) -> tuple[Any, dict[str, Any]]:
     pair_docs = np.bincount(comparisons.pair, minlength=len(comparisons.pairs))
     top = np.lexsort((np.arange(len(pair_docs)), -pair_docs))[:MAX_PAIR_ROWS]
     n_raters = len(report.corpus.raters)
-    if n_raters <= charts.MAX_HEATMAP_RATERS:
+    if n_raters <= figures.MAX_HEATMAP_RATERS:
         return report, report.to_dict()
     submitted = np.bincount(report.corpus.ann_rater, minlength=n_raters)
     heat = np.zeros(n_raters, dtype=bool)
-    heat[np.argsort(-submitted, kind="stable")[: charts.MAX_HEATMAP_RATERS]] = True
+    heat[np.argsort(-submitted, kind="stable")[: figures.MAX_HEATMAP_RATERS]] = True
     among = np.flatnonzero(heat[comparisons.pairs[:, 0]] & heat[comparisons.pairs[:, 1]])
     shown = np.unique(np.concatenate([top, among]))
     if report.interval_options is not None and report._intervals is None:
@@ -104,28 +113,26 @@ def _render(report, data: dict[str, Any], *, title: str | None, max_documents: i
         data["per_rater"] = rater_view(report)
     corpus = report.corpus
     found = from_report(report)
-    title = title or "Agreement report"
-    parts = [f"<h1>{esc(title)}</h1>", _lead(data, sources), *_cut_note(corpus)]
-    parts += _headline(data)
-    parts += _labels(data, charts)
-    parts += views.per_rater(data["per_rater"], corpus.labels, charts)
-    parts += _pairs(data, corpus, charts)
-    if "chance_corrected" in data:
-        parts += section(data["chance_corrected"])
-        if "kappa_curve" in data["chance_corrected"]["pooled"]:
-            parts += _kappa_curve(data["chance_corrected"], charts)
-            parts.append(views.kappa_note(data["chance_corrected"], data["overall"]["pairwise_mean_psa"]))
-    parts += _outcomes(data)
-    parts += _confusion(corpus.labels, label_confusion_pairs(corpus, found))
-    parts += _documents(data, corpus, disputed_spans(corpus, found), max_documents)
-    parts += views.documents_table(data["per_document"], documents_csv)
-    parts += _excluded(data)
-    parts.append(
-        f"<footer>Made by spanagree {esc(__version__)}. Definitions: positive specific agreement "
-        "PSA = 2a / (2a + b + c) (Hripcsak &amp; Rothschild 2005); intervals are percentile bootstrap "
-        "intervals over documents. This page runs no scripts and loads nothing.</footer>"
+    chance = data.get("chance_corrected")
+    headline, readings = _headline(data)
+    ordered_documents = views.sort_documents(data["per_document"])
+    return render_template(
+        "report_page.html.j2",
+        csp=CSP, title=title or "Agreement report", colours=label_colours(len(corpus.labels)), version=__version__,
+        lead=_lead(data), sources=[Path(s).name for s in sources], cut_note=_cut_note(corpus),
+        headline=headline, level=data["intervals"]["level"] if "intervals" in data else None,
+        band_note=band_note(readings),
+        labels=_labels(data), raters=views.per_rater(data["per_rater"], corpus.labels), pairs=_pairs(data, corpus),
+        family=section(chance) if chance is not None else None,
+        kappa=_kappa_curve(chance, data) if chance is not None and "kappa_curve" in chance["pooled"] else None,
+        outcomes=[(k, v, OUTCOME_HELP.get(k, "")) for k, v in data["overall"]["outcomes"].items()],
+        confusion=_confusion(corpus.labels, label_confusion_pairs(corpus, found)),
+        label_names=list(corpus.labels),
+        documents=_documents(data, corpus, disputed_spans(corpus, found), max_documents),
+        all_documents=ordered_documents[:views.MAX_DOCUMENT_ROWS], n_documents=len(ordered_documents),
+        max_document_rows=views.MAX_DOCUMENT_ROWS, documents_csv=documents_csv,
+        excluded=_excluded(data),
     )
-    return frame(title, "\n".join(parts), label_css(len(corpus.labels)))
 
 
 def documents_csv_path(out: str | Path) -> Path:
@@ -149,10 +156,22 @@ def write(report, out: str | Path, **options: Any) -> dict[str, Any]:
     return {"out": str(out), "bytes": len(data), "documents_csv": str(csv_path)}
 
 
-# --- sections -----------------------------------------------------------------------------------
+# --- sections: the data each part of the page shows ---------------------------------------------
 
 
-def _lead(data: dict, sources: Sequence[str]) -> str:
+def _cut_note(corpus) -> str | None:
+    """Say so when some label, rater or document id is too long to show whole."""
+    long = [what for what, names in (("labels", corpus.labels), ("raters", corpus.raters), ("document ids", corpus.doc_ids))
+            if any(len(name) > MAX_SHOWN for name in names)]
+    if not long:
+        return None
+    return (f"Some {' and '.join(long)} are longer than {MAX_SHOWN} characters: this page shows their first "
+            f"{MAX_SHOWN} (charts: {figures.MAX_CHART_NAME}) and says where it cut; spanagree score --output json "
+            "and the CSV beside this page have them whole.")
+
+
+def _lead(data: dict) -> list[str]:
+    """The facts under the title, one sentence piece each."""
     rule = data["rule"]
     rule_text = f"rule {rule['rule']}, labels {rule['labels']}, unit {rule['unit']}"
     if rule["rule"] == "overlap":
@@ -169,49 +188,42 @@ def _lead(data: dict, sources: Sequence[str]) -> str:
         scored,
         f"{len(data['raters'])} raters, {data['overall']['pairs']} rater pairs",
         f"{len(data['labels_seen'])} labels",
-        esc(rule_text),
+        rule_text,
     ]
     if "intervals" in data:
         iv = data["intervals"]
         pieces.append(f"{iv['level']:.0%} intervals from {iv['replicates']} bootstrap replicates over documents (seed {iv['seed']})")
-    text = "; ".join(pieces) + "."
-    if sources:
-        text += " Input: " + ", ".join(f"<code>{esc(Path(s).name)}</code>" for s in sources) + "."
-    return f"<p class=\"lead\">{text}</p>"
+    return pieces
 
 
-def _cut_note(corpus) -> list[str]:
-    """Say so when some label, rater or document id is too long to show whole."""
-    long = [what for what, names in (("labels", corpus.labels), ("raters", corpus.raters), ("document ids", corpus.doc_ids))
-            if any(len(name) > MAX_SHOWN for name in names)]
-    if not long:
-        return []
-    return [f"<p class=\"note\">Some {' and '.join(long)} are longer than {MAX_SHOWN} characters: this page shows "
-            f"their first {MAX_SHOWN} (charts: {charts.MAX_CHART_NAME}) and says where it cut; "
-            "<code>spanagree score --output json</code> and the CSV beside this page have them whole.</p>"]
+def _stat(name: str, value, interval, band: tuple[str, str] | None, what: str, undefined: str | None = None) -> dict:
+    """A headline row; ``band`` is (word, its source) or None."""
+    return {"name": name, "value": value, "interval": interval, "band": band, "what": what, "undefined": undefined}
 
 
-def _headline(data: dict) -> list[str]:
+def _headline(data: dict) -> tuple[list[dict], list[tuple[str, str, float]]]:
+    """The headline rows, and the (coefficient, band word, value) readings shown with a band."""
     overall, macro = data["overall"], data["macro"]
     rows = [
-        _stat_row("Pairwise mean PSA (headline)", overall["pairwise_mean_psa"], overall.get("pairwise_mean_psa_interval"),
-                  None, "mean over rater pairs of each pair's PSA"),
-        _stat_row("Pooled PSA", overall["pooled_psa"], overall.get("pooled_psa_interval"), None,
-                  "a, b, c summed over all pairs"),
-        _stat_row("Macro PSA", macro["pairwise_mean_psa"], macro.get("pairwise_mean_psa_interval"), None,
-                  "mean over labels of each label's pairwise mean PSA"),
+        _stat("Pairwise mean PSA (headline)", overall["pairwise_mean_psa"], overall.get("pairwise_mean_psa_interval"),
+              None, "mean over rater pairs of each pair's PSA"),
+        _stat("Pooled PSA", overall["pooled_psa"], overall.get("pooled_psa_interval"), None,
+              "a, b, c summed over all pairs"),
+        _stat("Macro PSA", macro["pairwise_mean_psa"], macro.get("pairwise_mean_psa_interval"), None,
+              "mean over labels of each label's pairwise mean PSA"),
     ]
     chance = data.get("chance_corrected")
-    readings: list[tuple[str, str, float]] = []  # (coefficient, band word, value) shown
+    readings: list[tuple[str, str, float]] = []
     if chance is not None:
         pooled, everyone = chance["pooled"], chance["all_raters"]
         kappa = pooled.get("cohen_kappa")
         if kappa is not None:  # a marked/NONE table exists (not for single-label documents)
+            word = bands.landis_koch(kappa["value"])
             if kappa["value"] is not None:
-                readings.append(("Cohen's κ, pooled", bands.landis_koch(kappa["value"]), kappa["value"]))
-            rows.append(_stat_row("Cohen's κ, pooled", kappa["value"], kappa.get("interval"),
-                                  _band(bands.landis_koch(kappa["value"]), "Landis & Koch"),
-                                  "marked vs NONE over the candidate items, all pairs", kappa.get("undefined")))
+                readings.append(("Cohen's κ, pooled", word, kappa["value"]))
+            rows.append(_stat("Cohen's κ, pooled", kappa["value"], kappa.get("interval"),
+                              (word, "Landis & Koch") if word else None,
+                              "marked vs NONE over the candidate items, all pairs", kappa.get("undefined")))
         names = (
             ("krippendorff_alpha", "Krippendorff's α (nominal)", bands.krippendorff, "Krippendorff"),
             ("fleiss_kappa", "Fleiss' κ", bands.landis_koch, "Landis & Koch"),
@@ -222,256 +234,121 @@ def _headline(data: dict) -> list[str]:
             entry = everyone.get(key)
             if entry is None:
                 continue
-            label = _band(band(entry["value"]), source) if band else None
-            if label:
-                readings.append((name, band(entry["value"]), entry["value"]))
+            word = band(entry["value"]) if band else None
+            shown = (word, source) if word else None
+            if word:
+                readings.append((name, word, entry["value"]))
             reached = ((entry.get("benchmark") or {}).get("landis_koch") or {}).get("band")
             if reached is not None and key != "krippendorff_alpha":  # the band reached with 95 % probability
-                label = _band(f"{reached} (95%)", "Landis & Koch, Gwet's probabilistic benchmarking")
-            rows.append(_stat_row(name, entry["value"], entry.get("interval") or entry.get("analytic_interval"), label,
-                                  "all raters, every rating", entry.get("undefined")))
+                shown = (f"{reached} (95%)", "Landis & Koch, Gwet's probabilistic benchmarking")
+            rows.append(_stat(name, entry["value"], entry.get("interval") or entry.get("analytic_interval"), shown,
+                              "all raters, every rating", entry.get("undefined")))
     unitizing = data.get("unitizing")
     if unitizing is not None:
         a, g = unitizing["alpha_u"], unitizing["gamma"]
-        rows.append(_stat_row("Krippendorff's α_U (unitizing)", a["value"], a.get("interval"),
-                              _band(bands.krippendorff(a["value"]), "Krippendorff"), DESCRIPTIONS["alpha_u"],
-                              a.get("reason")))
-        rows.append(_stat_row("Mathet et al.'s γ", g["value"], None, None, DESCRIPTIONS["gamma"], g.get("reason")))
-    notes = (
-        "<p class=\"note\">Bands are words beside the number, never a substitute for it: "
-        "κ-type coefficients read with Landis &amp; Koch (1977): ≤ .20 slight, ≤ .40 fair, ≤ .60 moderate, "
-        "≤ .80 substantial, above almost perfect; Krippendorff's α: rely on data from .800, draw only "
-        "tentative conclusions from .667. PSA is the F-measure between raters and has no conventional bands.</p>"
-    )
-    level = data["intervals"]["level"] if "intervals" in data else None
-    header = ["statistic", "value", f"{level:.0%} interval" if level else "interval", "reading", "what it is"]
-    out = ["<h2>Headline</h2>", table(header, rows, css="headline", numeric={2}), notes]
-
-    contradiction = band_note(readings)
-    if contradiction:
-        out.append(contradiction)
-    return out
+        word = bands.krippendorff(a["value"])
+        rows.append(_stat("Krippendorff's α_U (unitizing)", a["value"], a.get("interval"),
+                          (word, "Krippendorff") if word else None, DESCRIPTIONS["alpha_u"], a.get("reason")))
+        rows.append(_stat("Mathet et al.'s γ", g["value"], None, None, DESCRIPTIONS["gamma"], g.get("reason")))
+    return rows, readings
 
 
-def _labels(data: dict, charts) -> list[str]:
+def _labels(data: dict) -> dict[str, Any]:
     labels = data["labels"]
-    if not labels:
-        return ["<h2>Per label</h2>", "<p class=\"note\">No spans were marked.</p>"]
-    names = list(labels)
-    if len(names) > charts.MAX_CHART_LABELS:
-        names = sorted(names, key=lambda n: -spans_marked(labels[n]))[: charts.MAX_CHART_LABELS]
-    values = [labels[n]["pairwise_mean_psa"] for n in names]
-    intervals = [labels[n].get("pairwise_mean_psa_interval") or {} for n in names]
-    svg = charts.label_intervals(names, values, [i.get("low") for i in intervals], [i.get("high") for i in intervals],
-                                 prefix="labels-")
-    rows = [
-        [esc(n), num(v["pairwise_mean_psa"]), _ci(v.get("pairwise_mean_psa_interval")), num(v["pooled_psa"]),
-         _count(v["a"]), _count(v["b"]), _count(v["c"])]
-        for n, v in labels.items()
-    ]
-    out = ["<h2>Per label</h2>"]
-    if svg:
-        out.append(f"<div class=\"chart\" id=\"chart-labels\">{svg}</div>")
-    if len(labels) > len(names):
-        out.append(f"<p class=\"note\">The chart shows the {len(names)} labels with the most spans, of {len(labels)}.</p>")
-    out.append(table(["label", "pairwise mean PSA", "interval", "pooled PSA", "a", "b", "c"], rows,
-                     numeric={1, 2, 3, 4, 5, 6}))
-    return out
+    return {"entries": labels, "chart": charts.labels(data) if labels else None,
+            "charted": len(figures.labels_shown(data)) if labels else 0}
 
 
-def _pairs(data: dict, corpus, charts) -> list[str]:
-    pairs = data["pairs"]
-    raters = data["raters"]
-    out = ["<h2>Rater pairs</h2>"]
+def _pairs(data: dict, corpus) -> dict[str, Any]:
+    pairs, raters = data["pairs"], data["raters"]
     if not pairs:
-        return out + ["<p class=\"note\">No two raters submitted the same document.</p>"]
-    shown = raters
-    if len(raters) > charts.MAX_HEATMAP_RATERS:
-        submitted = np.bincount(corpus.ann_rater, minlength=len(raters))
-        keep = sorted(np.argsort(-submitted, kind="stable")[: charts.MAX_HEATMAP_RATERS].tolist())
-        shown = [raters[k] for k in keep]
-    index = {name: k for k, name in enumerate(shown)}
-    matrix = np.full((len(shown), len(shown)), np.nan)
-    for p in pairs:
-        a, b = p["raters"]
-        if a in index and b in index and p["psa"] is not None:
-            matrix[index[a], index[b]] = matrix[index[b], index[a]] = p["psa"]
-    svg = charts.pair_heatmap(shown, matrix, prefix="pairs-")
-    if svg:
-        out.append(f"<div class=\"chart\" id=\"chart-pairs\">{svg}</div>")
-    if len(shown) < len(raters):
-        out.append(f"<p class=\"note\">The heatmap shows the {len(shown)} raters who submitted most documents, of {len(raters)}.</p>")
+        return {"rows": [], "chart": None}
+    submitted = np.bincount(corpus.ann_rater, minlength=len(raters))
     ordered = sorted(pairs, key=lambda p: -p["documents"])[:MAX_PAIR_ROWS]
-    rows = [[f"{esc(p['raters'][0])} ~ {esc(p['raters'][1])}", str(p["documents"]), num(p["psa"]), _ci(p.get("psa_interval")),
-             _count(p["a"]), _count(p["b"]), _count(p["c"]),
-             "; ".join(f"{esc(name)} {n}" for name, n in p.get("only_in", {}).items())] for p in ordered]
-    out.append(table(["pair (A ~ B)", "documents", "PSA", "interval", "a", "b (A's unmatched)", "c (B's unmatched)",
-                      "spans only one marked (outcomes)"], rows, numeric={1, 2, 3, 4, 5, 6}))
-    if data["overall"]["pairs"] > len(ordered):
-        out.append(f"<p class=\"note\">The {len(ordered)} pairs sharing the most documents, of {data['overall']['pairs']}.</p>")
-    return out
+    return {"rows": ordered, "chart": charts.pairs(data, submitted), "total": data["overall"]["pairs"],
+            "heat_raters": len(figures.heatmap_raters(raters, submitted)), "raters": len(raters)}
 
 
-def _kappa_curve(chance: dict, charts) -> list[str]:
-    pooled = chance["pooled"]
-    curve = pooled["kappa_curve"]
-    svg = charts.kappa_curve(curve["d"], curve["kappa"], curve["psa"], pooled["d"], pooled["cohen_kappa"]["value"],
-                             prefix="kappa-")
-    out = ["<h2>κ as d grows</h2>",
-           f"<p class=\"note\">With candidate items ({esc(chance['source'])}), d (items neither rater marked) is "
-           f"defined: here a = {pooled['a']}, b = {pooled['b']}, c = {pooled['c']}, d = {pooled['d']}, pooled over "
-           "pairs. With a, b, c fixed, Cohen's κ approaches PSA as d grows (Hripcsak &amp; Rothschild 2005): how far "
-           "κ sits below PSA is how much the choice of candidates decides.</p>"]
-    if svg:
-        out.append(f"<div class=\"chart\" id=\"chart-kappa\">{svg}</div>")
-    return out
+def _kappa_curve(chance: dict, data: dict) -> dict[str, Any]:
+    return {"chart": charts.kappa_curve(data), "pooled": chance["pooled"], "source": chance["source"],
+            "item_psa": views.kappa_note(chance), "headline": data["overall"]["pairwise_mean_psa"]}
 
 
-def _outcomes(data: dict) -> list[str]:
-    outcomes = data["overall"]["outcomes"]
-    rows = [[esc(k), str(v), esc(OUTCOME_HELP.get(k, ""))] for k, v in outcomes.items()]
-    return ["<h2>Outcomes</h2>",
-            "<p class=\"note\">From the best explanation of every pair on every shared document: among the "
-            "largest label-blind overlap matchings, the one with the most identical pairs, then the most pairs of "
-            "the same label; summed over pairs. A span two raters marked identically is always correct, however "
-            "many other labels sit on the same words. <em>missed</em> and <em>spurious</em> are the spans only "
-            "one rater of a pair marked (the pair table names whose). "
-            "<code>spanagree disagreements</code> lists every case.</p>",
-            table(["outcome", "count", "meaning"], rows, numeric={1})]
-
-
-def _confusion(labels: list[str], pairs: tuple[np.ndarray, np.ndarray, np.ndarray]) -> list[str]:
-    out = ["<h2>Label confusion among position-matched spans</h2>",
-           "<p class=\"note\">Span pairs matched by the label-blind overlap alignment, pooled over rater pairs; "
-           "each matched pair counted once, so the table is a triangle. The diagonal is pairs with the same label "
-           "(correct or partial); off the diagonal, the two raters chose different labels for overlapping spans.</p>"]
+def _confusion(labels: list[str], pairs: tuple[np.ndarray, np.ndarray, np.ndarray]) -> dict[str, Any] | None:
+    """The lower triangle of matched label pairs: rows of cells (None above the diagonal; else the
+    count and its shade), or None when nothing was matched."""
     high, low, n = pairs
     if not len(labels) or not n.sum():
-        return out + ["<p class=\"note\">No spans were matched.</p>"]
+        return None
     shown = np.arange(len(labels))
     if len(labels) > MAX_CONFUSION_LABELS:
         involved = np.bincount(high, weights=n, minlength=len(labels)) + np.bincount(low, weights=n * (high != low), minlength=len(labels))
         shown = np.sort(np.argsort(-involved, kind="stable")[:MAX_CONFUSION_LABELS])
-        out.append(f"<p class=\"note\">The {len(shown)} labels in most matched pairs are shown; "
-                   f"{len(labels) - len(shown)} more labels are left out (see <code>spanagree disagreements</code>).</p>")
     cell = dict(zip(zip(high.tolist(), low.tolist()), n.tolist()))
     top = max(cell.values())
     rows = []
     for i in shown.tolist():
-        cells = [f"<strong>{esc(labels[i])}</strong>"]
+        cells = []
         for j in shown.tolist():
-            if j > i:
-                cells.append("")
-                continue
             value = cell.get((i, j), 0)
-            shade = 0.08 + 0.6 * value / top if value else 0
-            hue = "76,114,176" if i == j else "196,78,82"
-            style = f" style=\"background: rgba({hue},{shade:.2f})\"" if value else ""
-            cells.append(f"<span{style}>&nbsp;{value}&nbsp;</span>" if value else "0")
-        rows.append(cells)
-    names = [esc(labels[i]) for i in shown.tolist()]
-    return out + [table([""] + names, rows, css="confusion", numeric=set(range(1, len(names) + 1)))]
+            cells.append(None if j > i else {
+                "n": value, "hue": "76,114,176" if i == j else "196,78,82", "shade": f"{0.08 + 0.6 * value / top:.2f}",
+            })
+        rows.append({"label": labels[i], "cells": cells})
+    return {"names": [labels[i] for i in shown.tolist()], "rows": rows, "left_out": len(labels) - len(shown)}
 
 
-def _documents(data: dict, corpus, disputed: np.ndarray, limit: int) -> list[str]:
+def _documents(data: dict, corpus, disputed: np.ndarray, limit: int) -> list[dict[str, Any]]:
+    """The documents of lowest agreement, each rater's spans as runs of text to draw."""
     docs = sorted((d for d in data["per_document"] if d["pairwise_mean_psa"] is not None),
                   key=lambda d: (d["pairwise_mean_psa"], d["doc_id"]))[:limit]
-    out = ["<h2>Documents where raters disagree most</h2>",
-           f"<p class=\"note\">The {len(docs)} documents with the lowest pairwise mean PSA; each rater's spans in "
-           "the colour of their label, with the label after the span. A span with a dashed outline is part of a disagreement "
-           "(missed, spurious, partial or wrong label against some other rater). When a rater's spans nest or "
-           "stack (one inside another, or the same words under two labels), the rater gets one line per label.</p>"]
-    if corpus.labels:
-        legend = "".join(f"<span><span class=\"swatch l{k}\"></span>{esc(name)}</span>" for k, name in enumerate(corpus.labels))
-        out.append(f"<p class=\"legend\">{legend}</p>")
     index = {doc_id: k for k, doc_id in enumerate(corpus.doc_ids)}
+    out = []
     for entry in docs:
         d = index[entry["doc_id"]]
         text = corpus.texts[d]
-        rows = []
+        lines = []
         for ann in np.flatnonzero(corpus.ann_doc == d).tolist():
             lo, hi = int(corpus.ann_ptr[ann]), int(corpus.ann_ptr[ann + 1])
             spans = [
                 (int(corpus.span_start[i]), int(corpus.span_end[i]), int(corpus.span_label[i]), bool(disputed[i]))
                 for i in range(lo, hi)
             ]
-            name = esc(corpus.raters[int(corpus.ann_rater[ann])])
             shown_layers = views.layers(spans)
             for layer in shown_layers:
-                who = name
-                if len(shown_layers) > 1:  # nested or stacked spans: one line per label
-                    who += f" <span class=\"muted\">· {esc(corpus.labels[layer[0][2]])}</span>"
-                if not spans:
-                    who += " <span class=\"muted\">(no spans)</span>"
-                marked = _highlight(text, layer, corpus.labels)
-                rows.append(f"<div class=\"rater\"><div class=\"who\">{who}</div><div class=\"text\">{marked}</div></div>")
-        heading = (f"document <code>{esc(entry['doc_id'])}</code>: pairwise mean PSA {num(entry['pairwise_mean_psa'])} "
-                   f"(a {_count(entry['a'])}, b {_count(entry['b'])}, c {_count(entry['c'])}; {entry['raters']} raters)")
-        out.append(f"<div class=\"doc\"><h3>{heading}</h3>{''.join(rows)}</div>")
-    if not docs:
-        out.append("<p class=\"note\">No document has a defined PSA.</p>")
+                lines.append({
+                    "rater": corpus.raters[int(corpus.ann_rater[ann])],
+                    # nested or stacked spans: one line per label
+                    "label": corpus.labels[layer[0][2]] if len(shown_layers) > 1 else None,
+                    "empty": not spans, "runs": _runs(text, layer, corpus.labels),
+                    "cut": max(len(text) - MAX_TEXT, 0),
+                })
+        out.append({**entry, "lines": lines})
     return out
 
 
-def _excluded(data: dict) -> list[str]:
-    rows = [[esc(kind), esc(reason), str(n)] for kind in ("documents", "annotations", "spans")
+def _excluded(data: dict) -> list[tuple[str, str, int]]:
+    rows = [(kind, reason, n) for kind in ("documents", "annotations", "spans")
             for reason, n in data[kind]["excluded"].items()]
-    rows += [["spans", esc(f"note: {reason}"), str(n)] for reason, n in data["spans"].get("notes", {}).items()]
-    if not rows:
-        rows = [["-", "nothing was excluded", "0"]]
-    return ["<h2>Excluded, and why</h2>", table(["what", "reason", "count"], rows, numeric={2})]
+    rows += [("spans", f"note: {reason}", n) for reason, n in data["spans"].get("notes", {}).items()]
+    return rows
 
 
-# --- helpers ------------------------------------------------------------------------------------
-
-
-def _highlight(text: str, spans: list[tuple[int, int, int, bool]], labels: list[str]) -> str:
-    """The text with each span in a ``<mark>`` of its label's class, the label after it.
-
-    Overlapping spans split the text into segments; a segment takes the colour of the shortest
-    span covering it. Everything from the data is escaped.
-    """
+def _runs(text: str, spans: list[tuple[int, int, int, bool]], labels: list[str]) -> list[dict[str, Any]]:
+    """The text cut where spans start and end: each run with the label index of the shortest span
+    covering it (None: plain text), the names of every label covering it, whether one of its spans
+    is in a disagreement, and the label indices of the spans ending after it (drawn as tags)."""
     shown = text[:MAX_TEXT]
     n = len(shown)
     spans = [(s, min(e, n), k, bad) for s, e, k, bad in spans if s < n and e > s]
     cuts = sorted({0, n, *(s for s, _, _, _ in spans), *(e for _, e, _, _ in spans)})
-    out = []
+    runs = []
     for p, q in zip(cuts, cuts[1:]):
-        piece = esc(shown[p:q], limit=None)  # the text is cut at MAX_TEXT already
         cover = [sp for sp in spans if sp[0] <= p and sp[1] >= q]
-        if cover:
-            inner = min(cover, key=lambda sp: (sp[1] - sp[0], sp[2]))
-            names = ", ".join(sorted({labels[sp[2]] for sp in cover}))
-            cls = f"l{inner[2]}" + (" disputed" if any(sp[3] for sp in cover) else "")
-            piece = f"<mark class=\"{cls}\" title=\"{esc(names)}\">{piece}</mark>"
-        out.append(piece)
-        for s, e, k, _ in sorted(sp for sp in spans if sp[1] == q):
-            out.append(f"<span class=\"tag l{k}\">{esc(labels[k])}</span>")
-    if len(text) > n:
-        out.append(f"<span class=\"muted\"> … ({len(text) - n} more characters not shown)</span>")
-    return "".join(out)
-
-
-def _stat_row(name: str, value, interval, band: str | None, what: str, undefined: str | None = None) -> list[str]:
-    shown = num(value) if value is not None else f"undefined{': ' + esc(undefined) if undefined else ''}"
-    return [esc(name), f"<span class=\"value\">{shown}</span>", _ci(interval), band or "", esc(what)]
-
-
-def _band(name: str | None, source: str | None) -> str | None:
-    if name is None:
-        return None
-    return f"<span class=\"band\" title=\"{esc(source or '')}\">{esc(name)}</span>"
-
-
-def num(value) -> str:
-    return "undefined" if value is None else f"{value:.3f}"
-
-
-def _count(value) -> str:
-    return str(int(value)) if float(value).is_integer() else f"{value:.2f}"
-
-
-def _ci(interval: dict | None) -> str:
-    if not interval or interval.get("low") is None:
-        return "–"
-    return f"[{interval['low']:.3f}, {interval['high']:.3f}]"
+        inner = min(cover, key=lambda sp: (sp[1] - sp[0], sp[2])) if cover else None
+        runs.append({
+            "text": shown[p:q], "label": None if inner is None else inner[2],
+            "covering": ", ".join(sorted({labels[sp[2]] for sp in cover})), "disputed": any(sp[3] for sp in cover),
+            "tags": [k for s, e, k, _ in sorted(sp for sp in spans if sp[1] == q)],
+        })
+    return runs

@@ -1,8 +1,8 @@
 """Report sections that answer a lead's questions: who parts from the others and on which label,
 every document by agreement, and what the κ curve and the bands mean next to the headline.
 
-Definitions: ``docs/diagnostics.md``. Everything from the data is escaped (:func:`page.esc`);
-nothing here adds a script or a request.
+Definitions: ``docs/diagnostics.md``. The sections are data; ``report_page.html.j2`` writes them
+(escaped); nothing here adds a script or a request.
 """
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from ..text import RATER_COLUMNS, rater_cells
-from .page import esc, table
+from . import charts
+from ...notebook.figures import raters_ordered
 from ...core.files import atomic_write
 from ...core.sanitize import csv_cell
 
@@ -21,57 +22,25 @@ MAX_DOCUMENT_ROWS = 5000
 DOCUMENT_COLUMNS = ("rank", "doc_id", "raters", "pairwise_mean_psa", "pooled_psa", "a", "b", "c")
 
 
-def per_rater(rows: list[dict], labels: list[str], charts) -> list[str]:
-    """The per-rater table, a chart of each rater's mean PSA with its interval, and each rater's F
-    against the others per label (shaded, lowest first to read)."""
-    out = ["<h2 id=\"raters\">Per rater</h2>",
-           "<p class=\"note\">Each rater against the others, lowest mean PSA first. <em>mean PSA</em>: the mean "
-           "of the rater's pair PSAs; <em>P / R / F vs others</em>: the rater's spans pooled over its pairs "
-           "(P = share of the rater's spans some partner matched, R = share of the partners' spans the rater "
-           "matched); <em>F vs others' consensus</em>: against the majority vote of the other raters; "
-           "<em>only theirs</em>: spans no other rater's span explains; <em>parts most on</em>: labels where the "
-           "rater's F is furthest below the label's pooled PSA.</p>"]
-    if not rows:
-        return out + ["<p class=\"note\">No rater shares a document with another.</p>"]
-    ordered = sorted(rows, key=lambda r: (r["mean_psa"] is None, r["mean_psa"] or 0.0, r["rater"]))
-    names = [r["rater"] for r in ordered]
-    values = [r["mean_psa"] for r in ordered]
-    intervals = [r.get("mean_psa_interval") or {} for r in ordered]
-    if len(names) <= charts.MAX_CHART_LABELS:
-        svg = charts.label_intervals(names, values, [i.get("low") for i in intervals], [i.get("high") for i in intervals],
-                                     prefix="raters-", xlabel="mean PSA against every other rater (bar: interval)")
-        if svg:
-            out.append(f"<div class=\"chart\" id=\"chart-raters\">{svg}</div>")
-    cells = [[esc(c) for c in rater_cells(r, _interval_text)] for r in ordered]
-    out.append(table(RATER_COLUMNS, cells, css="raters", numeric={1, 2, 3, 5, 6}))
+def per_rater(rows: list[dict], labels: list[str]) -> dict[str, Any]:
+    """The per-rater section's data: the table's cells (lowest mean PSA first), the chart of each
+    rater's mean PSA with its interval, and each rater's F against the others per label."""
+    ordered = raters_ordered(rows)
     shown = [label for label in labels if any(label in r["against_others"]["labels"] for r in ordered)]
-    if shown:
-        grid = []
-        for r in ordered:
-            row = [esc(r["rater"])]
-            for label in shown:
-                entry = r["against_others"]["labels"].get(label)
-                f = entry["f"] if entry else None
-                row.append(_shaded(f))
-            grid.append(row)
-        out.append("<h3>F against the others, per label</h3>")
-        out.append(table(["rater", *[esc(x) for x in shown]], grid, css="confusion", numeric=set(range(1, len(shown) + 1))))
-    return out
+    grid = [{"rater": r["rater"], "f": [(r["against_others"]["labels"].get(label) or {}).get("f") for label in shown]}
+            for r in ordered]
+    return {
+        "columns": RATER_COLUMNS, "cells": [[str(c) for c in rater_cells(r, _interval_text)] for r in ordered],
+        "chart": charts.raters(rows) if rows else None, "grid_labels": shown, "grid": grid,
+    }
 
 
-def kappa_note(chance: dict, headline: float | None) -> str:
-    """Which PSA the κ(d) curve approaches, and why it is not the headline."""
+def kappa_note(chance: dict) -> float | None:
+    """PSA over the candidate items (2a / (2a + b + c) of the pooled item counts): the value the
+    κ(d) curve approaches, which is not the headline span PSA."""
     pooled = chance["pooled"]
     a, b, c = pooled["a"], pooled["b"], pooled["c"]
-    item_psa = 2 * a / (2 * a + b + c) if 2 * a + b + c else None
-    return (
-        "<p class=\"note\">The curve approaches "
-        f"<strong>PSA over the candidate items = {num(item_psa)}</strong> (2a / (2a + b + c) with the item counts "
-        f"above), not the headline span PSA ({num(headline)}): here each candidate item "
-        f"({esc(chance['source'])}) is counted, so a long span counts once per item it covers and two spans "
-        "that overlap agree on the items they share, while the headline counts whole spans matched under the "
-        "rule.</p>"
-    )
+    return 2 * a / (2 * a + b + c) if 2 * a + b + c else None
 
 
 #: How strong each band word reads: 0 weak, 1 middling, 2 strong.
@@ -82,7 +51,7 @@ GRADE = {
 
 
 def band_note(readings: list[tuple[str, str, float]]) -> str | None:
-    """One sentence when the band words on the page grade the agreement differently.
+    """One sentence (plain text) when the band words on the page grade the agreement differently.
 
     ``readings``: (coefficient, band word, value) for every coefficient shown with a band.
     """
@@ -91,30 +60,10 @@ def band_note(readings: list[tuple[str, str, float]]) -> str | None:
         return None
     strong = max(graded, key=lambda r: GRADE[r[1]])
     weak = min(graded, key=lambda r: GRADE[r[1]])
-    return (f"<p class=\"note\">{esc(strong[0])} reads “{esc(strong[1])}” ({strong[2]:.3f}) while "
-            f"{esc(weak[0])} reads “{esc(weak[1])}” ({weak[2]:.3f}): the words come from different conventions — "
-            "Landis &amp; Koch's for κ are lenient (.61 is already \"substantial\"), Krippendorff's for α are "
-            "strict (reliable only from .800) — so compare the numbers, which differ less than the words.</p>")
-
-
-def documents_table(per_document: list[dict], csv_name: str | None) -> list[str]:
-    """Every document, lowest agreement first (documents with PSA undefined last); pre-sorted, no
-    scripts. ``csv_name``: the CSV written beside the page, linked."""
-    ordered = sort_documents(per_document)
-    out = ["<h2 id=\"all-documents\">Every document, by agreement</h2>"]
-    note = f"{len(ordered)} documents, lowest pairwise mean PSA first."
-    if csv_name:
-        note += f" All of them are also in <a href=\"{esc(csv_name)}\">{esc(csv_name)}</a> (CSV, same order)."
-    out.append(f"<p class=\"note\">{note}</p>")
-    rows = [[str(k), f"<code>{esc(d['doc_id'])}</code>", str(d["raters"]), num(d["pairwise_mean_psa"]),
-             num(d.get("pooled_psa")), _count(d["a"]), _count(d["b"]), _count(d["c"])]
-            for k, d in enumerate(ordered[:MAX_DOCUMENT_ROWS], 1)]
-    body = table(["#", "document", "raters", "pairwise mean PSA", "pooled PSA", "a", "b", "c"], rows,
-                 numeric={0, 2, 3, 4, 5, 6, 7})
-    out.append(f"<details><summary>Show the table</summary>{body}</details>")
-    if len(ordered) > MAX_DOCUMENT_ROWS:
-        out.append(f"<p class=\"note\">The page lists the first {MAX_DOCUMENT_ROWS}; the CSV has all.</p>")
-    return out
+    return (f"{strong[0]} reads “{strong[1]}” ({strong[2]:.3f}) while "
+            f"{weak[0]} reads “{weak[1]}” ({weak[2]:.3f}): the words come from different conventions — "
+            "Landis & Koch's for κ are lenient (.61 is already \"substantial\"), Krippendorff's for α are "
+            "strict (reliable only from .800) — so compare the numbers, which differ less than the words.")
 
 
 def sort_documents(per_document: list[dict]) -> list[dict]:
@@ -153,20 +102,5 @@ def _interval_text(holder: dict, name: str) -> str:
     return f" [{interval['low']:.3f}, {interval['high']:.3f}]"
 
 
-def _shaded(value: float | None) -> str:
-    if value is None:
-        return "–"
-    shade = 0.12 + 0.6 * (1 - value)
-    return f"<span style=\"background: rgba(196,78,82,{shade:.2f})\">&nbsp;{value:.3f}&nbsp;</span>"
-
-
-def num(value: Any) -> str:
-    return "undefined" if value is None else f"{value:.3f}"
-
-
 def _csv_num(value: Any) -> str:
     return "" if value is None else repr(float(value))
-
-
-def _count(value) -> str:
-    return str(int(value)) if float(value).is_integer() else f"{value:.2f}"

@@ -1,0 +1,283 @@
+"""The report's tables as pandas DataFrames (and as CSV or Parquet files).
+
+Each table is one list of flat rows read from :meth:`~spanagree.report.AgreementReport.to_dict`
+(so a table never says anything the JSON does not), with the same columns in the same order
+and of the same dtypes whatever the options: a statistic that was not computed (an interval
+without ``bootstrap``, an undefined PSA) is NaN, a missing text ``<NA>``. Column names are the
+JSON's keys; an interval's bounds are ``<statistic>_low`` and ``<statistic>_high``.
+
+========================  ===================================================================
+table                     one row per
+========================  ===================================================================
+``pairs``                 rater pair: its documents, a, b, c, PSA (interval), outcome counts
+``labels``                label: pairwise mean and pooled PSA (intervals), a, b, c
+``documents``             scored document: raters, pairs, a, b, c, pooled and mean PSA
+``raters``                rater: mean PSA, F against the others and against their consensus
+``outcomes``              rater pair and outcome (correct, wrong_label, partial, missed, spurious)
+``disagreements``         disagreement between two raters (kind, both spans, context)
+``chance``                coefficient of the chance-corrected family, per pair and all raters
+``unitizing``             α_U or γ, overall and per label
+========================  ===================================================================
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, Callable
+
+from ..core.counts import OUTCOMES
+from ..core.files import atomic_write
+from ..core.sanitize import csv_cell
+from ..errors import UsageError
+
+#: pandas dtypes by kind of column.
+_TEXT, _INT, _FLOAT = "string", "int64", "float64"
+_OPTIONAL_INT = "Int64"  # a whole number that may be missing (a missed span has no B offsets)
+
+
+def _interval_columns(name: str) -> list[tuple[str, str]]:
+    return [(f"{name}_low", _FLOAT), (f"{name}_high", _FLOAT)]
+
+
+#: Every table's columns, in order, with their dtypes.
+COLUMNS: dict[str, list[tuple[str, str]]] = {
+    "pairs": [
+        ("rater_a", _TEXT), ("rater_b", _TEXT), ("documents", _INT),
+        ("a", _FLOAT), ("b", _FLOAT), ("c", _FLOAT), ("psa", _FLOAT), *_interval_columns("psa"),
+        *[(kind, _INT) for kind in OUTCOMES],
+    ],
+    "labels": [
+        ("label", _TEXT), ("pairwise_mean_psa", _FLOAT), *_interval_columns("pairwise_mean_psa"),
+        ("pooled_psa", _FLOAT), *_interval_columns("pooled_psa"),
+        ("a", _FLOAT), ("b", _FLOAT), ("c", _FLOAT), ("pairs_undefined", _INT),
+    ],
+    "documents": [
+        ("doc_id", _TEXT), ("raters", _INT), ("pairs", _INT), ("a", _FLOAT), ("b", _FLOAT), ("c", _FLOAT),
+        ("pooled_psa", _FLOAT), ("pairwise_mean_psa", _FLOAT),
+    ],
+    "raters": [
+        ("rater", _TEXT), ("documents", _INT), ("spans", _INT), ("pairs", _INT), ("pairs_undefined", _INT),
+        ("mean_psa", _FLOAT), *_interval_columns("mean_psa"),
+        ("precision", _FLOAT), ("recall", _FLOAT), ("f", _FLOAT), *_interval_columns("f"),
+        ("consensus_precision", _FLOAT), ("consensus_recall", _FLOAT), ("consensus_f", _FLOAT),
+        *_interval_columns("consensus_f"), ("only_theirs", _INT),
+    ],
+    "outcomes": [("rater_a", _TEXT), ("rater_b", _TEXT), ("outcome", _TEXT), ("count", _INT)],
+    "disagreements": [
+        ("kind", _TEXT), ("doc_id", _TEXT), ("rater_a", _TEXT), ("rater_b", _TEXT),
+        ("a_start", _OPTIONAL_INT), ("a_end", _OPTIONAL_INT), ("a_label", _TEXT), ("a_text", _TEXT),
+        ("b_start", _OPTIONAL_INT), ("b_end", _OPTIONAL_INT), ("b_label", _TEXT), ("b_text", _TEXT),
+        ("context_left", _TEXT), ("context_right", _TEXT), ("only_in", _TEXT),
+    ],
+    "chance": [
+        ("scope", _TEXT), ("rater_a", _TEXT), ("rater_b", _TEXT), ("coefficient", _TEXT),
+        ("value", _FLOAT), ("observed", _FLOAT), ("expected", _FLOAT), ("standard_error", _FLOAT),
+        ("analytic_low", _FLOAT), ("analytic_high", _FLOAT), ("bootstrap_low", _FLOAT), ("bootstrap_high", _FLOAT),
+        ("p_value", _FLOAT), ("n_items", _FLOAT),
+    ],
+    "unitizing": [
+        ("measure", _TEXT), ("label", _TEXT), ("value", _FLOAT), *_interval_columns("value"), ("units", _FLOAT),
+    ],
+}
+
+#: The tables, in the order the CLI writes them.
+TABLES = tuple(COLUMNS)
+
+
+def pandas():
+    """pandas, or a UsageError naming the extra that installs it."""
+    try:
+        import pandas
+    except ImportError:
+        raise UsageError("tables need pandas: pip install 'spanagree[notebook]'") from None
+    return pandas
+
+
+def rows(report, name: str, data: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """The rows of table ``name`` (plain dicts keyed by the table's columns); ``data`` is the
+    report's :meth:`to_dict` when the caller has it already."""
+    if name not in COLUMNS:
+        raise UsageError(f"no table {name!r}; tables: {', '.join(TABLES)}")
+    if name == "disagreements":
+        from ..diagnostics.disagreements import cases, from_report
+
+        if not hasattr(report.corpus, "span_start"):
+            raise UsageError("the disagreements table needs the spans and texts, which a run with jobs, stream or "
+                             "engine does not keep (it holds counts only); score without them")
+
+        return list(cases(report.corpus, from_report(report)))
+    if name == "raters":
+        return _raters(rater_section(report, data))
+    data = report.to_dict() if data is None else data
+    return _FROM_DICT[name](data)
+
+
+def rater_section(report, data: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """The report's ``per_rater`` section: from ``data`` when it has one, else made as
+    ``score(per_rater=True)`` makes it (with intervals when the report has a bootstrap)."""
+    if data is not None and "per_rater" in data:
+        return data["per_rater"]
+    from ..diagnostics.raters import rater_view
+
+    with_raters = replace(report, per_rater=True, _intervals=None)
+    return rater_view(with_raters, with_raters._interval_lookup(None))
+
+
+def frame(report, name: str, data: dict[str, Any] | None = None):
+    """Table ``name`` of ``report`` as a pandas DataFrame (columns :data:`COLUMNS`)."""
+    pd = pandas()
+    found = rows(report, name, data)
+    columns = COLUMNS[name]
+    table = pd.DataFrame.from_records(found, columns=[c for c, _ in columns]) if found else pd.DataFrame(
+        {c: [] for c, _ in columns})
+    return table.astype(dict(columns))
+
+
+def available(report, data: dict[str, Any]) -> list[str]:
+    """The tables ``report`` has (``chance`` needs candidates, ``unitizing`` α_U/γ)."""
+    return [name for name in TABLES if (name != "chance" or "chance_corrected" in data)
+            and (name != "unitizing" or "unitizing" in data)]
+
+
+def check_writer(output: str) -> None:
+    """Raise a UsageError unless tables can be written as ``output`` here (pandas installed,
+    and pyarrow for Parquet)."""
+    if output not in ("csv", "parquet"):
+        raise UsageError(f"tables are written as csv or parquet, got {output!r}")
+    pandas()
+    if output == "parquet":
+        try:
+            import pyarrow  # noqa: F401  (pandas writes Parquet through it)
+        except ImportError:
+            raise UsageError("Parquet tables need pyarrow: pip install pyarrow (or write --output csv)") from None
+
+
+def write(report, folder: str | Path, *, output: str = "csv") -> dict[str, Any]:
+    """Every table ``report`` has as ``folder/<table>.csv`` (or ``.parquet``, which needs
+    pyarrow); returns ``{table: rows}``."""
+    check_writer(output)
+    folder = Path(folder)
+    if folder.exists() and not folder.is_dir():
+        raise UsageError(f"{folder}: tables are written to a folder, and this is a file")
+    folder.mkdir(parents=True, exist_ok=True)
+    data = report.to_dict()
+    written = {}
+    for name in available(report, data):
+        table = frame(report, name, data)
+        path = folder / f"{name}.{output}"
+        if output == "csv":  # text a spreadsheet would run as a formula gets a leading '
+            text_columns = [c for c, kind in COLUMNS[name] if kind == _TEXT]
+            safe = table.assign(**{c: table[c].map(csv_cell, na_action="ignore") for c in text_columns})
+            text = safe.to_csv(index=False, lineterminator="\n")
+            with atomic_write(path, "w", encoding="utf-8", newline="") as f:
+                f.write(text)
+        else:
+            with atomic_write(path, "wb") as f:
+                table.to_parquet(f, index=False)
+        written[name] = len(table)
+    return written
+
+
+# --- rows from the report's dict --------------------------------------------------------------
+
+
+def _bounds(entry: dict | None, name: str) -> dict[str, Any]:
+    entry = entry or {}
+    return {f"{name}_low": entry.get("low"), f"{name}_high": entry.get("high")}
+
+
+def _pairs(data: dict) -> list[dict]:
+    return [{
+        "rater_a": pair["raters"][0], "rater_b": pair["raters"][1], "documents": pair["documents"],
+        "a": pair["a"], "b": pair["b"], "c": pair["c"], "psa": pair["psa"], **_bounds(pair.get("psa_interval"), "psa"),
+        **pair["outcomes"],
+    } for pair in data["pairs"]]
+
+
+def _labels(data: dict) -> list[dict]:
+    return [{
+        "label": label,
+        "pairwise_mean_psa": row["pairwise_mean_psa"], **_bounds(row.get("pairwise_mean_psa_interval"), "pairwise_mean_psa"),
+        "pooled_psa": row["pooled_psa"], **_bounds(row.get("pooled_psa_interval"), "pooled_psa"),
+        "a": row["a"], "b": row["b"], "c": row["c"], "pairs_undefined": row["pairs_undefined"],
+    } for label, row in data["labels"].items()]
+
+
+def _documents(data: dict) -> list[dict]:
+    return [dict(row) for row in data["per_document"]]
+
+
+def _raters(view: list[dict]) -> list[dict]:
+    found = []
+    for row in view:
+        others = row.get("against_others") or {}
+        consensus = row.get("against_consensus") or {}
+        found.append({
+            "rater": row["rater"], "documents": row["documents"], "spans": row["spans"], "pairs": row["pairs"],
+            "pairs_undefined": row["pairs_undefined"],
+            "mean_psa": row["mean_psa"], **_bounds(row.get("mean_psa_interval"), "mean_psa"),
+            "precision": others.get("precision"), "recall": others.get("recall"), "f": others.get("f"),
+            **_bounds(others.get("f_interval"), "f"),
+            "consensus_precision": consensus.get("precision"), "consensus_recall": consensus.get("recall"),
+            "consensus_f": consensus.get("f"), **_bounds(consensus.get("f_interval"), "consensus_f"),
+            "only_theirs": (row.get("only_theirs") or {}).get("spans", 0),
+        })
+    return found
+
+
+def _outcomes(data: dict) -> list[dict]:
+    return [{"rater_a": pair["raters"][0], "rater_b": pair["raters"][1], "outcome": kind, "count": pair["outcomes"][kind]}
+            for pair in data["pairs"] for kind in OUTCOMES]
+
+
+def _coefficient_row(scope: str, raters: list[str] | None, name: str, entry: dict) -> dict:
+    analytic = entry.get("analytic_interval") or {}
+    bootstrap = entry.get("interval") or {}
+    return {
+        "scope": scope, "rater_a": raters[0] if raters else None, "rater_b": raters[1] if raters else None,
+        "coefficient": name, "value": entry.get("value"), "observed": entry.get("observed"),
+        "expected": entry.get("expected"), "standard_error": entry.get("standard_error"),
+        "analytic_low": analytic.get("low"), "analytic_high": analytic.get("high"),
+        "bootstrap_low": bootstrap.get("low"), "bootstrap_high": bootstrap.get("high"),
+        "p_value": entry.get("p_value"), "n_items": entry.get("n_items"),
+    }
+
+
+def _chance(data: dict) -> list[dict]:
+    section = data.get("chance_corrected")
+    if section is None:
+        raise UsageError("the chance-corrected table needs candidate items: score with candidates='tokens' "
+                         "(or 'documents', or a file of candidate spans)")
+    found = []
+    for pair in section["pairs"]:
+        found.extend(_coefficient_row("pair", pair["raters"], name, entry) for name, entry in pair["coefficients"].items())
+    found.extend(_coefficient_row("pooled", None, name, entry) for name, entry in (section.get("pooled") or {}).items()
+                 if isinstance(entry, dict) and "value" in entry)
+    found.extend(_coefficient_row("all_raters", None, name, entry) for name, entry in section["all_raters"].items()
+                 if isinstance(entry, dict) and "value" in entry)
+    return found
+
+
+def _unitizing(data: dict) -> list[dict]:
+    section = data.get("unitizing")
+    if section is None:
+        raise UsageError("the unitizing table needs α_U and γ: score with unitizing=True")
+    found = []
+    for measure in ("alpha_u", "gamma"):
+        overall = section.get(measure)
+        if overall is not None:
+            found.append(_unitizing_row(measure, None, overall))
+        for label, entry in (section.get(f"{measure}_per_label") or {}).items():
+            found.append(_unitizing_row(measure, label, entry))
+    return found
+
+
+def _unitizing_row(measure: str, label: str | None, entry: dict) -> dict:
+    return {"measure": measure, "label": label, "value": entry.get("value"),
+            **_bounds(entry.get("interval"), "value"), "units": entry.get("units")}
+
+
+_FROM_DICT: dict[str, Callable[[dict], list[dict]]] = {
+    "pairs": _pairs, "labels": _labels, "documents": _documents,
+    "outcomes": _outcomes, "chance": _chance, "unitizing": _unitizing,
+}
