@@ -36,8 +36,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..core import options
-from ..core.align import AlignmentRule, align
-from ..core.counts import make_comparisons, side
+from ..core.align import AlignmentRule
+from ..measures.annotators.items import cluster_roots
 from ..errors import Location, UsageError
 from ..core.files import check_outputs
 from ..core import validate
@@ -119,10 +119,7 @@ def consensus(
     raters_per_doc = np.bincount(corpus.ann_doc, minlength=corpus.n_documents)
     eligible = raters_per_doc >= min_raters
 
-    parent = np.arange(corpus.n_spans)
-    for i, j in _matched_pairs(corpus, starts, ends, rule):
-        _union(parent, i, j)
-    roots = np.array([_find(parent, i) for i in range(corpus.n_spans)], dtype=np.int64)
+    roots = cluster_roots(corpus, starts, ends, rule)
 
     votable = eligible[span_doc] & (ends > starts)
     notes_unvotable = int((eligible[span_doc] & ~(ends > starts)).sum())
@@ -184,17 +181,6 @@ def consensus(
     return gold, report
 
 
-def _matched_pairs(corpus: Corpus, starts: np.ndarray, ends: np.ndarray, rule: AlignmentRule):
-    """Global span indices ``(i, j)`` of every match between two raters on one document."""
-    comparisons = make_comparisons(corpus)
-    if not len(comparisons):
-        return []
-    side_a, idx_a = side(corpus, comparisons.ann_a, starts, ends)
-    side_b, idx_b = side(corpus, comparisons.ann_b, starts, ends)
-    found = align(side_a, side_b, rule)
-    return zip(idx_a[found.a_index].tolist(), idx_b[found.b_index].tolist())
-
-
 def _vote(corpus: Corpus, spans: list[int], starts, ends, span_rater, d: int, unit: str) -> dict:
     """Plurality of boundaries, then of labels, over one cluster: ``{"span": ...}`` or ``{"tie": ...}``."""
     bounds: dict[tuple[int, int], set[int]] = defaultdict(set)
@@ -233,21 +219,6 @@ def _vote(corpus: Corpus, spans: list[int], starts, ends, span_rater, d: int, un
             ],
         }}
     return {"span": (start, end, corpus.labels[by_label[0][0]])}
-
-
-def _find(parent: np.ndarray, i: int) -> int:
-    root = i
-    while parent[root] != root:
-        root = parent[root]
-    while parent[i] != root:  # path compression
-        parent[i], i = root, parent[i]
-    return int(root)
-
-
-def _union(parent: np.ndarray, i: int, j: int) -> None:
-    ri, rj = _find(parent, i), _find(parent, j)
-    if ri != rj:
-        parent[max(ri, rj)] = min(ri, rj)
 
 
 # --- output ---------------------------------------------------------------------------------------

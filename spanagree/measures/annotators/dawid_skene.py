@@ -1,0 +1,195 @@
+"""Dawid–Skene: a confusion matrix per rater over the labels and "nothing", fitted by variational Bayes.
+
+Model (Dawid & Skene 1979, with the Dirichlet priors of IBCC, Kim & Ghahramani 2012). Item ``i``
+is truly of class ``t_i`` (a label, "other boundaries" under a rule that aligns them, or
+"nothing"; :mod:`.items`) with probability ``ρ``; rater ``r`` answers ``j`` with probability
+``π_r[t_i, j]``, independently of the other raters given ``t_i``:
+
+.. math::
+
+    P(t_i = c \\mid \\text{responses}) \\propto \\rho_c \\prod_{r} \\pi_r[c, y_{ir}]
+
+Priors: ``ρ ~ Dirichlet(class_prior)``; each row ``π_r[c, ·] ~ Dirichlet(β_c)`` with
+``β_c = off_diagonal + diagonal·[j = c] + pooling · π̄[c, ·]``, where ``π̄`` is the confusion of
+all raters pooled (an empirical-Bayes prior: a crowd worker with twelve items is pulled towards
+the crowd, not towards the uniform, and an expert with thousands of items is not pulled at all).
+
+Fitting (mean-field variational Bayes, Bishop 2006 §10; as in IBCC-VB, Simpson et al. 2013): the
+posterior of every ``π_r[c, ·]`` is ``Dirichlet(β_c + n_r[c, ·])`` with ``n_r[c, j]`` the expected
+count of items of class ``c`` that ``r`` answered ``j``; the item posteriors use
+``E[log π] = ψ(α_{cj}) − ψ(Σ_j α_{cj})``. Started from the share of each response per item (the
+vote), iterated until no item posterior changes by more than ``tol``. Deterministic: no random
+start. The log-likelihood reported is that of the responses under the posterior-mean parameters.
+
+When every item's responses are unanimous there is nothing to weigh: the posterior is the vote,
+the fit stops at once and says so.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from scipy.special import digamma
+
+from ...errors import UsageError
+from .items import SpanItems
+
+#: Fewer items than this and a model is not fitted (use the vote).
+MIN_ITEMS = 10
+
+#: Defaults, chosen on the CoNLL crowd ``val`` documents only (bench/bench_annotators.py).
+DEFAULTS = {"diagonal": 2.0, "off_diagonal": 1.0, "pooling": 10.0, "class_prior": 1.0}
+
+
+@dataclass
+class Fit:
+    """A fitted annotator model: item posteriors and each rater's confusion."""
+
+    method: str
+    items: SpanItems
+    posterior: np.ndarray        # (items, classes)
+    confusion: np.ndarray        # (raters, classes, classes): point estimate, rows sum to 1
+    class_prior: np.ndarray      # (classes,)
+    iterations: int
+    converged: bool
+    change: float
+    log_likelihood: float
+    settings: dict[str, Any]
+    confusion_alpha: np.ndarray | None = None   # (raters, classes, classes) Dirichlet posterior (DS)
+    note: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def convergence(self) -> dict[str, Any]:
+        return {
+            "iterations": self.iterations, "converged": self.converged, "change": self.change,
+            "log_likelihood": self.log_likelihood, **({"note": self.note} if self.note else {}),
+        }
+
+
+def check_items(items: SpanItems, min_items: int) -> None:
+    """A UsageError when there are too few items to fit a model."""
+    if items.n_items < min_items:
+        raise UsageError(
+            f"too few items to fit an annotator model: {items.n_items} distinct spans marked "
+            f"(at least {min_items} needed); use the vote (--method vote)"
+        )
+
+
+def initial_posterior(items: SpanItems) -> np.ndarray:
+    """(items, classes) the share of each response per item, smoothed: the vote as a start."""
+    n, classes = items.n_items, items.n_classes
+    shares = np.bincount(items.obs_item * classes + items.obs_response, minlength=n * classes).reshape(n, classes)
+    shares = shares + 0.01
+    return shares / shares.sum(1, keepdims=True)
+
+
+def expected_counts(items: SpanItems, posterior: np.ndarray) -> np.ndarray:
+    """(raters, classes, responses) expected count of items of each class each rater answered so."""
+    classes, n_raters = items.n_classes, len(items.raters)
+    weights = posterior[items.obs_item]  # (observations, classes)
+    cells = (items.obs_rater[:, None] * classes + np.arange(classes)[None, :]) * classes + items.obs_response[:, None]
+    return np.bincount(cells.reshape(-1), weights=weights.reshape(-1), minlength=n_raters * classes * classes).reshape(
+        n_raters, classes, classes
+    )
+
+
+def normalize_log(log_post: np.ndarray) -> np.ndarray:
+    """Rows of log-probabilities up to a constant → probabilities."""
+    top = log_post.max(1, keepdims=True)
+    weights = np.exp(log_post - top)
+    return weights / weights.sum(1, keepdims=True)
+
+
+def log_likelihood(items: SpanItems, confusion: np.ndarray, class_prior: np.ndarray) -> float:
+    """log P(responses) under point parameters: Σ_i log Σ_c ρ_c Π_r π_r[c, y_ir]."""
+    log_post = item_log_scores(items, np.log(confusion), np.log(class_prior))
+    top = log_post.max(1, keepdims=True)
+    return float((np.log(np.exp(log_post - top).sum(1)) + top[:, 0]).sum())
+
+
+def item_log_scores(items: SpanItems, log_confusion: np.ndarray, log_prior: np.ndarray) -> np.ndarray:
+    """(items, classes) log ρ_c + Σ_r log π_r[c, y_ir]."""
+    per_obs = log_confusion[items.obs_rater, :, items.obs_response]  # (observations, classes)
+    scores = np.zeros((items.n_items, items.n_classes))
+    for c in range(items.n_classes):
+        scores[:, c] = np.bincount(items.obs_item, weights=per_obs[:, c], minlength=items.n_items)
+    return scores + log_prior[None, :]
+
+
+def dawid_skene(
+    items: SpanItems,
+    *,
+    diagonal: float = DEFAULTS["diagonal"],
+    off_diagonal: float = DEFAULTS["off_diagonal"],
+    pooling: float = DEFAULTS["pooling"],
+    class_prior: float = DEFAULTS["class_prior"],
+    max_iter: int = 500,
+    tol: float = 1e-6,
+    min_items: int = MIN_ITEMS,
+) -> Fit:
+    """Fit Dawid–Skene to ``items`` (module docstring); the :class:`Fit`.
+
+    Examples
+    --------
+    >>> from spanagree.core.model import CorpusBuilder
+    >>> from spanagree.measures.annotators.items import span_items
+    >>> b = CorpusBuilder()
+    >>> for d in range(12):
+    ...     for rater in "abc":
+    ...         b.add(f"d{d}", f"d{d}", "Alice in Rome", rater, [(0, 5, "PER")] if rater != "c" or d < 6 else [], None)
+    >>> fit = dawid_skene(span_items(b.build()))
+    >>> round(float(fit.posterior[0, 0]), 3), fit.converged
+    (0.999, True)
+    """
+    for name, value in (("diagonal", diagonal), ("off_diagonal", off_diagonal), ("pooling", pooling), ("class_prior", class_prior)):
+        if not isinstance(value, (int, float)) or not np.isfinite(value) or value < 0:
+            raise UsageError(f"the Dawid–Skene prior {name} must be a number >= 0, got {value!r}")
+    if off_diagonal <= 0 and pooling <= 0:
+        raise UsageError("the Dawid–Skene priors need off_diagonal > 0 or pooling > 0 (else an unseen response has probability 0)")
+    check_items(items, min_items)
+    classes = items.n_classes
+    base = np.full((classes, classes), float(off_diagonal))
+    base[np.arange(classes), np.arange(classes)] += diagonal
+    settings = {"diagonal": diagonal, "off_diagonal": off_diagonal, "pooling": pooling, "class_prior": class_prior,
+                "max_iter": max_iter, "tol": tol}
+
+    def parameters(posterior):
+        counts = expected_counts(items, posterior)
+        pooled = counts.sum(0) + base
+        pooled /= pooled.sum(1, keepdims=True)
+        alpha = counts + base[None] + pooling * pooled[None]
+        prior_alpha = posterior.sum(0) + class_prior + 1e-12
+        return alpha, prior_alpha
+
+    posterior = initial_posterior(items)
+    unanimous = bool(items.unanimous().all())
+    if unanimous:
+        posterior = np.eye(classes)[np.bincount(items.obs_item, weights=items.obs_response, minlength=items.n_items).astype(np.int64)
+                                    // np.maximum(np.bincount(items.obs_item, minlength=items.n_items), 1)]
+        iterations, change, converged = 0, 0.0, True
+    else:
+        iterations, change, converged = 0, np.inf, False
+        for iterations in range(1, max_iter + 1):
+            alpha, prior_alpha = parameters(posterior)
+            log_confusion = digamma(alpha) - digamma(alpha.sum(2, keepdims=True))
+            log_prior = digamma(prior_alpha) - digamma(prior_alpha.sum())
+            updated = normalize_log(item_log_scores(items, log_confusion, log_prior))
+            change = float(np.abs(updated - posterior).max())
+            posterior = updated
+            if change < tol:
+                converged = True
+                break
+    alpha, prior_alpha = parameters(posterior)
+    confusion = alpha / alpha.sum(2, keepdims=True)
+    prior = prior_alpha / prior_alpha.sum()
+    note = None
+    if unanimous:
+        note = "every rater gave every item the same answer: nothing to weigh, the posterior is the vote (no iteration)"
+    elif not converged:
+        note = f"did not converge in {max_iter} iterations (largest change of an item posterior {change:.2g} > tol {tol:g})"
+    return Fit(
+        method="dawid-skene", items=items, posterior=posterior, confusion=confusion, class_prior=prior,
+        iterations=iterations, converged=converged, change=change,
+        log_likelihood=log_likelihood(items, confusion, prior), settings=settings, confusion_alpha=alpha, note=note,
+    )

@@ -1,0 +1,242 @@
+"""The items an annotator model sees: every boundary any rater marked, grouped by the aligner.
+
+Construction, per document (unit: characters, or tokens with ``unit="token"``):
+
+1. **Clusters.** Every pair of raters who submitted the document is aligned with the chosen rule
+   (docs/alignment.md), exactly as the vote does (:mod:`spanagree.diagnostics.consensus`); the
+   clusters are the connected components of the graph whose edges are those matches, joined
+   also where two spans have the same boundaries (two labels at one place are one question:
+   which label, if any).
+2. **Items.** Every distinct ``(start, end)`` some rater marked is an item; it belongs to the
+   cluster of its spans.
+3. **Responses.** Every rater who submitted the document answers every item of it: the label of
+   their span at exactly these boundaries (a rater with two labels at one place gives the first
+   in label order, and this is counted); else ``OTHER`` when they have a span at other
+   boundaries in the item's cluster (only possible under a rule that aligns different
+   boundaries); else ``NOTHING``. A rater who did not submit the document gives no response:
+   missing, not a vote.
+
+**Boundaries are part of the model**, not of the decoding: each boundary is a reading of its own,
+and a rater who marked other boundaries in the cluster says so (``OTHER``), which is neither a
+vote for these boundaries nor the silence of a rater who saw nothing there. The decoding
+(:mod:`.decode`) then only has to choose among readings the model has weighed: the most probable
+non-overlapping ones. Under the exact rule no two boundaries align, so ``OTHER`` never occurs and
+the model is Dawid–Skene on exact-boundary span items.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ...core import options
+from ...core.align import AlignmentRule, align
+from ...core.counts import make_comparisons, side
+from ...core.model import Corpus
+
+
+@dataclass(frozen=True)
+class SpanItems:
+    """Items × raters responses, as flat observation arrays.
+
+    Classes (what an item truly is) and responses (what a rater says) are coded alike:
+    ``0 .. K-1`` the labels, then ``OTHER`` (= K, only when ``has_other``), then ``NOTHING``.
+    """
+
+    corpus: Corpus
+    unit: str
+    rule: dict
+    labels: list[str]
+    raters: list[str]
+    has_other: bool
+    item_doc: np.ndarray      # (items,) document index
+    item_start: np.ndarray    # (items,) in the unit
+    item_end: np.ndarray      # (items,)
+    item_cluster: np.ndarray  # (items,) cluster id, numbered in document order
+    obs_item: np.ndarray      # (observations,)
+    obs_rater: np.ndarray     # (observations,)
+    obs_response: np.ndarray  # (observations,)
+    notes: Counter = field(default_factory=Counter)
+
+    @property
+    def n_items(self) -> int:
+        return len(self.item_doc)
+
+    @property
+    def n_classes(self) -> int:
+        return len(self.labels) + (2 if self.has_other else 1)
+
+    @property
+    def nothing(self) -> int:
+        return self.n_classes - 1
+
+    @property
+    def other(self) -> int | None:
+        return len(self.labels) if self.has_other else None
+
+    @property
+    def class_names(self) -> list[str]:
+        return [*self.labels, *(["(other boundaries)"] if self.has_other else []), "(nothing)"]
+
+    def unanimous(self) -> np.ndarray:
+        """(items,) True where every response to the item is the same."""
+        lo = np.full(self.n_items, np.iinfo(np.int64).max)
+        hi = np.full(self.n_items, -1)
+        np.minimum.at(lo, self.obs_item, self.obs_response)
+        np.maximum.at(hi, self.obs_item, self.obs_response)
+        return lo == hi
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "items": self.n_items,
+            "clusters": int(len(np.unique(self.item_cluster))),
+            "observations": int(len(self.obs_item)),
+            "raters": len(self.raters),
+            "classes": self.class_names,
+            **({"notes": dict(sorted(self.notes.items()))} if self.notes else {}),
+        }
+
+
+def cluster_roots(corpus: Corpus, starts: np.ndarray, ends: np.ndarray, rule: AlignmentRule) -> np.ndarray:
+    """(spans,) the cluster of every span: the smallest span index of its connected component in
+    the graph of every pair's optimal matching (under ``rule``)."""
+    parent = np.arange(corpus.n_spans)
+    for i, j in matched_pairs(corpus, starts, ends, rule):
+        union(parent, i, j)
+    return np.array([find(parent, i) for i in range(corpus.n_spans)], dtype=np.int64)
+
+
+def matched_pairs(corpus: Corpus, starts: np.ndarray, ends: np.ndarray, rule: AlignmentRule):
+    """Global span indices ``(i, j)`` of every match between two raters on one document."""
+    comparisons = make_comparisons(corpus)
+    if not len(comparisons):
+        return []
+    side_a, idx_a = side(corpus, comparisons.ann_a, starts, ends)
+    side_b, idx_b = side(corpus, comparisons.ann_b, starts, ends)
+    found = align(side_a, side_b, rule)
+    return zip(idx_a[found.a_index].tolist(), idx_b[found.b_index].tolist())
+
+
+def find(parent: np.ndarray, i: int) -> int:
+    """The root of ``i`` in a union-find forest, compressing the path."""
+    root = i
+    while parent[root] != root:
+        root = parent[root]
+    while parent[i] != root:
+        parent[i], i = root, parent[i]
+    return int(root)
+
+
+def union(parent: np.ndarray, i: int, j: int) -> None:
+    """Join the trees of ``i`` and ``j`` (the smaller root stays the root)."""
+    ri, rj = find(parent, i), find(parent, j)
+    if ri != rj:
+        parent[max(ri, rj)] = min(ri, rj)
+
+
+def span_items(
+    corpus: Corpus,
+    *,
+    rule: str | AlignmentRule = options.default("rule"),
+    **alignment: Any,
+) -> SpanItems:
+    """The items and responses of ``corpus`` under an alignment rule (module docstring).
+
+    Parameters
+    ----------
+    corpus : the raters' annotations.
+    rule, labels, unit, min_overlap, partial_credit, proportional : how spans align and cluster
+        (docs/alignment.md); ``rule`` may be an :class:`~spanagree.core.align.AlignmentRule`,
+        and then only ``unit`` is read from the others.
+
+    Examples
+    --------
+    >>> from spanagree.core.model import CorpusBuilder
+    >>> b = CorpusBuilder()
+    >>> for rater, spans in [("a", [(0, 5, "PER")]), ("b", [(0, 5, "PER")]), ("c", [])]:
+    ...     b.add("d1", "d1", "Alice in Rome", rater, spans, None)
+    >>> items = span_items(b.build())
+    >>> items.n_items, items.class_names, items.obs_response.tolist()
+    (1, ['PER', '(nothing)'], [0, 0, 1])
+    """
+    if isinstance(rule, AlignmentRule):
+        unit = options.keywords(alignment, ["unit"])["unit"]
+    else:
+        settings = options.keywords({"rule": rule, **alignment}, options.COMPONENT_OPTIONS)
+        rule, unit = AlignmentRule(**{k: settings[k] for k in options.RULE_OPTIONS}), settings["unit"]
+    notes: Counter = Counter()
+    if unit == "token":
+        starts, ends, token_notes = corpus.token_offsets()
+        notes.update(token_notes)
+    else:
+        starts, ends = corpus.span_start, corpus.span_end
+    span_ann = corpus.span_ann
+    span_doc = corpus.ann_doc[span_ann]
+    span_rater = corpus.ann_rater[span_ann]
+    has_extent = ends > starts
+    if (~has_extent).any():
+        notes["spans with no extent in the unit (not an item)"] += int((~has_extent).sum())
+    n_labels = len(corpus.labels)
+    has_other = rule.rule != "exact"
+    nothing = n_labels + (1 if has_other else 0)
+
+    roots = cluster_roots(corpus, starts, ends, rule)
+    keep = np.flatnonzero(has_extent)
+    # items: distinct (document, start, end); the spans at one place join one cluster
+    keys = np.stack([span_doc[keep], starts[keep], ends[keep]], axis=1)
+    if len(keep):
+        item_keys, span_item = np.unique(keys, axis=0, return_inverse=True)
+        span_item = span_item.reshape(-1)
+    else:
+        item_keys, span_item = np.zeros((0, 3), np.int64), np.zeros(0, np.int64)
+    parent = roots.copy()
+    first_of_item = np.full(len(item_keys), -1, dtype=np.int64)
+    for i, item in zip(keep.tolist(), span_item.tolist()):
+        if first_of_item[item] < 0:
+            first_of_item[item] = i
+        else:
+            union(parent, first_of_item[item], i)
+    span_cluster_root = np.array([find(parent, int(i)) for i in keep], dtype=np.int64)
+    item_root = np.zeros(len(item_keys), dtype=np.int64)
+    item_root[span_item] = span_cluster_root
+    _, item_cluster = np.unique(np.stack([item_keys[:, 0], item_root], axis=1), axis=0, return_inverse=True) \
+        if len(item_keys) else (None, np.zeros(0, np.int64))
+    item_cluster = np.asarray(item_cluster).reshape(-1)
+
+    # exact responses: (item, rater) -> first label in label order
+    exact: dict[tuple[int, int], int] = {}
+    several = 0
+    order = np.lexsort((corpus.span_label[keep], span_item))
+    for pos in order.tolist():
+        key = (int(span_item[pos]), int(span_rater[keep[pos]]))
+        if key in exact:
+            several += exact[key] != int(corpus.span_label[keep[pos]])
+            continue
+        exact[key] = int(corpus.span_label[keep[pos]])
+    if several:
+        notes["a rater's further labels at boundaries they also gave another label (first label taken)"] += several
+    in_cluster = set(zip(item_cluster[span_item].tolist(), span_rater[keep].tolist()))
+
+    submitters: list[list[int]] = [[] for _ in range(corpus.n_documents)]
+    for d, r in zip(corpus.ann_doc.tolist(), corpus.ann_rater.tolist()):
+        submitters[d].append(r)
+    obs_item, obs_rater, obs_response = [], [], []
+    for item, (d, _, _) in enumerate(item_keys.tolist()):
+        cluster = int(item_cluster[item])
+        for r in submitters[d]:
+            response = exact.get((item, r))
+            if response is None:
+                response = n_labels if has_other and (cluster, r) in in_cluster else nothing
+            obs_item.append(item)
+            obs_rater.append(r)
+            obs_response.append(response)
+    as_array = lambda values: np.asarray(values, dtype=np.int64)  # noqa: E731
+    return SpanItems(
+        corpus=corpus, unit=unit, rule={**rule.to_dict(), "unit": unit}, labels=list(corpus.labels),
+        raters=list(corpus.raters), has_other=has_other,
+        item_doc=item_keys[:, 0].copy(), item_start=item_keys[:, 1].copy(), item_end=item_keys[:, 2].copy(),
+        item_cluster=item_cluster.astype(np.int64), obs_item=as_array(obs_item), obs_rater=as_array(obs_rater),
+        obs_response=as_array(obs_response), notes=notes,
+    )
