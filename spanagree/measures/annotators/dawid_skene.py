@@ -10,8 +10,9 @@ is truly of class ``t_i`` (a label, "other boundaries" under a rule that aligns 
     P(t_i = c \\mid \\text{responses}) \\propto \\rho_c \\prod_{r} \\pi_r[c, y_{ir}]
 
 Priors: ``ρ ~ Dirichlet(class_prior)``; each row ``π_r[c, ·] ~ Dirichlet(β_c)`` with
-``β_c = off_diagonal + diagonal·[j = c] + pooling · π̄[c, ·]``, where ``π̄`` is the confusion of
-all raters pooled (an empirical-Bayes prior: a crowd worker with twelve items is pulled towards
+``β_c = strength · (share·[j = c] + (1 − share)/(J − 1)·[j ≠ c]) + pooling · π̄[c, ·]``: a belief
+worth ``strength`` items that a rater gives the true class with probability ``share``
+(``competence_prior``), plus ``pooling`` items of ``π̄``, the confusion of all raters pooled (an empirical-Bayes prior: a crowd worker with twelve items is pulled towards
 the crowd, not towards the uniform, and an expert with thousands of items is not pulled at all).
 
 Fitting (mean-field variational Bayes, Bishop 2006 §10; as in IBCC-VB, Simpson et al. 2013): the
@@ -39,7 +40,7 @@ from .items import SpanItems
 MIN_ITEMS = 10
 
 #: Defaults, chosen on the CoNLL crowd ``val`` documents only (bench/bench_annotators.py).
-DEFAULTS = {"diagonal": 2.0, "off_diagonal": 1.0, "pooling": 10.0, "class_prior": 1.0}
+DEFAULTS = {"competence_prior": 0.5, "prior_strength": 5.0, "pooling": 10.0, "class_prior": 1.0}
 
 
 @dataclass
@@ -65,6 +66,25 @@ class Fit:
             "iterations": self.iterations, "converged": self.converged, "change": self.change,
             "log_likelihood": self.log_likelihood, **({"note": self.note} if self.note else {}),
         }
+
+
+def check_priors(**priors: Any) -> None:
+    """A UsageError naming the first prior that is not a finite number >= 0 (a share in (0, 1))."""
+    for name, value in priors.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not np.isfinite(value) or value < 0:
+            raise UsageError(f"the annotator model's {name} must be a number >= 0, got {value!r}")
+    share = priors.get("competence_prior")
+    if share is not None and not 0 < share < 1:
+        raise UsageError(f"competence_prior is the share of answers a rater is believed to get right: between 0 and 1 (exclusive), got {share!r}")
+    if priors.get("prior_strength", 1) <= 0:
+        raise UsageError(f"prior_strength must be > 0 (else an unseen answer has probability 0), got {priors['prior_strength']!r}")
+
+
+def diagonal_prior(classes: int, share: float, strength: float) -> np.ndarray:
+    """(classes, classes) Dirichlet pseudo-counts: ``strength`` per row, ``share`` of it on the diagonal."""
+    base = np.full((classes, classes), strength * (1 - share) / max(classes - 1, 1))
+    base[np.arange(classes), np.arange(classes)] = strength * share
+    return base
 
 
 def check_items(items: SpanItems, min_items: int) -> None:
@@ -120,8 +140,8 @@ def item_log_scores(items: SpanItems, log_confusion: np.ndarray, log_prior: np.n
 def dawid_skene(
     items: SpanItems,
     *,
-    diagonal: float = DEFAULTS["diagonal"],
-    off_diagonal: float = DEFAULTS["off_diagonal"],
+    competence_prior: float = DEFAULTS["competence_prior"],
+    prior_strength: float = DEFAULTS["prior_strength"],
     pooling: float = DEFAULTS["pooling"],
     class_prior: float = DEFAULTS["class_prior"],
     max_iter: int = 500,
@@ -140,19 +160,14 @@ def dawid_skene(
     ...         b.add(f"d{d}", f"d{d}", "Alice in Rome", rater, [(0, 5, "PER")] if rater != "c" or d < 6 else [], None)
     >>> fit = dawid_skene(span_items(b.build()))
     >>> round(float(fit.posterior[0, 0]), 3), fit.converged
-    (0.999, True)
+    (0.973, True)
     """
-    for name, value in (("diagonal", diagonal), ("off_diagonal", off_diagonal), ("pooling", pooling), ("class_prior", class_prior)):
-        if not isinstance(value, (int, float)) or not np.isfinite(value) or value < 0:
-            raise UsageError(f"the Dawid–Skene prior {name} must be a number >= 0, got {value!r}")
-    if off_diagonal <= 0 and pooling <= 0:
-        raise UsageError("the Dawid–Skene priors need off_diagonal > 0 or pooling > 0 (else an unseen response has probability 0)")
+    check_priors(competence_prior=competence_prior, prior_strength=prior_strength, pooling=pooling, class_prior=class_prior)
     check_items(items, min_items)
     classes = items.n_classes
-    base = np.full((classes, classes), float(off_diagonal))
-    base[np.arange(classes), np.arange(classes)] += diagonal
-    settings = {"diagonal": diagonal, "off_diagonal": off_diagonal, "pooling": pooling, "class_prior": class_prior,
-                "max_iter": max_iter, "tol": tol}
+    base = diagonal_prior(classes, competence_prior, prior_strength)
+    settings = {"competence_prior": competence_prior, "prior_strength": prior_strength, "pooling": pooling,
+                "class_prior": class_prior, "max_iter": max_iter, "tol": tol}
 
     def parameters(posterior):
         counts = expected_counts(items, posterior)
