@@ -24,8 +24,10 @@ from ..measures.annotators.dawid_skene import Fit, dawid_skene
 from ..measures.annotators.items import span_items
 from ..measures.annotators.mace import mace
 from ..measures.psa import prf
+from ..io import read
 from .consensus import DEFAULT_NAME, check_name, write
-from .raters import _copy_annotations, _pair_corpus, _subset
+from .disagreements import review_tasks
+from .raters import copy_annotations, pair_corpus, subset
 
 #: The consensus methods: the vote (:mod:`.consensus`) and the annotator models.
 METHODS = ("vote", "dawid-skene", "mace")
@@ -47,7 +49,7 @@ def split_gold(corpus: Corpus, gold_rater: str | None) -> tuple[Corpus, Corpus |
     others = [r for r in corpus.raters if r != gold_rater]
     if not others:
         raise UsageError(f"the gold rater {gold_rater!r} is the only rater; there is nobody to model")
-    return _subset(corpus, others), _subset(corpus, [gold_rater])
+    return subset(corpus, others), subset(corpus, [gold_rater])
 
 
 def fit_model(
@@ -69,7 +71,7 @@ def against_gold(corpus: Corpus, gold: Corpus, rule: AlignmentRule, unit: str) -
     documents both submitted, aligned with ``rule`` (as ``score --reference``)."""
     out = {}
     for r, name in enumerate(corpus.raters):
-        pair = _pair_corpus(corpus, r, gold)
+        pair = pair_corpus(corpus, r, gold)
         counts = count(pair, rule, unit=unit)
         total = counts.abc.sum(axis=0) if len(counts.comparisons) else np.zeros(3)
         order = [0, 1, 2] if pair.raters[0] == name else [0, 2, 1]
@@ -81,7 +83,7 @@ def _merge(*corpora: Corpus, keep: set[str] | None = None) -> Corpus:
     """One corpus of the annotations of all ``corpora`` (only documents in ``keep`` when given)."""
     builder = CorpusBuilder()
     for corpus in corpora:
-        _copy_annotations(corpus, builder, lambda rater: True, (lambda doc_id: doc_id in keep) if keep is not None else (lambda doc_id: True))
+        copy_annotations(corpus, builder, lambda rater: True, (lambda doc_id: doc_id in keep) if keep is not None else (lambda doc_id: True))
     return builder.build()
 
 
@@ -178,8 +180,6 @@ def write_adjudication(corpus: Corpus, gold: Corpus, report: dict[str, Any], out
     expected change and its least certain item."""
     import orjson
 
-    from .disagreements import review_tasks
-
     order: list[str] = []
     worst: dict[str, dict] = {}
     for entry in report["adjudication"]:
@@ -237,8 +237,6 @@ def run(
 ) -> dict[str, Any]:
     """Read, fit, build the consensus, write it to ``out`` (``.jsonl`` with each span's
     probability, or ``.spacy``) and the adjudication list to ``adjudication_out``; the report."""
-    from ..io import read
-
     check_method(method, tuple(MODELS))
     if Path(out).suffix.lower() not in (".jsonl", ".spacy"):
         raise UsageError(f"cannot tell the output format of {str(out)!r}; name a .jsonl or a .spacy file")
