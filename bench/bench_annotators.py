@@ -216,8 +216,12 @@ def cost(data: Path, lines: list[str]) -> None:
         mc = mace(items)
         t3 = time.perf_counter()
         lines.append(f"| {name} | {corpus.n_documents:,} | {len(corpus.raters):,} | {items.n_items:,} | {len(items.obs_item):,} | "
-                     f"{t1 - t0:.1f} | {t2 - t1:.1f} ({ds.iterations}) | {t3 - t2:.1f} ({mc.iterations}) |")
+                     f"{t1 - t0:.1f} | {t2 - t1:.1f} ({_iterations(ds)}) | {t3 - t2:.1f} ({_iterations(mc)}) |")
     lines.append("")
+
+
+def _iterations(fit) -> str:
+    return f"{fit.iterations}" if fit.converged else f"{fit.iterations}, not converged: last change {fit.change:.1g}"
 
 
 def _documents(corpus, keep: set[str]):

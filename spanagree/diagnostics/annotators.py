@@ -204,9 +204,10 @@ def write_adjudication(corpus: Corpus, gold: Corpus, report: dict[str, Any], out
 
 def write_with_probability(gold: Corpus, probability: dict, path: str | Path, **kwargs: Any) -> dict[str, Any]:
     """Write the consensus (:func:`spanagree.diagnostics.consensus.write`); in JSONL each span
-    carries its ``probability``."""
-    written = write(gold, path, **kwargs)
-    if Path(path).suffix.lower() == ".jsonl":
+    carries its ``probability``, in a DocBin the consensus span group's ``attrs["scores"]``."""
+    suffix = Path(path).suffix.lower()
+    written = write(gold, path, **kwargs, **({"scores": probability} if suffix == ".spacy" else {}))
+    if suffix == ".jsonl":
         import orjson
 
         lines = Path(path).read_bytes().splitlines()

@@ -225,13 +225,15 @@ def _vote(corpus: Corpus, spans: list[int], starts, ends, span_rater, d: int, un
 
 
 def write(corpus: Corpus, path: str | Path, *, language: str = "en", ents: bool = True,
-          spans_key: str | None = None) -> dict[str, Any]:
+          spans_key: str | None = None, scores: dict | None = None) -> dict[str, Any]:
     """Write ``corpus`` as spanagree JSONL (``.jsonl``) or a DocBin (``.spacy``), by suffix; what was written.
 
     In a DocBin the consensus is the span group named after the consensus rater and, with
     ``ents`` (default), ``doc.ents`` too, so spaCy's tools read it as entities; ``spans_key``
     copies it to one more span group (``"sc"`` for ``spancat``). Overlapping consensus spans
-    stay in the span groups and are counted, not put in ``doc.ents``.
+    stay in the span groups and are counted, not put in ``doc.ents``. ``scores`` (DocBin only):
+    each span's probability, ``(doc_id, start, end, label)`` → p, written to the consensus span
+    group's ``attrs["scores"]``.
     """
 
     path = Path(path)
@@ -242,7 +244,8 @@ def write(corpus: Corpus, path: str | Path, *, language: str = "en", ents: bool 
     if suffix == ".jsonl":
         return formats()["spanagree"].write(corpus, path)
     rater = corpus.raters[0] if ents and corpus.raters else None
-    return formats()["docbin"].write(corpus, path, language=language, ents=rater, spans_key=spans_key if rater else None)
+    return formats()["docbin"].write(corpus, path, language=language, ents=rater, spans_key=spans_key if rater else None,
+                                     scores=scores)
 
 
 def run(

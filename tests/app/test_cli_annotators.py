@@ -86,3 +86,26 @@ def test_conll_crowd_dawid_skene_beats_the_published_aggregators(real_dir):
         truth, found = set(gold.spans_of(doc_id, "gold")), set(consensus.spans_of(doc_id, "consensus"))
         tp, fp, fn = tp + len(truth & found), fp + len(found - truth), fn + len(truth - found)
     assert 100 * 2 * tp / (2 * tp + fp + fn) >= 74.4
+
+
+def test_a_docbin_consensus_carries_each_span_probability(example_path, tmp_path):
+    spacy = pytest.importorskip("spacy")
+    from spacy.tokens import DocBin
+
+    out = tmp_path / "gold.spacy"
+    jsonl = tmp_path / "gold.jsonl"
+    assert run("consensus", example_path, "--method", "dawid-skene", "-o", out).exit_code == 0
+    assert run("consensus", example_path, "--method", "dawid-skene", "-o", jsonl).exit_code == 0
+    expected = {}
+    for line in jsonl.read_text().splitlines():
+        record = json.loads(line)
+        for span in record["spans"]:
+            expected[record["doc_id"], span["start"], span["end"], span["label"]] = span["probability"]
+    docs = list(DocBin().from_bytes(out.read_bytes()).get_docs(spacy.blank("en").vocab))
+    found = {}
+    for doc in docs:
+        group = doc.spans["consensus"]
+        assert len(group.attrs["scores"]) == len(group)
+        for span, score in zip(group, group.attrs["scores"]):
+            found[doc.user_data["doc_id"], span.start_char, span.end_char, span.label_] = round(score, 6)
+    assert found == expected
