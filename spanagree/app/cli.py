@@ -333,9 +333,12 @@ def raters_command(
     seed: int = typer.Option(0, "--seed", help="Seed of the draws behind the accuracy interval"),
     output: Output = typer.Option(Output.table, "--output", help="table, json or markdown"),
     out_file: Optional[Path] = typer.Option(None, "-o", "--out", help="Write to this file instead of stdout"),
+    min_accuracy: Optional[float] = typer.Option(None, "--min-accuracy", help="Gate: exit 1 when a rater's accuracy is below this"),
+    on: str = typer.Option("point", "--on", help="Gate: compare the accuracy (point) or its interval's lower end (lower)"),
 ) -> None:
-    """Whom to trust: each rater's competence per label from an annotator model, ranked."""
-    from ..diagnostics.annotators import MODELS, check_method, model_consensus
+    """Whom to trust: each rater's competence per label from an annotator model, ranked.
+    With --min-accuracy, a gate: exit 1 when some rater's accuracy is below the bound."""
+    from ..diagnostics.annotators import MODELS, accuracy_gate, check_method, model_consensus
     from ..outputs.annotators_text import render as render_model
 
     given = _given(ctx, default=True)
@@ -349,8 +352,11 @@ def raters_command(
         corpus = read(paths, format=format, **read_options)
         _, report, _, _ = model_consensus(corpus, method=model, gold_rater=gold, threshold=threshold, level=ci, seed=seed,
                                           model_options=model_options, **given)
+        gate = None if min_accuracy is None else accuracy_gate(report["competence"], min_accuracy, on=on)
     except SpanagreeError as err:
         _fail(err)
+    if gate is not None:
+        report["gate"] = gate
     if output == Output.json:
         data = orjson.dumps(report, option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_NUMPY) + b"\n"
     else:
@@ -359,6 +365,12 @@ def raters_command(
         _write(out_file, data)
     else:
         sys.stdout.write(data.decode())
+    if gate is not None:
+        typer.echo(f"gate {'passed' if gate['passed'] else 'FAILED'}: {len(gate['below'])} of {len(report['competence'])} raters "
+                   f"with accuracy {'' if on == 'point' else '(lower end) '}below {min_accuracy:g}"
+                   + (f": {', '.join(gate['below'])}" if gate["below"] else ""), err=True)
+        if not gate["passed"]:
+            raise typer.Exit(code=1)
 
 
 @_scoring_command("gate")

@@ -263,3 +263,18 @@ def by_label_ranking(table: list[dict[str, Any]]) -> dict[str, list[str]]:
         for label, shares in row["labels"].items():
             out[label].append((-shares["marks_present"], row["rater"]))
     return {label: [name for _, name in sorted(rows)] for label, rows in sorted(out.items())}
+
+
+def accuracy_gate(table: list[dict[str, Any]], bound: float, *, on: str = "point") -> dict[str, Any]:
+    """A gate on the raters' competence: every rater's ``accuracy`` (``on="point"``) or the lower
+    end of its interval (``on="lower"``) must be at least ``bound``; the raters below it, by rank."""
+    if on not in ("point", "lower"):
+        raise UsageError(f"on must be point or lower, got {on!r}")
+    if isinstance(bound, bool) or not isinstance(bound, (int, float)) or not 0 <= bound <= 1:
+        raise UsageError(f"the accuracy bound is a share in [0, 1], got {bound!r}")
+    below = []
+    for row in table:
+        value = row["accuracy"] if on == "point" else row["accuracy_interval"][0]
+        if value < bound:
+            below.append(row["rater"])
+    return {"statistic": "accuracy", "bound": bound, "on": on, "passed": not below, "below": below}

@@ -109,3 +109,22 @@ def test_a_docbin_consensus_carries_each_span_probability(example_path, tmp_path
         for span, score in zip(group, group.attrs["scores"]):
             found[doc.user_data["doc_id"], span.start_char, span.end_char, span.label_] = round(score, 6)
     assert found == expected
+
+
+@pytest.mark.parametrize("model", ["dawid-skene", "mace"])
+def test_raters_gate_on_accuracy(example_path, model):
+    report = json.loads(run("raters", example_path, "--model", model, "--output", "json").stdout)
+    accuracy = {row["rater"]: row["accuracy"] for row in report["competence"]}
+    lows = {row["rater"]: row["accuracy_interval"][0] for row in report["competence"]}
+    assert all(lows[name] < accuracy[name] for name in accuracy)
+    worst, best = min(accuracy.values()), max(accuracy.values())
+    passed = run("raters", example_path, "--model", model, "--min-accuracy", worst - 1e-6)
+    assert passed.exit_code == 0 and "gate passed" in passed.output
+    failed = run("raters", example_path, "--model", model, "--min-accuracy", best - 1e-6, "--output", "json")
+    assert failed.exit_code == 1
+    below = json.loads(failed.stdout.split("\ngate ")[0])["gate"]["below"]
+    assert sorted(below) == sorted(name for name, value in accuracy.items() if value < best - 1e-6)
+    lower = run("raters", example_path, "--model", model, "--min-accuracy", worst - 1e-6, "--on", "lower")
+    assert lower.exit_code == (0 if min(lows.values()) >= worst - 1e-6 else 1)
+    assert run("raters", example_path, "--model", model, "--min-accuracy", 2).exit_code == 2
+    assert run("raters", example_path, "--model", model, "--min-accuracy", 0.5, "--on", "upper").exit_code == 2

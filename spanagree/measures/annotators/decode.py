@@ -16,7 +16,8 @@ interval scheduling, exact, per document; ties: the earlier set), unless ``allow
 Under Dawid–Skene each row of ``π_r`` is Dirichlet, so each of these sums is Beta distributed
 (aggregation property) and its interval is the Beta's central interval. ``accuracy =
 Σ_c ρ_c π_r[c, c]`` (the chance that the rater's answer on an item is its true class) ranks the
-raters; its interval comes from seeded draws of the Dirichlet rows.
+raters; its interval comes from seeded draws of the Dirichlet rows (Dawid–Skene), or from the
+competence's Beta interval (MACE, where ``accuracy = θ + (1 − θ) Σ_c ρ_c ξ_c`` grows with ``θ``).
 
 **Adjudication.** An item's uncertainty is the chance that the consensus reading is wrong,
 ``1 − max_c P(t_i = c)``. Its *expected change* is the expected amount by which one more
@@ -137,7 +138,11 @@ def competence(fit: Fit, *, level: float = 0.95, seed: int = 0) -> list[dict[str
         elif "competence_beta" in fit.extra:
             a, b = fit.extra["competence_beta"][r]
             entry["competence"] = float(fit.extra["competence"][r])
-            entry["competence_interval"] = [float(beta_distribution.ppf(tail, a, b)), float(beta_distribution.ppf(1 - tail, a, b))]
+            low, high = float(beta_distribution.ppf(tail, a, b)), float(beta_distribution.ppf(1 - tail, a, b))
+            entry["competence_interval"] = [low, high]
+            # accuracy = θ + (1 − θ) Σ_c ρ_c ξ_c grows with θ: its interval is that of θ, mapped
+            habit = float(fit.class_prior @ fit.extra["spamming"][r])
+            entry["accuracy_interval"] = [low + (1 - low) * habit, high + (1 - high) * habit]
         labels = {}
         for k, label in enumerate(items.labels):
             other = [l for l in range(n_labels) if l != k]
