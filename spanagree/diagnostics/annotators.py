@@ -21,7 +21,7 @@ from ..core.model import Corpus, CorpusBuilder
 from ..errors import UsageError
 from ..measures.annotators import decode
 from ..measures.annotators.dawid_skene import Fit, dawid_skene
-from ..measures.annotators.items import span_items
+from ..measures.annotators.items import rule_and_unit, span_items
 from ..measures.annotators.mace import mace
 from ..measures.psa import prf
 from ..io import read
@@ -134,11 +134,7 @@ def model_consensus(
     if name in corpus.raters:
         raise UsageError(f"the consensus name {name!r} is already a rater's name; choose another name")
     modelled, gold_corpus = split_gold(corpus, gold_rater)
-    if isinstance(rule, AlignmentRule):
-        rule_obj, unit = rule, options.keywords(alignment, ["unit"])["unit"]
-    else:
-        settings = options.keywords({"rule": rule, **alignment}, options.COMPONENT_OPTIONS)
-        rule_obj, unit = AlignmentRule(**{k: settings[k] for k in options.RULE_OPTIONS}), settings["unit"]
+    rule_obj, unit = rule_and_unit(rule, alignment)
     fit = fit_model(modelled, method=method, rule=rule_obj, unit=unit, model_options=model_options)
     raters_per_doc = np.bincount(modelled.ann_doc, minlength=modelled.n_documents)
     documents = np.flatnonzero(raters_per_doc >= min_raters)

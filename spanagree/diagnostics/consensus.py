@@ -37,7 +37,7 @@ import numpy as np
 
 from ..core import options
 from ..core.align import AlignmentRule
-from ..measures.annotators.items import cluster_roots
+from ..measures.annotators.items import cluster_roots, rule_and_unit, unit_offsets
 from ..errors import Location, UsageError
 from ..core.files import check_outputs
 from ..core import validate
@@ -99,20 +99,12 @@ def consensus(
     """
     min_raters = check_min_raters(min_raters)
     check_name(name)
-    if isinstance(rule, AlignmentRule):
-        unit = options.keywords(alignment, ["unit"])["unit"]
-    else:
-        settings = options.keywords({"rule": rule, **alignment}, options.COMPONENT_OPTIONS)
-        rule, unit = AlignmentRule(**{k: settings[k] for k in options.RULE_OPTIONS}), settings["unit"]
+    rule, unit = rule_and_unit(rule, alignment)
     if name in corpus.raters:
         raise UsageError(f"the consensus name {name!r} is already a rater's name; choose another name")
 
     notes: Counter = Counter()
-    if unit == "token":
-        starts, ends, token_notes = corpus.token_offsets()
-        notes.update(token_notes)
-    else:
-        starts, ends = corpus.span_start, corpus.span_end
+    starts, ends = unit_offsets(corpus, unit, notes)
     span_ann = corpus.span_ann
     span_doc = corpus.ann_doc[span_ann]
     span_rater = corpus.ann_rater[span_ann]

@@ -87,6 +87,15 @@ def diagonal_prior(classes: int, share: float, strength: float) -> np.ndarray:
     return base
 
 
+def convergence_note(unanimous: bool, converged: bool, max_iter: int, change: float, tol: float) -> str | None:
+    """What the report says about a fit that had nothing to weigh, or that did not converge."""
+    if unanimous:
+        return "every rater gave every item the same answer: nothing to weigh, the posterior is the vote (no iteration)"
+    if not converged:
+        return f"did not converge in {max_iter} iterations (largest change of an item posterior {change:.2g} > tol {tol:g})"
+    return None
+
+
 def check_items(items: SpanItems, min_items: int) -> None:
     """A UsageError when there are too few items to fit a model."""
     if items.n_items < min_items:
@@ -198,11 +207,7 @@ def dawid_skene(
     alpha, prior_alpha = parameters(posterior)
     confusion = alpha / alpha.sum(2, keepdims=True)
     prior = prior_alpha / prior_alpha.sum()
-    note = None
-    if unanimous:
-        note = "every rater gave every item the same answer: nothing to weigh, the posterior is the vote (no iteration)"
-    elif not converged:
-        note = f"did not converge in {max_iter} iterations (largest change of an item posterior {change:.2g} > tol {tol:g})"
+    note = convergence_note(unanimous, converged, max_iter, change, tol)
     return Fit(
         method="dawid-skene", items=items, posterior=posterior, confusion=confusion, class_prior=prior,
         iterations=iterations, converged=converged, change=change,

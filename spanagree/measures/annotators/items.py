@@ -99,6 +99,24 @@ class SpanItems:
         }
 
 
+def rule_and_unit(rule: str | AlignmentRule, alignment: dict[str, Any]) -> tuple[AlignmentRule, str]:
+    """The alignment rule and unit from ``rule`` and the keyword options (declared in
+    :mod:`spanagree.core.options`); with an :class:`AlignmentRule` only ``unit`` is read."""
+    if isinstance(rule, AlignmentRule):
+        return rule, options.keywords(alignment, ["unit"])["unit"]
+    settings = options.keywords({"rule": rule, **alignment}, options.COMPONENT_OPTIONS)
+    return AlignmentRule(**{k: settings[k] for k in options.RULE_OPTIONS}), settings["unit"]
+
+
+def unit_offsets(corpus: Corpus, unit: str, notes: Counter) -> tuple[np.ndarray, np.ndarray]:
+    """(spans,) starts and ends in the unit (tokens: :meth:`Corpus.token_offsets`, its notes added)."""
+    if unit != "token":
+        return corpus.span_start, corpus.span_end
+    starts, ends, token_notes = corpus.token_offsets()
+    notes.update(token_notes)
+    return starts, ends
+
+
 def cluster_roots(corpus: Corpus, starts: np.ndarray, ends: np.ndarray, rule: AlignmentRule) -> np.ndarray:
     """(spans,) the cluster of every span: the smallest span index of its connected component in
     the graph of every pair's optimal matching (under ``rule``)."""
@@ -161,17 +179,9 @@ def span_items(
     >>> items.n_items, items.class_names, items.obs_response.tolist()
     (1, ['PER', '(nothing)'], [0, 0, 1])
     """
-    if isinstance(rule, AlignmentRule):
-        unit = options.keywords(alignment, ["unit"])["unit"]
-    else:
-        settings = options.keywords({"rule": rule, **alignment}, options.COMPONENT_OPTIONS)
-        rule, unit = AlignmentRule(**{k: settings[k] for k in options.RULE_OPTIONS}), settings["unit"]
+    rule, unit = rule_and_unit(rule, alignment)
     notes: Counter = Counter()
-    if unit == "token":
-        starts, ends, token_notes = corpus.token_offsets()
-        notes.update(token_notes)
-    else:
-        starts, ends = corpus.span_start, corpus.span_end
+    starts, ends = unit_offsets(corpus, unit, notes)
     span_ann = corpus.span_ann
     span_doc = corpus.ann_doc[span_ann]
     span_rater = corpus.ann_rater[span_ann]

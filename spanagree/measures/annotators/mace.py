@@ -21,7 +21,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .dawid_skene import DEFAULTS, MIN_ITEMS, Fit, check_items, check_priors, initial_posterior, log_likelihood, normalize_log, item_log_scores
+from .dawid_skene import (
+    DEFAULTS, MIN_ITEMS, Fit, check_items, check_priors, convergence_note, initial_posterior, item_log_scores, log_likelihood,
+    normalize_log,
+)
 from .items import SpanItems
 
 
@@ -83,11 +86,7 @@ def mace(
                 break
     theta, xi, prior, comp, spammed = parameters(posterior, theta, xi)
     confusion = confusion_of(theta, xi)
-    note = None
-    if unanimous:
-        note = "every rater gave every item the same answer: nothing to weigh, the posterior is the vote (no iteration)"
-    elif not converged:
-        note = f"did not converge in {max_iter} iterations (largest change of an item posterior {change:.2g} > tol {tol:g})"
+    note = convergence_note(unanimous, converged, max_iter, change, tol)
     return Fit(
         method="mace", items=items, posterior=posterior, confusion=confusion, class_prior=prior,
         iterations=iterations, converged=converged, change=change, log_likelihood=log_likelihood(items, confusion, prior),
