@@ -9,7 +9,8 @@ chosen on the ``val/`` sentences only (strict span F1), then reported on ``test/
   conlleval-style), the baseline of the README and of Simpson & Gurevych (2019);
 - the span vote (``consensus --min-raters k``, exact rule; ``k`` chosen on val);
 - ``--method dawid-skene`` and ``--method mace`` (rule exact or overlap, threshold chosen on val;
-  the priors are the defaults, chosen the same way).
+  the priors are the defaults, chosen the same way), and Dawid–Skene on token items
+  (``--items tokens``: each token's BIO tag).
 
 Broad Twitter Corpus (``btc_crowd.jsonl`` / ``btc_gold.jsonl`` / ``btc_tokens.jsonl``; README §3–4):
 no split, so nothing is tuned on it: the settings chosen on CoNLL val are used as they are; per
@@ -42,7 +43,8 @@ from spanagree.diagnostics.consensus import consensus  # noqa: E402
 from spanagree.diagnostics.raters import subset  # noqa: E402
 from spanagree.io import read  # noqa: E402
 from spanagree.measures.annotators.dawid_skene import dawid_skene  # noqa: E402
-from spanagree.measures.annotators.items import span_items  # noqa: E402
+from spanagree.measures.annotators.decode import consensus_corpus  # noqa: E402
+from spanagree.measures.annotators.items import span_items, token_items  # noqa: E402
 from spanagree.measures.annotators.mace import mace  # noqa: E402
 
 THRESHOLDS = (0.2, 0.3, 0.4, 0.5)
@@ -164,6 +166,9 @@ def conll(data: Path, lines: list[str]) -> dict:
         default, _, _, _ = model_consensus(crowd, method=method, adjudicate=0, **unit)
         found = of_corpus(default)
         results[f"`--method {method}`, defaults"] = ("--rule exact --threshold 0.5", {s: strict(found, gold, s) for s in ("val/", "test/")})
+    voted, _, _, _ = model_consensus(crowd, method="dawid-skene", view="tokens", adjudicate=0)
+    found = of_corpus(voted)
+    results["`--method dawid-skene --items tokens`"] = ("token view (nothing to tune)", {s: strict(found, gold, s) for s in ("val/", "test/")})
     lines += ["### CoNLL-2003 MTurk (47 workers; settings chosen on val/, strict span P / R / F1 in %)", "",
               "| method | setting (chosen on val/) | val/ | test/ |", "|---|---|---|---|"]
     lines += [row(name, scores, setting) for name, (setting, scores) in results.items()]
@@ -189,6 +194,10 @@ def btc(data: Path, chosen: dict, lines: list[str]) -> None:
         voted, _, _, _ = model_consensus(crowd, method=method, rule=rule, threshold=threshold, adjudicate=0)
         found = of_corpus(voted)
         results[f"`--method {method}`"] = (f"--rule {rule} --threshold {threshold} (CoNLL val)", {s: strict(found, gold, p) for s, p in sections.items()})
+    fit = dawid_skene(token_items(crowd, tokens))
+    voted, _ = consensus_corpus(fit, name="consensus", documents=np.arange(crowd.n_documents))
+    found = of_corpus(voted)
+    results["`--method dawid-skene --items tokens`"] = ("token view, the crowd's tokens", {s: strict(found, gold, p) for s, p in sections.items()})
     lines += ["### Broad Twitter Corpus crowd (77 workers, 2 or 5 per unit; nothing tuned here; strict P / R / F1 in %)", "",
               "| method | setting | all | A | E |", "|---|---|---|---|---|"]
     lines += [row(name, scores, setting) for name, (setting, scores) in results.items()]

@@ -215,13 +215,14 @@ def consensus_command(
     competence_prior: float = typer.Option(0.5, "--competence-prior", help="Models: the believed share of right answers of a rater"),
     prior_strength: float = typer.Option(5.0, "--prior-strength", help="Models: how many items that belief is worth"),
     pooling: float = typer.Option(10.0, "--pooling", help="Dawid-Skene: how many items of the crowd's pooled confusion each rater's prior holds"),
+    items: str = typer.Option("spans", "--items", help="Models: what the model sees: spans (every marked boundary) or tokens (each token's BIO tag)"),
 ) -> None:
     """Build a consensus gold set by vote (ties left out and listed, never broken) or by an annotator model."""
     if method != "vote":
         return _model_consensus(ctx, paths, out=out, min_raters=min_raters, name=name, language=language, report_file=report_file,
                                 ents=ents, spans_key=spans_key, method=method, threshold=threshold, gold=gold,
-                                adjudicate=adjudicate, model_options={"competence_prior": competence_prior,
-                                                                      "prior_strength": prior_strength, "pooling": pooling})
+                                adjudicate=adjudicate, view=items, model_options={"competence_prior": competence_prior,
+                                                                                  "prior_strength": prior_strength, "pooling": pooling})
     if gold is not None or adjudicate is not None:
         _fail(UsageError("--gold and --adjudicate need an annotator model (--method dawid-skene or mace)"))
     if min_raters is None:
@@ -282,7 +283,7 @@ def _command_settings(ctx: typer.Context, paths: List[str], config: Optional[Pat
 
 
 def _model_consensus(ctx, paths, *, out, min_raters, name, language, report_file, ents, spans_key, method, threshold,
-                     gold, adjudicate, model_options) -> None:
+                     gold, adjudicate, view, model_options) -> None:
     """``consensus --method dawid-skene|mace``: fit, write the consensus (and the adjudication list)."""
     from ..diagnostics.annotators import check_method, run as run_model
 
@@ -296,7 +297,7 @@ def _model_consensus(ctx, paths, *, out, min_raters, name, language, report_file
         report = run_model(
             paths, out, method=method, min_raters=min_raters, format=format, language=language, read_options=read_options,
             name=name, ents=ents, spans_key=spans_key, threshold=threshold, gold_rater=gold, adjudication_out=adjudicate,
-            model_options=model_options, **given,
+            model_options=model_options, view=view, **given,
         )
     except SpanagreeError as err:
         _fail(err)
@@ -335,6 +336,7 @@ def raters_command(
     out_file: Optional[Path] = typer.Option(None, "-o", "--out", help="Write to this file instead of stdout"),
     min_accuracy: Optional[float] = typer.Option(None, "--min-accuracy", help="Gate: exit 1 when a rater's accuracy is below this"),
     on: str = typer.Option("point", "--on", help="Gate: compare the accuracy (point) or its interval's lower end (lower)"),
+    items: str = typer.Option("spans", "--items", help="What the model sees: spans (every marked boundary) or tokens (each token's BIO tag)"),
 ) -> None:
     """Whom to trust: each rater's competence per label from an annotator model, ranked.
     With --min-accuracy, a gate: exit 1 when some rater's accuracy is below the bound."""
@@ -351,7 +353,7 @@ def raters_command(
         check_outputs([out_file], paths)
         corpus = read(paths, format=format, **read_options)
         _, report, _, _ = model_consensus(corpus, method=model, gold_rater=gold, threshold=threshold, level=ci, seed=seed,
-                                          model_options=model_options, **given)
+                                          model_options=model_options, view=items, **given)
         gate = None if min_accuracy is None else accuracy_gate(report["competence"], min_accuracy, on=on)
     except SpanagreeError as err:
         _fail(err)

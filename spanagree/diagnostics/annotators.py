@@ -21,7 +21,7 @@ from ..core.model import Corpus, CorpusBuilder
 from ..errors import UsageError
 from ..measures.annotators import decode
 from ..measures.annotators.dawid_skene import Fit, dawid_skene
-from ..measures.annotators.items import rule_and_unit, span_items
+from ..measures.annotators.items import rule_and_unit, span_items, token_items
 from ..measures.annotators.mace import mace
 from ..measures.psa import prf
 from ..io import read
@@ -32,6 +32,8 @@ from .raters import copy_annotations, pair_corpus, subset
 #: The consensus methods: the vote (:mod:`.consensus`) and the annotator models.
 METHODS = ("vote", "dawid-skene", "mace")
 MODELS = {"dawid-skene": dawid_skene, "mace": mace}
+#: What the models see: every marked boundary (docs/annotators.md), or every token's BIO tag.
+VIEWS = ("spans", "tokens")
 
 
 def check_method(method: Any, allowed: Sequence[str] = METHODS) -> str:
@@ -58,11 +60,21 @@ def fit_model(
     method: str = "dawid-skene",
     rule: str | AlignmentRule = options.default("rule"),
     model_options: dict[str, Any] | None = None,
+    view: str = "spans",
     **alignment: Any,
 ) -> Fit:
-    """Items of ``corpus`` under the rule, and the fitted model ``method`` (``dawid-skene`` or ``mace``)."""
+    """Items of ``corpus`` (``view``: ``spans`` under the rule, or ``tokens``, each token's BIO
+    tag), and the fitted model ``method`` (``dawid-skene`` or ``mace``)."""
     check_method(method, tuple(MODELS))
-    items = span_items(corpus, rule=rule, **alignment)
+    if view not in VIEWS:
+        raise UsageError(f"unknown item view {view!r}; expected one of: {', '.join(VIEWS)}")
+    if view == "tokens":
+        if not corpus.has_tokens():
+            raise UsageError("token items need the raters' tokens (Prodigy or spanagree JSONL 'tokens', CoNLL, DocBin); "
+                             "this input has none: use span items (--items spans)")
+        items = token_items(corpus)
+    else:
+        items = span_items(corpus, rule=rule, **alignment)
     return MODELS[method](items, **(model_options or {}))
 
 
@@ -101,6 +113,7 @@ def model_consensus(
     level: float = 0.95,
     seed: int = 0,
     adjudicate: int | None = 50,
+    view: str = "spans",
     **alignment: Any,
 ) -> tuple[Corpus, dict[str, Any], dict[tuple[str, int, int, str], float], Fit]:
     """The consensus by an annotator model: ``(gold, report, probability, fit)``.
@@ -135,7 +148,7 @@ def model_consensus(
         raise UsageError(f"the consensus name {name!r} is already a rater's name; choose another name")
     modelled, gold_corpus = split_gold(corpus, gold_rater)
     rule_obj, unit = rule_and_unit(rule, alignment)
-    fit = fit_model(modelled, method=method, rule=rule_obj, unit=unit, model_options=model_options)
+    fit = fit_model(modelled, method=method, rule=rule_obj, unit=unit, model_options=model_options, view=view)
     raters_per_doc = np.bincount(modelled.ann_doc, minlength=modelled.n_documents)
     documents = np.flatnonzero(raters_per_doc >= min_raters)
     gold, probability = decode.consensus_corpus(fit, name=name, documents=documents, threshold=threshold,
@@ -144,6 +157,7 @@ def model_consensus(
     report: dict[str, Any] = {
         "name": name,
         "method": method,
+        "items": view,
         "min_raters": min_raters,
         "threshold": threshold,
         "allow_overlap": allow_overlap,

@@ -309,3 +309,36 @@ def test_the_gold_rater_is_left_out_of_the_model_and_scores_everyone():
     assert set(report["gold"]["raters"]) == set(RATERS)
     assert report["gold"]["consensus"]["f"] == pytest.approx(f1(spans_of(gold), truth))
     assert report["gold"]["consensus"]["f"] > report["gold"]["raters"]["noisy1"]["f"]
+
+
+# --- the token view ----------------------------------------------------------------------------------
+
+
+def test_token_items_give_each_rater_the_bio_tag_of_each_token():
+    from spanagree.measures.annotators.items import token_items
+
+    tokens = np.array([[0, 4], [5, 9], [10, 14], [15, 19]])
+    builder = CorpusBuilder()
+    text = "aaaa bbbb cccc dddd"
+    builder.add("d", "d", text, "r1", [(0, 9, "A"), (15, 19, "B")], None, tokens)
+    builder.add("d", "d", text, "r2", [(5, 14, "B")], None, tokens)
+    items = token_items(builder.build())
+    names = items.class_names
+    answers = {(items.raters[r], int(items.item_start[i])): names[j]
+               for i, r, j in zip(items.obs_item, items.obs_rater, items.obs_response)}
+    assert [answers["r1", t] for t in range(4)] == ["B-A", "I-A", "(nothing)", "B-B"]
+    assert [answers["r2", t] for t in range(4)] == ["(nothing)", "B-B", "I-B", "(nothing)"]
+
+
+def test_token_view_of_agreeing_raters_is_their_spans_with_probability_one():
+    tokens = np.array([[0, 4], [5, 9], [10, 14], [15, 19]])
+    builder = CorpusBuilder()
+    for d in range(6):
+        for rater in "abc":
+            builder.add(f"d{d}", f"d{d}", "aaaa bbbb cccc dddd", rater, [(0, 9, "A"), (15, 19, "B")], None, tokens)
+    gold, report, probability, fit = model_consensus(builder.build(), view="tokens")
+    assert fit.iterations == 0
+    assert all(gold.spans_of(f"d{d}", "consensus") == [(0, 9, "A"), (15, 19, "B")] for d in range(6))
+    assert set(probability.values()) == {1.0}
+    with pytest.raises(UsageError, match="token items need the raters' tokens"):
+        model_consensus(simulate(0, n_docs=20)[0], view="tokens")

@@ -36,6 +36,7 @@ from scipy.stats import beta as beta_distribution
 from ...core.model import Corpus, CorpusBuilder
 from ...errors import Location
 from .dawid_skene import Fit
+from .items import bio_spans
 
 #: Seeded draws for the interval of ``accuracy``.
 DRAWS = 2000
@@ -92,9 +93,15 @@ def consensus_corpus(
     fit: Fit, *, name: str, documents: np.ndarray, threshold: float = 0.5, allow_overlap: bool = False,
 ) -> tuple[Corpus, dict[tuple[str, int, int, str], float]]:
     """The consensus as a one-rater Corpus over ``documents`` (indices), and each span's probability
-    keyed by ``(doc_id, start, end, label)`` in characters."""
+    keyed by ``(doc_id, start, end, label)`` in characters. In the token view the consensus is the
+    most probable tag of each token (``threshold`` and ``allow_overlap`` do not apply)."""
     items, corpus = fit.items, fit.items.corpus
-    chosen = choose_spans(fit, threshold=threshold, allow_overlap=allow_overlap)
+    if items.rule.get("view") == "token":
+        chosen = token_consensus_spans(fit)
+        label_names = [name[2:] for name in items.labels[::2]]
+    else:
+        chosen = choose_spans(fit, threshold=threshold, allow_overlap=allow_overlap)
+        label_names = corpus.labels
     builder = CorpusBuilder()
     where = Location(f"<{name}>")
     probability: dict[tuple[str, int, int, str], float] = {}
@@ -103,12 +110,40 @@ def consensus_corpus(
         spans = []
         for start, end, label, p in chosen.get(d, []):
             if items.unit == "token":
-                tokens = corpus.doc_tokens[d]
+                tokens = items.tokens_of(d)
                 start, end = int(tokens[start, 0]), int(tokens[end - 1, 1])
-            spans.append((start, end, corpus.labels[label]))
-            probability[doc_id, start, end, corpus.labels[label]] = p
+            spans.append((start, end, label_names[label]))
+            probability[doc_id, start, end, label_names[label]] = p
         builder.add(doc_id, doc_id, corpus.texts[d], name, sorted(set(spans)), where, corpus.doc_tokens[d])
     return builder.build(), probability
+
+
+def token_consensus_spans(fit: Fit) -> dict[int, list[tuple[int, int, int, float]]]:
+    """Token view (:func:`~.items.token_items`): per document the spans of the most probable tag
+    of each token, read conlleval-style, each ``(first token, end token, label code, p)`` with
+    ``p`` the model's probability of exactly that span: the product of its tokens' tag posteriors
+    and, when a token follows, of that token not continuing it (tokens are independent given the
+    model)."""
+    items = fit.items
+    tag_names = items.class_names
+    n_tags = len(items.labels)
+    best = fit.posterior.argmax(1)
+    out: dict[int, list[tuple[int, int, int, float]]] = {}
+    labels = {name[2:]: k for k, name in enumerate(tag_names[:n_tags:2])}
+    order = np.lexsort((items.item_start, items.item_doc))
+    bounds = np.flatnonzero(np.diff(items.item_doc[order])) + 1
+    for block in np.split(order, bounds):
+        if not len(block):
+            continue
+        tags = [tag_names[c] if c < n_tags else "O" for c in best[block].tolist()]
+        spans = []
+        for first, end, label in bio_spans(tags):
+            p = float(np.prod(fit.posterior[block[first:end], best[block[first:end]]]))
+            if end < len(block):
+                p *= 1 - float(fit.posterior[block[end], 2 * labels[label] + 1])
+            spans.append((first, end, labels[label], p))
+        out[int(items.item_doc[block[0]])] = spans
+    return out
 
 
 def _beta_interval(alpha_in: np.ndarray, alpha_out: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
@@ -190,7 +225,7 @@ def adjudication(fit: Fit, *, limit: int | None = None) -> list[dict[str, Any]]:
         d = int(items.item_doc[i])
         start, end = int(items.item_start[i]), int(items.item_end[i])
         if items.unit == "token":
-            tokens = corpus.doc_tokens[d]
+            tokens = items.tokens_of(d)
             start, end = int(tokens[start, 0]), int(tokens[end - 1, 1])
         reading = int(post[i].argmax())
         out.append({

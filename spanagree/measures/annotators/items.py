@@ -59,6 +59,13 @@ class SpanItems:
     obs_rater: np.ndarray     # (observations,)
     obs_response: np.ndarray  # (observations,)
     notes: Counter = field(default_factory=Counter)
+    doc_offsets: dict[int, np.ndarray] | None = None  # token view: the tokens used, when not the corpus's
+
+    def tokens_of(self, d: int) -> np.ndarray:
+        """(tokens, 2) character offsets of document ``d``'s tokens, as the items use them."""
+        if self.doc_offsets is not None and d in self.doc_offsets:
+            return self.doc_offsets[d]
+        return self.corpus.doc_tokens[d]
 
     @property
     def n_items(self) -> int:
@@ -250,3 +257,70 @@ def span_items(
         item_cluster=item_cluster.astype(np.int64), obs_item=as_array(obs_item), obs_rater=as_array(obs_rater),
         obs_response=as_array(obs_response), notes=notes,
     )
+
+
+def token_items(corpus: Corpus, tokens: dict[str, np.ndarray] | None = None) -> SpanItems:
+    """The token-level view: every token of a document some rater submitted is an item, answered
+    by every rater who submitted it with the BIO tag their spans give it (``B-X`` on a span's first
+    token, ``I-X`` on the others, else ``O``; where a rater's spans overlap, the later span's tag).
+
+    Classes and answers are ``B-<label>``, ``I-<label>`` for every label, then ``O`` (the
+    "nothing"). Tokens are the corpus's (``tokens`` maps a document id to ``(n, 2)`` character
+    offsets to use instead). :func:`bio_spans` reads spans back from tags, conlleval-style.
+    """
+    tags = [f"{prefix}-{label}" for label in corpus.labels for prefix in ("B", "I")]
+    outside = len(tags)
+    obs_item, obs_rater, obs_response = [], [], []
+    item_doc, item_start = [], []
+    notes: Counter = Counter()
+    first_item = {}
+    used: dict[int, np.ndarray] = {}
+    for ann in range(corpus.n_annotations):
+        d, r = int(corpus.ann_doc[ann]), int(corpus.ann_rater[ann])
+        doc_id = corpus.doc_ids[d]
+        offsets = tokens.get(doc_id) if tokens is not None else corpus.doc_tokens[d]
+        if offsets is None:
+            notes["annotations of documents without tokens (no token items)"] += 1
+            continue
+        if d not in first_item:
+            used[d] = offsets
+            first_item[d] = len(item_doc)
+            item_doc.extend([d] * len(offsets))
+            item_start.extend(range(len(offsets)))
+        answer = np.full(len(offsets), outside, dtype=np.int64)
+        lo, hi = int(corpus.ann_ptr[ann]), int(corpus.ann_ptr[ann + 1])
+        for s, e, k in zip(corpus.span_start[lo:hi].tolist(), corpus.span_end[lo:hi].tolist(), corpus.span_label[lo:hi].tolist()):
+            first = int(np.searchsorted(offsets[:, 1], s, side="right"))
+            last = int(np.searchsorted(offsets[:, 0], e, side="left"))
+            if last > first:
+                answer[first] = 2 * k
+                answer[first + 1:last] = 2 * k + 1
+        obs_item.extend(range(first_item[d], first_item[d] + len(offsets)))
+        obs_rater.extend([r] * len(offsets))
+        obs_response.extend(answer.tolist())
+    as_array = lambda values: np.asarray(values, dtype=np.int64)  # noqa: E731
+    starts = as_array(item_start)
+    return SpanItems(
+        corpus=corpus, unit="token", rule={"view": "token"}, labels=tags, raters=list(corpus.raters), has_other=False,
+        item_doc=as_array(item_doc), item_start=starts, item_end=starts + 1, item_cluster=np.arange(len(item_doc), dtype=np.int64),
+        obs_item=as_array(obs_item), obs_rater=as_array(obs_rater), obs_response=as_array(obs_response), notes=notes,
+        doc_offsets=used if tokens is not None else None,
+    )
+
+
+def bio_spans(tags: list[str]) -> list[tuple[int, int, str]]:
+    """Token spans ``(first, end, label)`` from BIO tags, conlleval-style: an ``I-X`` after ``O``
+    or after another label opens a span.
+
+    >>> bio_spans(["B-PER", "I-PER", "O", "I-LOC", "B-LOC"])
+    [(0, 2, 'PER'), (3, 4, 'LOC'), (4, 5, 'LOC')]
+    """
+    spans, open_span = [], None
+    for t, tag in enumerate([*tags, "O"]):
+        kind, label = (tag[0], tag[2:]) if tag != "O" else ("O", None)
+        if open_span is not None and (kind != "I" or label != open_span[1]):
+            spans.append((open_span[0], t, open_span[1]))
+            open_span = None
+        if kind == "B" or (kind == "I" and open_span is None):
+            open_span = (t, label)
+    return spans
