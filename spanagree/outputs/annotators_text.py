@@ -4,16 +4,24 @@ from __future__ import annotations
 
 from typing import Any
 
-from .tables import MAX_LABELS, Table, num, tables_as_markdown, tables_as_text
+from .tables import MAX_LABELS, Table, num, shown_of, tables_as_markdown, tables_as_text
 
-#: How many items of the adjudication list the tables show (the JSON has them all).
+#: How many items of the adjudication list, raters in the ranking and raters in the per-label
+#: table the tables show (the JSON has them all).
 MAX_ADJUDICATION = 10
+MAX_RANKED = 50
+MAX_LABEL_RATERS = 20
 
 
 def _interval(entry: dict, key: str) -> str:
     bounds = entry.get(f"{key}_interval")
     value = num(entry.get(key))
     return value if bounds is None else f"{value} [{num(bounds[0])}, {num(bounds[1])}]"
+
+
+def _part(total: int, limit: int) -> str:
+    note = shown_of(min(total, limit), total, "the first {n} raters")
+    return f" ({note})" if note else ""
 
 
 def annotator_tables(report: dict[str, Any]) -> list[Table]:
@@ -38,19 +46,20 @@ def annotator_tables(report: dict[str, Any]) -> list[Table]:
     if has_competence:
         header.append("competence")
     rows = []
-    for row in report["competence"]:
+    table = report["competence"]
+    for row in table[:MAX_RANKED]:
         line = [row["rank"], row["rater"], row["items"], row["marked"], _interval(row, "accuracy")]
         if has_competence:
             line.append(_interval(row, "competence"))
         rows.append(line)
-    sections.append(("Raters, most accurate first", header, rows))
+    sections.append(("Raters, most accurate first" + _part(len(table), MAX_RANKED), header, rows))
     label_rows = []
-    for row in report["competence"]:
+    for row in table[:MAX_LABEL_RATERS]:
         for label, shares in list(row["labels"].items())[:MAX_LABELS]:
             label_rows.append([row["rater"], label, _interval(shares, "marks_present"), _interval(shares, "marks_absent"),
                                _interval(shares, "other_label")])
     sections.append(("Competence per label (when the label is there: marks it / gives another label; "
-                     "when nothing is there: marks it)",
+                     "when nothing is there: marks it)" + _part(len(table), MAX_LABEL_RATERS),
                      ["rater", "label", "marks what is there", "marks what is not", "other label"], label_rows))
     if "gold" in report:
         gold = report["gold"]
