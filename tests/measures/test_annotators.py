@@ -342,3 +342,13 @@ def test_token_view_of_agreeing_raters_is_their_spans_with_probability_one():
     assert set(probability.values()) == {1.0}
     with pytest.raises(UsageError, match="token items need the raters' tokens"):
         model_consensus(simulate(0, n_docs=20)[0], view="tokens")
+
+
+def test_the_accelerated_fit_reaches_the_plain_fixed_point():
+    corpus, _ = simulate(14, n_docs=120, missing=0.4)
+    items = span_items(corpus)
+    fast = dawid_skene(items, tol=1e-9, max_iter=20000)
+    slow = dawid_skene(items, tol=1e-9, max_iter=20000, accelerate=False)
+    assert fast.converged and slow.converged and fast.iterations < slow.iterations
+    assert np.abs(fast.posterior - slow.posterior).max() < 1e-6
+    assert fast.log_likelihood == pytest.approx(slow.log_likelihood, rel=1e-8)
