@@ -423,6 +423,7 @@ def report_command(
     out: Path = typer.Option(..., "-o", "--out", help="The HTML file to write", show_default=False),
     title: Optional[str] = typer.Option(None, "--title", help="The page's title"),
     documents: int = typer.Option(10, "--documents", min=0, help="How many lowest-agreement documents to show with each rater's spans"),
+    model: Optional[str] = typer.Option(None, "--model", help="Also a section of an annotator model's competence table: dawid-skene | mace (docs/annotators.md)"),
 ) -> None:
     """Write one self-contained HTML page: headline numbers with intervals and bands, charts, label
     confusion, and the documents raters disagree on most. Intervals: 1000 replicates unless --bootstrap N."""
@@ -439,7 +440,15 @@ def report_command(
         settings["report"]["per_rater"] = True  # the page always has the per-rater view
         result = score_with_settings(files, settings, progress=_progress(), needs_texts=True)
         _warn_few_raters(result.raters)
-        written = html_report.write(result, out, title=title, max_documents=documents, sources=files)
+        annotators = None
+        if model is not None:
+            from ..diagnostics.annotators import MODELS, check_method, model_consensus
+
+            check_method(model, tuple(MODELS))
+            counts = result.counts
+            annotators = model_consensus(result.corpus, method=model, rule=counts.rule, unit=counts.unit_name,
+                                         level=settings["intervals"]["ci"], seed=settings["intervals"]["seed"])[1]
+        written = html_report.write(result, out, title=title, max_documents=documents, sources=files, annotators=annotators)
     except (SpanagreeError, OSError) as err:
         _fail(err)
     typer.echo(f"wrote {written['out']} ({written['bytes']} bytes)", err=True)

@@ -35,7 +35,7 @@ def annotator_tables(report: dict[str, Any]) -> list[Table]:
             ["raters", model["items"]["raters"]],
             ["iterations", convergence["iterations"]],
             ["converged", "yes" if convergence["converged"] else "NO"],
-            ["largest last change", num(convergence["change"], 2)],
+            ["largest last change", f"{convergence['change']:.1g}"],
             ["log-likelihood", num(convergence["log_likelihood"], 1)],
             *([["note", convergence["note"]]] if convergence.get("note") else []),
             ["consensus spans", report["spans"]["in_consensus"]],

@@ -128,3 +128,16 @@ def test_raters_gate_on_accuracy(example_path, model):
     assert lower.exit_code == (0 if min(lows.values()) >= worst - 1e-6 else 1)
     assert run("raters", example_path, "--model", model, "--min-accuracy", 2).exit_code == 2
     assert run("raters", example_path, "--model", model, "--min-accuracy", 0.5, "--on", "upper").exit_code == 2
+
+
+def test_the_html_report_gains_the_model_section(example_path, tmp_path):
+    out = tmp_path / "report.html"
+    result = run("report", example_path, "-o", out, "--model", "mace", "--bootstrap", 20)
+    assert result.exit_code == 0, result.output
+    page = out.read_text()
+    section = page[page.index('id="annotators"'):]
+    assert "Raters, most accurate first" in section and "news_ner-carol" in section and "competence" in section
+    plain = tmp_path / "plain.html"
+    assert run("report", example_path, "-o", plain, "--bootstrap", 20).exit_code == 0
+    assert 'id="annotators"' not in plain.read_text()
+    assert run("report", example_path, "-o", tmp_path / "x.html", "--model", "glad").exit_code == 2

@@ -40,6 +40,7 @@ from ...diagnostics.disagreements import disputed_spans, from_report, label_conf
 from ...diagnostics.raters import rater_view
 from .family import section
 from . import views
+from .annotators import section as annotator_section
 from .views import band_note
 from ..unitizing_text import DESCRIPTIONS
 from ..tables import spans_marked
@@ -99,7 +100,7 @@ def page_data(report) -> tuple[Any, dict[str, Any]]:
 
 
 def _render(report, data: dict[str, Any], *, title: str | None, max_documents: int,
-            sources: Sequence[str], documents_csv: str | None) -> str:
+            sources: Sequence[str], documents_csv: str | None, annotators: dict[str, Any] | None = None) -> str:
     if "per_rater" not in data:
         data["per_rater"] = rater_view(report)
     corpus = report.corpus
@@ -109,6 +110,8 @@ def _render(report, data: dict[str, Any], *, title: str | None, max_documents: i
     parts += _headline(data)
     parts += _labels(data, charts)
     parts += views.per_rater(data["per_rater"], corpus.labels, charts)
+    if annotators is not None:
+        parts += annotator_section(annotators)
     parts += _pairs(data, corpus, charts)
     if "chance_corrected" in data:
         parts += section(data["chance_corrected"])
