@@ -352,3 +352,13 @@ def test_the_accelerated_fit_reaches_the_plain_fixed_point():
     assert fast.converged and slow.converged and fast.iterations < slow.iterations
     assert np.abs(fast.posterior - slow.posterior).max() < 1e-6
     assert fast.log_likelihood == pytest.approx(slow.log_likelihood, rel=1e-8)
+
+
+def test_the_accelerated_mace_reaches_the_plain_fixed_point():
+    corpus, _ = simulate(15, n_docs=120, missing=0.4)
+    items = span_items(corpus)
+    fast = mace(items, tol=1e-9, max_iter=20000)
+    slow = mace(items, tol=1e-9, max_iter=20000, accelerate=False)
+    assert fast.converged and slow.converged
+    assert np.abs(fast.posterior - slow.posterior).max() < 1e-5
+    assert np.abs(fast.extra["competence"] - slow.extra["competence"]).max() < 1e-5

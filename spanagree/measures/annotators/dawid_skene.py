@@ -92,6 +92,40 @@ def diagonal_prior(classes: int, share: float, strength: float) -> np.ndarray:
     return base
 
 
+def normalize_rows(posterior: np.ndarray) -> np.ndarray:
+    """Rows clipped at 1e-12 and summing to 1 (an extrapolated posterior made a posterior again)."""
+    posterior = np.clip(posterior, 1e-12, None)
+    return posterior / posterior.sum(1, keepdims=True)
+
+
+def iterate(update, state: np.ndarray, *, max_iter: int, tol: float, accelerate: bool, project,
+            changed=lambda new, old: float(np.abs(new - old).max())) -> tuple[np.ndarray, int, float, bool]:
+    """Iterate the fixed-point map ``update`` from ``state`` until one update changes it by less than
+    ``tol`` (``changed``); ``(state, updates made, last change, converged)``.
+
+    With ``accelerate``, SQUAREM (Varadhan & Roland 2008, scheme S3): from two updates the step
+    ``r = F(x) − x`` and curvature ``v = F(F(x)) − 2F(x) + x`` give ``α = −‖r‖/‖v‖`` (at most −1),
+    the state jumps to ``x − 2αr + α²v``, is made valid again (``project``), and one update
+    follows. The fixed point is the same.
+    """
+    iterations, change = 0, np.inf
+    while iterations < max_iter:
+        iterations += 1
+        once = update(state)
+        change = changed(once, state)
+        if change < tol:
+            return once, iterations, change, True
+        if not accelerate or iterations + 2 > max_iter:
+            state = once
+            continue
+        twice = update(once)
+        step, curve = once - state, twice - 2 * once + state
+        ratio = min(-np.sqrt((step ** 2).sum() / max((curve ** 2).sum(), 1e-300)), -1.0)
+        state = update(project(state - 2 * ratio * step + ratio ** 2 * curve))
+        iterations += 2
+    return state, iterations, change, False
+
+
 def convergence_note(unanimous: bool, converged: bool, max_iter: int, change: float, tol: float) -> str | None:
     """What the report says about a fit that had nothing to weigh, or that did not converge."""
     if unanimous:
@@ -205,27 +239,9 @@ def dawid_skene(
             log_prior = digamma(prior_alpha) - digamma(prior_alpha.sum())
             return normalize_log(item_log_scores(items, log_confusion, log_prior))
 
-        iterations, change, converged = 0, np.inf, False
-        while iterations < max_iter:
-            iterations += 1
-            once = update(posterior)
-            change = float(np.abs(once - posterior).max())
-            if change < tol:
-                posterior, converged = once, True
-                break
-            if not accelerate or iterations + 2 > max_iter:
-                posterior = once
-                continue
-            # SQUAREM (Varadhan & Roland 2008): extrapolate along two updates, then one update
-            twice = update(once)
-            step, curve = once - posterior, twice - 2 * once + posterior
-            ratio = -np.sqrt((step ** 2).sum() / max((curve ** 2).sum(), 1e-300))
-            ratio = min(ratio, -1.0)
-            jumped = posterior - 2 * ratio * step + ratio ** 2 * curve
-            jumped = np.clip(jumped, 1e-12, None)
-            jumped /= jumped.sum(1, keepdims=True)
-            posterior = update(jumped)
-            iterations += 2
+        posterior, iterations, change, converged = iterate(
+            update, posterior, max_iter=max_iter, tol=tol, accelerate=accelerate, project=normalize_rows,
+        )
     alpha, prior_alpha = parameters(posterior)
     confusion = alpha / alpha.sum(2, keepdims=True)
     prior = prior_alpha / prior_alpha.sum()

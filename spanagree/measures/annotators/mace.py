@@ -14,7 +14,9 @@ they do not know (a rater who marks nothing has ``ξ_r`` on "nothing"; a spammer
 strength·(1 − share))`` (as :mod:`.dawid_skene`), ``ξ_r ~ Dirichlet(spam_prior)``, ``ρ ~
 Dirichlet(class_prior)``. Fitted by EM for the posterior mode (MACE's EM), started from the vote;
 each iteration computes the class posteriors, then for every answer the posterior chance that it
-was competent, ``θ_r [j = c] / P(j | c)``, whose expected counts give ``θ_r`` and ``ξ_r``.
+was competent, ``θ_r [j = c] / P(j | c)``, whose expected counts give ``θ_r`` and ``ξ_r``; the
+updates of posteriors, ``θ`` and ``ξ`` together are extrapolated by SQUAREM as Dawid–Skene's
+(:func:`.dawid_skene.iterate`).
 ``θ_r``'s interval is that of ``Beta(a + competent answers, b + spammed answers)``.
 """
 from __future__ import annotations
@@ -22,8 +24,8 @@ from __future__ import annotations
 import numpy as np
 
 from .dawid_skene import (
-    DEFAULTS, MIN_ITEMS, Fit, check_items, check_priors, convergence_note, initial_posterior, item_log_scores, log_likelihood,
-    normalize_log,
+    DEFAULTS, MIN_ITEMS, Fit, check_items, check_priors, convergence_note, initial_posterior, item_log_scores, iterate,
+    log_likelihood, normalize_log, normalize_rows,
 )
 from .items import SpanItems
 
@@ -38,6 +40,7 @@ def mace(
     max_iter: int = 500,
     tol: float = 1e-6,
     min_items: int = MIN_ITEMS,
+    accelerate: bool = True,
 ) -> Fit:
     """Fit the competence model to ``items`` (module docstring); the :class:`~.dawid_skene.Fit`,
     with ``extra["competence"]`` (θ per rater), ``extra["competence_beta"]`` and ``extra["spamming"]`` (ξ)."""
@@ -75,15 +78,26 @@ def mace(
     if unanimous:
         posterior = eye[np.argmax(posterior, 1)]
     else:
-        change = np.inf
-        for iterations in range(1, max_iter + 1):
-            theta, xi, prior, _, _ = parameters(posterior, theta, xi)
-            updated = normalize_log(item_log_scores(items, np.log(confusion_of(theta, xi)), np.log(prior)))
-            change = float(np.abs(updated - posterior).max())
-            posterior = updated
-            if change < tol:
-                converged = True
-                break
+        n_post = items.n_items * classes
+
+        def unpack(state):
+            return (state[:n_post].reshape(items.n_items, classes), state[n_post:n_post + n_raters],
+                    state[n_post + n_raters:].reshape(n_raters, classes))
+
+        def update(state):
+            theta, xi, prior, _, _ = parameters(*unpack(state))
+            posterior = normalize_log(item_log_scores(items, np.log(confusion_of(theta, xi)), np.log(prior)))
+            return np.concatenate([posterior.ravel(), theta, xi.ravel()])
+
+        def project(state):
+            posterior, theta, xi = unpack(state)
+            return np.concatenate([normalize_rows(posterior).ravel(), np.clip(theta, 1e-6, 1 - 1e-6), normalize_rows(xi).ravel()])
+
+        state, iterations, change, converged = iterate(
+            update, np.concatenate([posterior.ravel(), theta, xi.ravel()]), max_iter=max_iter, tol=tol,
+            accelerate=accelerate, project=project, changed=lambda new, old: float(np.abs(new[:n_post] - old[:n_post]).max()),
+        )
+        posterior, theta, xi = unpack(state)
     theta, xi, prior, comp, spammed = parameters(posterior, theta, xi)
     confusion = confusion_of(theta, xi)
     note = convergence_note(unanimous, converged, max_iter, change, tol)
