@@ -11,8 +11,10 @@ fitted on the corpus itself (no gold needed):
 - :mod:`.dawid_skene`: Dawid & Skene (1979), a confusion matrix per rater over the labels and
   "nothing", with Dirichlet priors (variational Bayes, as IBCC: Kim & Ghahramani 2012).
 - :mod:`.mace`: a competence and a spamming distribution per rater (MACE: Hovy et al. 2013).
-- :mod:`.decode`: the consensus (the non-overlapping spans of most posterior mass), competence
-  tables with intervals, the adjudication list, and precision/recall against a gold rater.
+- :mod:`.decode`: the consensus (the non-overlapping spans of most posterior mass, or the most
+  probable tag of each token in the token view), competence tables with intervals, and the
+  adjudication list. A gold rater, files and the CLI are in :mod:`spanagree.diagnostics.annotators`.
+- Token items (:func:`.items.token_items`, each token's BIO tag) are a second view of the same models.
 
 Definitions and choices: docs/annotators.md.
 """
