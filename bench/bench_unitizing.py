@@ -11,7 +11,7 @@ corpus at once (what ``spanagree score --unitizing`` does).
 
 α_U: DKPro Statistics' ``KrippendorffAlphaUnitizingAgreement`` (Java, through
 ``bench/dkpro/AlphaU.java``; pass the class path with the compiled DKPro classes) against
-:func:`~spanagree.measures.alpha_u.alpha_u` on the first N documents laid end to end, for
+:func:`~spanagree.measures.unitizing.alpha_u.alpha_u` on the first N documents laid end to end, for
 growing N; the values must agree.
 
 Needs pygamma-agreement (``pip install "pygamma-agreement[CBC]"``) for the γ part and Java for the

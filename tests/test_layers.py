@@ -50,6 +50,7 @@ LAZY: dict[tuple[str, str], str] = {
         "spanagree.app.info", "spanagree.app.runs", "spanagree.outputs.convert", "spanagree.outputs.gate",
         "spanagree.outputs.html", "spanagree.outputs.compare", "spanagree.outputs.alt_test",
         "spanagree.diagnostics.consensus", "spanagree.diagnostics.disagreements", "spanagree.measures.alt_test.procedure",
+        "spanagree.diagnostics.annotators", "spanagree.outputs.annotators_text",
     )},
 }
 

@@ -18,7 +18,7 @@ import typer
 
 from ..errors import SPELLING, SpanagreeError
 from ..core.files import atomic_write, check_outputs, exists, write_bytes
-from ..io import formats
+from ..io import formats, read
 from ..core.version import __version__
 from . import config as settings_module
 from .config import score_with_settings
@@ -251,15 +251,32 @@ def convert_command(
 def consensus_command(
     ctx: typer.Context,
     paths: List[str] = typer.Argument(..., help="The raters' annotation files, or directories of them", show_default=False),
-    min_raters: int = typer.Option(..., "--min-raters", "-k", help="Keep a span when at least this many raters have a span aligned to it", show_default=False),
+    min_raters: Optional[int] = typer.Option(None, "--min-raters", "-k", help="Vote: keep a span when at least this many raters have a span aligned to it (required). Models: only documents at least this many raters submitted (default 1)", show_default=False),
     out: Path = typer.Option(..., "-o", "--out", help="Where to write the consensus: a .jsonl (spanagree JSONL) or .spacy (DocBin) file", show_default=False),
     name: str = typer.Option("consensus", "--name", help="The consensus rater's name in the output"),
     language: str = typer.Option("en", "--language", help=".spacy output: blank spaCy tokenizer for documents without tokens"),
     report_file: Optional[Path] = typer.Option(None, "--report", help="Also write the full report (ties listed) as JSON to this file"),
     ents: bool = typer.Option(True, "--ents/--no-ents", help=".spacy output: also write the consensus as doc.ents (overlapping spans counted, left out of doc.ents)"),
     spans_key: Optional[str] = typer.Option(None, "--spans-key", help=".spacy output: also copy the consensus to this span group (e.g. sc for spancat)"),
+    method: str = typer.Option("vote", "--method", help="vote, or an annotator model that weighs each rater: dawid-skene | mace (docs/annotators.md)"),
+    threshold: float = typer.Option(0.5, "--threshold", help="Models: keep a span when its posterior exceeds this"),
+    gold: Optional[str] = typer.Option(None, "--gold", help="Models: a rater taken as gold, left out of the model; P/R/F of the consensus and of every rater against them"),
+    adjudicate: Optional[Path] = typer.Option(None, "--adjudicate", help="Models: write the documents to adjudicate first (least certain items, by expected change) as a Prodigy review file"),
+    competence_prior: float = typer.Option(0.5, "--competence-prior", help="Models: the believed share of right answers of a rater"),
+    prior_strength: float = typer.Option(5.0, "--prior-strength", help="Models: how many items that belief is worth"),
+    pooling: float = typer.Option(10.0, "--pooling", help="Dawid-Skene: how many items of the crowd's pooled confusion each rater's prior holds"),
+    items: str = typer.Option("spans", "--items", help="Models: what the model sees: spans (every marked boundary) or tokens (each token's BIO tag)"),
 ) -> None:
-    """Build a consensus gold set by vote; ties are left out and listed, never broken."""
+    """Build a consensus gold set by vote (ties left out and listed, never broken) or by an annotator model."""
+    if method != "vote":
+        return _model_consensus(ctx, paths, out=out, min_raters=min_raters, name=name, language=language, report_file=report_file,
+                                ents=ents, spans_key=spans_key, method=method, threshold=threshold, gold=gold,
+                                adjudicate=adjudicate, view=items, model_options={"competence_prior": competence_prior,
+                                                                                  "prior_strength": prior_strength, "pooling": pooling})
+    if gold is not None or adjudicate is not None:
+        _fail(UsageError("--gold and --adjudicate need an annotator model (--method dawid-skene or mace)"))
+    if min_raters is None:
+        _fail(UsageError("the vote needs --min-raters (-k): keep a span when at least this many raters marked it"))
     from ..diagnostics.consensus import run  # imported when the command runs (import time)
 
     given = _given(ctx, default=True)
@@ -320,6 +337,99 @@ def _command_settings(ctx: typer.Context, paths: List[str], config: Optional[Pat
     return files, settings
 
 
+def _model_consensus(ctx, paths, *, out, min_raters, name, language, report_file, ents, spans_key, method, threshold,
+                     gold, adjudicate, view, model_options) -> None:
+    """``consensus --method dawid-skene|mace``: fit, write the consensus (and the adjudication list)."""
+    from ..diagnostics.annotators import check_method, run as run_model
+
+    given = _given(ctx, default=True)
+    format, read_options = given.pop("format"), _answers(given.pop("answers"))
+    if method == "mace":
+        model_options.pop("pooling")
+    try:
+        check_method(method)
+        check_outputs([out, report_file, adjudicate], paths)
+        report = run_model(
+            paths, out, method=method, min_raters=min_raters, format=format, language=language, read_options=read_options,
+            name=name, ents=ents, spans_key=spans_key, threshold=threshold, gold_rater=gold, adjudication_out=adjudicate,
+            model_options=model_options, view=view, **given,
+        )
+    except SpanagreeError as err:
+        _fail(err)
+    convergence = report["model"]["convergence"]
+    typer.echo(
+        f"wrote {report['spans']['in_consensus']} consensus spans in {report['documents']['in_consensus']} documents to {out} "
+        f"({method}: {convergence['iterations']} iterations, {'converged' if convergence['converged'] else 'NOT converged'})",
+        err=True,
+    )
+    if convergence.get("note"):
+        typer.echo(f"  note: {convergence['note']}", err=True)
+    if "gold" in report and report["gold"]["consensus"] is not None:
+        scores = report["gold"]["consensus"]
+        typer.echo(f"  against {gold}: precision {scores['precision']:.3f}, recall {scores['recall']:.3f}, F {scores['f']:.3f}", err=True)
+    if "adjudication_written" in report:
+        typer.echo(f"wrote {report['adjudication_written']['documents']} documents to adjudicate to {adjudicate}", err=True)
+    if report_file is not None:
+        _write(report_file, orjson.dumps(report, option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_NUMPY) + b"\n")
+        typer.echo(f"wrote {report_file}", err=True)
+
+
+@app.command("raters")
+@_with_options(declared.flags("consensus"), config=False)
+def raters_command(
+    ctx: typer.Context,
+    paths: List[str] = typer.Argument(..., help="The raters' annotation files, or directories of them", show_default=False),
+    model: str = typer.Option("dawid-skene", "--model", help="The annotator model: dawid-skene | mace (docs/annotators.md)"),
+    gold: Optional[str] = typer.Option(None, "--gold", help="A rater taken as gold, left out of the model; P/R/F of the consensus and of every rater against them"),
+    threshold: float = typer.Option(0.5, "--threshold", help="Keep a consensus span when its posterior exceeds this"),
+    competence_prior: float = typer.Option(0.5, "--competence-prior", help="The believed share of right answers of a rater"),
+    prior_strength: float = typer.Option(5.0, "--prior-strength", help="How many items that belief is worth"),
+    pooling: float = typer.Option(10.0, "--pooling", help="Dawid-Skene: how many items of the crowd's pooled confusion each rater's prior holds"),
+    ci: float = typer.Option(0.95, "--ci", help="Level of the competence intervals"),
+    seed: int = typer.Option(0, "--seed", help="Seed of the draws behind the accuracy interval"),
+    output: Output = typer.Option(Output.table, "--output", help="table, json or markdown"),
+    out_file: Optional[Path] = typer.Option(None, "-o", "--out", help="Write to this file instead of stdout"),
+    min_accuracy: Optional[float] = typer.Option(None, "--min-accuracy", help="Gate: exit 1 when a rater's accuracy is below this"),
+    on: str = typer.Option("point", "--on", help="Gate: compare the accuracy (point) or its interval's lower end (lower)"),
+    items: str = typer.Option("spans", "--items", help="What the model sees: spans (every marked boundary) or tokens (each token's BIO tag)"),
+) -> None:
+    """Whom to trust: each rater's competence per label from an annotator model, ranked.
+    With --min-accuracy, a gate: exit 1 when some rater's accuracy is below the bound."""
+    from ..diagnostics.annotators import MODELS, accuracy_gate, check_method, model_consensus
+    from ..outputs.annotators_text import render as render_model
+
+    given = _given(ctx, default=True)
+    format, read_options = given.pop("format"), _answers(given.pop("answers"))
+    model_options = {"competence_prior": competence_prior, "prior_strength": prior_strength, "pooling": pooling}
+    if model == "mace":
+        model_options.pop("pooling")
+    try:
+        check_method(model, tuple(MODELS))
+        check_outputs([out_file], paths)
+        corpus = read(paths, format=format, **read_options)
+        _, report, _, _ = model_consensus(corpus, method=model, gold_rater=gold, threshold=threshold, level=ci, seed=seed,
+                                          model_options=model_options, view=items, **given)
+        gate = None if min_accuracy is None else accuracy_gate(report["competence"], min_accuracy, on=on)
+    except SpanagreeError as err:
+        _fail(err)
+    if gate is not None:
+        report["gate"] = gate
+    if output == Output.json:
+        data = orjson.dumps(report, option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_NUMPY) + b"\n"
+    else:
+        data = (render_model(report, output.value) + "\n").encode()
+    if out_file is not None:
+        _write(out_file, data)
+    else:
+        sys.stdout.write(data.decode())
+    if gate is not None:
+        typer.echo(f"gate {'passed' if gate['passed'] else 'FAILED'}: {len(gate['below'])} of {len(report['competence'])} raters "
+                   f"with accuracy {'' if on == 'point' else '(lower end) '}below {min_accuracy:g}"
+                   + (f": {', '.join(gate['below'])}" if gate["below"] else ""), err=True)
+        if not gate["passed"]:
+            raise typer.Exit(code=1)
+
+
 @_scoring_command("gate")
 def gate_command(
     ctx: typer.Context,
@@ -368,6 +478,7 @@ def report_command(
     out: Path = typer.Option(..., "-o", "--out", help="The HTML file to write", show_default=False),
     title: Optional[str] = typer.Option(None, "--title", help="The page's title"),
     documents: int = typer.Option(10, "--documents", min=0, help="How many lowest-agreement documents to show with each rater's spans"),
+    model: Optional[str] = typer.Option(None, "--model", help="Also a section of an annotator model's competence table: dawid-skene | mace (docs/annotators.md)"),
 ) -> None:
     """Write one self-contained HTML page: headline numbers with intervals and bands, charts, label
     confusion, and the documents raters disagree on most. Intervals: 1000 replicates unless --bootstrap N."""
@@ -384,7 +495,15 @@ def report_command(
         settings["report"]["per_rater"] = True  # the page always has the per-rater view
         result = score_with_settings(files, settings, progress=_progress(), needs_texts=True)
         _warn_few_raters(result.raters)
-        written = html_report.write(result, out, title=title, max_documents=documents, sources=files)
+        annotators = None
+        if model is not None:
+            from ..diagnostics.annotators import MODELS, check_method, model_consensus
+
+            check_method(model, tuple(MODELS))
+            counts = result.counts
+            annotators = model_consensus(result.corpus, method=model, rule=counts.rule, unit=counts.unit_name,
+                                         level=settings["intervals"]["ci"], seed=settings["intervals"]["seed"])[1]
+        written = html_report.write(result, out, title=title, max_documents=documents, sources=files, annotators=annotators)
     except (SpanagreeError, OSError) as err:
         _fail(err)
     typer.echo(f"wrote {written['out']} ({written['bytes']} bytes)", err=True)

@@ -36,8 +36,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..core import options
-from ..core.align import AlignmentRule, align
-from ..core.counts import make_comparisons, side
+from ..core.align import AlignmentRule
+from ..measures.annotators.items import cluster_roots, rule_and_unit, unit_offsets
 from ..errors import Location, UsageError
 from ..core.files import check_outputs
 from ..core import validate
@@ -99,30 +99,19 @@ def consensus(
     """
     min_raters = check_min_raters(min_raters)
     check_name(name)
-    if isinstance(rule, AlignmentRule):
-        unit = options.keywords(alignment, ["unit"])["unit"]
-    else:
-        settings = options.keywords({"rule": rule, **alignment}, options.COMPONENT_OPTIONS)
-        rule, unit = AlignmentRule(**{k: settings[k] for k in options.RULE_OPTIONS}), settings["unit"]
+    rule, unit = rule_and_unit(rule, alignment)
     if name in corpus.raters:
         raise UsageError(f"the consensus name {name!r} is already a rater's name; choose another name")
 
     notes: Counter = Counter()
-    if unit == "token":
-        starts, ends, token_notes = corpus.token_offsets()
-        notes.update(token_notes)
-    else:
-        starts, ends = corpus.span_start, corpus.span_end
+    starts, ends = unit_offsets(corpus, unit, notes)
     span_ann = corpus.span_ann
     span_doc = corpus.ann_doc[span_ann]
     span_rater = corpus.ann_rater[span_ann]
     raters_per_doc = np.bincount(corpus.ann_doc, minlength=corpus.n_documents)
     eligible = raters_per_doc >= min_raters
 
-    parent = np.arange(corpus.n_spans)
-    for i, j in _matched_pairs(corpus, starts, ends, rule):
-        _union(parent, i, j)
-    roots = np.array([_find(parent, i) for i in range(corpus.n_spans)], dtype=np.int64)
+    roots = cluster_roots(corpus, starts, ends, rule)
 
     votable = eligible[span_doc] & (ends > starts)
     notes_unvotable = int((eligible[span_doc] & ~(ends > starts)).sum())
@@ -184,17 +173,6 @@ def consensus(
     return gold, report
 
 
-def _matched_pairs(corpus: Corpus, starts: np.ndarray, ends: np.ndarray, rule: AlignmentRule):
-    """Global span indices ``(i, j)`` of every match between two raters on one document."""
-    comparisons = make_comparisons(corpus)
-    if not len(comparisons):
-        return []
-    side_a, idx_a = side(corpus, comparisons.ann_a, starts, ends)
-    side_b, idx_b = side(corpus, comparisons.ann_b, starts, ends)
-    found = align(side_a, side_b, rule)
-    return zip(idx_a[found.a_index].tolist(), idx_b[found.b_index].tolist())
-
-
 def _vote(corpus: Corpus, spans: list[int], starts, ends, span_rater, d: int, unit: str) -> dict:
     """Plurality of boundaries, then of labels, over one cluster: ``{"span": ...}`` or ``{"tie": ...}``."""
     bounds: dict[tuple[int, int], set[int]] = defaultdict(set)
@@ -235,32 +213,19 @@ def _vote(corpus: Corpus, spans: list[int], starts, ends, span_rater, d: int, un
     return {"span": (start, end, corpus.labels[by_label[0][0]])}
 
 
-def _find(parent: np.ndarray, i: int) -> int:
-    root = i
-    while parent[root] != root:
-        root = parent[root]
-    while parent[i] != root:  # path compression
-        parent[i], i = root, parent[i]
-    return int(root)
-
-
-def _union(parent: np.ndarray, i: int, j: int) -> None:
-    ri, rj = _find(parent, i), _find(parent, j)
-    if ri != rj:
-        parent[max(ri, rj)] = min(ri, rj)
-
-
 # --- output ---------------------------------------------------------------------------------------
 
 
 def write(corpus: Corpus, path: str | Path, *, language: str = "en", ents: bool = True,
-          spans_key: str | None = None) -> dict[str, Any]:
+          spans_key: str | None = None, scores: dict | None = None) -> dict[str, Any]:
     """Write ``corpus`` as spanagree JSONL (``.jsonl``) or a DocBin (``.spacy``), by suffix; what was written.
 
     In a DocBin the consensus is the span group named after the consensus rater and, with
     ``ents`` (default), ``doc.ents`` too, so spaCy's tools read it as entities; ``spans_key``
     copies it to one more span group (``"sc"`` for ``spancat``). Overlapping consensus spans
-    stay in the span groups and are counted, not put in ``doc.ents``.
+    stay in the span groups and are counted, not put in ``doc.ents``. ``scores`` (DocBin only):
+    each span's probability, ``(doc_id, start, end, label)`` → p, written to the consensus span
+    group's ``attrs["scores"]``.
     """
 
     path = Path(path)
@@ -271,7 +236,8 @@ def write(corpus: Corpus, path: str | Path, *, language: str = "en", ents: bool 
     if suffix == ".jsonl":
         return formats()["spanagree"].write(corpus, path)
     rater = corpus.raters[0] if ents and corpus.raters else None
-    return formats()["docbin"].write(corpus, path, language=language, ents=rater, spans_key=spans_key if rater else None)
+    return formats()["docbin"].write(corpus, path, language=language, ents=rater, spans_key=spans_key if rater else None,
+                                     scores=scores)
 
 
 def run(

@@ -159,8 +159,8 @@ def _against_consensus(report) -> tuple[dict[str, dict] | None, str | None]:
             continue
         majority = len(others) // 2 + 1
         gold_name = _free_name(names)
-        gold, _ = consensus(_subset(corpus, others), min_raters=majority, rule=rule, unit=unit, name=gold_name)
-        pair = _pair_corpus(corpus, r, gold)
+        gold, _ = consensus(subset(corpus, others), min_raters=majority, rule=rule, unit=unit, name=gold_name)
+        pair = pair_corpus(corpus, r, gold)
         pair_counts = count(pair, rule, unit=unit)
         if not len(pair_counts.comparisons):
             continue
@@ -218,26 +218,26 @@ def _free_name(names: list[str]) -> str:
     return name
 
 
-def _subset(corpus, keep: list[str]):
+def subset(corpus, keep: list[str]):
     """The corpus with only the raters ``keep`` (same documents, spans and tokens)."""
 
     builder = CorpusBuilder()
     wanted = {corpus.raters.index(x) for x in keep}
-    _copy_annotations(corpus, builder, lambda rater: rater in wanted)
+    copy_annotations(corpus, builder, lambda rater: rater in wanted)
     return builder.build()
 
 
-def _pair_corpus(corpus, r: int, gold):
+def pair_corpus(corpus, r: int, gold):
     """Rater ``r``'s annotations of the documents in ``gold``, and ``gold`` itself."""
 
     builder = CorpusBuilder()
     in_gold = set(gold.doc_ids)
-    _copy_annotations(corpus, builder, lambda rater: rater == r, lambda doc_id: doc_id in in_gold)
-    _copy_annotations(gold, builder, lambda rater: True)
+    copy_annotations(corpus, builder, lambda rater: rater == r, lambda doc_id: doc_id in in_gold)
+    copy_annotations(gold, builder, lambda rater: True)
     return builder.build()
 
 
-def _copy_annotations(corpus, builder, rater_ok, doc_ok=lambda doc_id: True) -> None:
+def copy_annotations(corpus, builder, rater_ok, doc_ok=lambda doc_id: True) -> None:
     for ann in range(corpus.n_annotations):
         d, rater = int(corpus.ann_doc[ann]), int(corpus.ann_rater[ann])
         if not rater_ok(rater) or not doc_ok(corpus.doc_ids[d]):

@@ -122,8 +122,14 @@ def write_docbin(
     language: str = "en",
     ents: str | None = None,
     spans_key: str | None = None,
+    scores: dict[tuple[str, int, int, str], float] | None = None,
 ) -> dict[str, Any]:
     """Write ``corpus`` as one DocBin: a Doc per document, a span group per rater.
+
+    ``scores`` maps ``(doc_id, start, end, label)`` (characters) to a number that each span group
+    then carries in ``attrs["scores"]``, one per span in the group's order (spaCy's ``spancat``
+    convention; NaN for a span with no score): an annotator model's consensus puts each span's
+    probability there.
 
     ``ents`` names a rater whose spans also go to ``doc.ents``, so that ``spacy train``,
     ``spacy evaluate`` and ``spacy debug data`` read them as entities; ``spans_key`` (with
@@ -164,6 +170,10 @@ def write_docbin(
             group = spacy_spans(doc, ((s, e, labels[k]) for s, e, k in spans), notes)
             rater = corpus.raters[corpus.ann_rater[i]]
             doc.spans[rater] = group
+            if scores is not None:
+                doc.spans[rater].attrs["scores"] = [
+                    float(scores.get((corpus.doc_ids[d], span.start_char, span.end_char, span.label_), float("nan"))) for span in group
+                ]
             n_groups += 1
             n_spans += len(group)
             if rater == ents:

@@ -50,6 +50,7 @@ from ...diagnostics.raters import rater_view
 from ...notebook import figures
 from .family import section
 from . import views
+from .annotators import section as annotator_section
 from .views import band_note
 from ..unitizing_text import DESCRIPTIONS
 
@@ -108,7 +109,7 @@ def page_data(report) -> tuple[Any, dict[str, Any]]:
 
 
 def _render(report, data: dict[str, Any], *, title: str | None, max_documents: int,
-            sources: Sequence[str], documents_csv: str | None) -> str:
+            sources: Sequence[str], documents_csv: str | None, annotators: dict[str, Any] | None = None) -> str:
     if "per_rater" not in data:
         data["per_rater"] = rater_view(report)
     corpus = report.corpus
@@ -132,6 +133,7 @@ def _render(report, data: dict[str, Any], *, title: str | None, max_documents: i
         all_documents=ordered_documents[:views.MAX_DOCUMENT_ROWS], n_documents=len(ordered_documents),
         max_document_rows=views.MAX_DOCUMENT_ROWS, documents_csv=documents_csv,
         excluded=_excluded(data),
+        annotators=annotator_section(annotators) if annotators is not None else None,
     )
 
 

@@ -1,0 +1,290 @@
+"""A consensus weighted by annotator models, each rater's competence, and what to adjudicate.
+
+The models are in :mod:`spanagree.measures.annotators` (items, Dawid–Skene, MACE, decoding); this
+module ties them to a corpus: it leaves a gold rater out of the model and scores the consensus
+and every rater against them, builds the consensus corpus with each span's probability, and
+writes the adjudication list as a Prodigy review file. Definitions: docs/annotators.md.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..core import options
+from ..core.align import AlignmentRule
+from ..core.counts import count
+from ..core.files import atomic_write, check_outputs
+from ..core.model import Corpus, CorpusBuilder
+from ..errors import UsageError
+from ..measures.annotators import decode
+from ..measures.annotators.dawid_skene import Fit, dawid_skene
+from ..measures.annotators.items import rule_and_unit, span_items, token_items
+from ..measures.annotators.mace import mace
+from ..measures.psa.specific import prf
+from ..io import read
+from .consensus import DEFAULT_NAME, check_name, write
+from .disagreements import review_tasks
+from .raters import copy_annotations, pair_corpus, subset
+
+#: The consensus methods: the vote (:mod:`.consensus`) and the annotator models.
+METHODS = ("vote", "dawid-skene", "mace")
+MODELS = {"dawid-skene": dawid_skene, "mace": mace}
+#: What the models see: every marked boundary (docs/annotators.md), or every token's BIO tag.
+VIEWS = ("spans", "tokens")
+
+
+def check_method(method: Any, allowed: Sequence[str] = METHODS) -> str:
+    if method not in allowed:
+        raise UsageError(f"unknown method {method!r}; expected one of: {', '.join(allowed)}")
+    return method
+
+
+def split_gold(corpus: Corpus, gold_rater: str | None) -> tuple[Corpus, Corpus | None]:
+    """The corpus without the gold rater, and the gold rater's own corpus (None without one)."""
+    if gold_rater is None:
+        return corpus, None
+    if gold_rater not in corpus.raters:
+        raise UsageError(f"unknown gold rater {gold_rater!r}; the raters are: {', '.join(corpus.raters)}")
+    others = [r for r in corpus.raters if r != gold_rater]
+    if not others:
+        raise UsageError(f"the gold rater {gold_rater!r} is the only rater; there is nobody to model")
+    return subset(corpus, others), subset(corpus, [gold_rater])
+
+
+def fit_model(
+    corpus: Corpus,
+    *,
+    method: str = "dawid-skene",
+    rule: str | AlignmentRule = options.default("rule"),
+    model_options: dict[str, Any] | None = None,
+    view: str = "spans",
+    **alignment: Any,
+) -> Fit:
+    """Items of ``corpus`` (``view``: ``spans`` under the rule, or ``tokens``, each token's BIO
+    tag), and the fitted model ``method`` (``dawid-skene`` or ``mace``)."""
+    check_method(method, tuple(MODELS))
+    if view not in VIEWS:
+        raise UsageError(f"unknown item view {view!r}; expected one of: {', '.join(VIEWS)}")
+    if view == "tokens":
+        if not corpus.has_tokens():
+            raise UsageError("token items need the raters' tokens (Prodigy or spanagree JSONL 'tokens', CoNLL, DocBin); "
+                             "this input has none: use span items (--items spans)")
+        items = token_items(corpus)
+    else:
+        items = span_items(corpus, rule=rule, **alignment)
+    return MODELS[method](items, **(model_options or {}))
+
+
+def against_gold(corpus: Corpus, gold: Corpus, rule: AlignmentRule, unit: str) -> dict[str, dict[str, Any]]:
+    """Precision, recall and F of every rater of ``corpus`` against ``gold`` (one rater), over the
+    documents both submitted, aligned with ``rule`` (as ``score --reference``)."""
+    out = {}
+    for r, name in enumerate(corpus.raters):
+        pair = pair_corpus(corpus, r, gold)
+        counts = count(pair, rule, unit=unit)
+        total = counts.abc.sum(axis=0) if len(counts.comparisons) else np.zeros(3)
+        order = [0, 1, 2] if pair.raters[0] == name else [0, 2, 1]
+        out[name] = {**prf(*total[order].tolist()), "documents": int(len(np.unique(counts.comparisons.doc)))}
+    return out
+
+
+def _merge(*corpora: Corpus, keep: set[str] | None = None) -> Corpus:
+    """One corpus of the annotations of all ``corpora`` (only documents in ``keep`` when given)."""
+    builder = CorpusBuilder()
+    for corpus in corpora:
+        copy_annotations(corpus, builder, lambda rater: True, (lambda doc_id: doc_id in keep) if keep is not None else (lambda doc_id: True))
+    return builder.build()
+
+
+def model_consensus(
+    corpus: Corpus,
+    *,
+    method: str = "dawid-skene",
+    min_raters: int = 1,
+    rule: str | AlignmentRule = options.default("rule"),
+    name: str = DEFAULT_NAME,
+    threshold: float = 0.5,
+    allow_overlap: bool = False,
+    gold_rater: str | None = None,
+    model_options: dict[str, Any] | None = None,
+    level: float = 0.95,
+    seed: int = 0,
+    adjudicate: int | None = 50,
+    view: str = "spans",
+    **alignment: Any,
+) -> tuple[Corpus, dict[str, Any], dict[tuple[str, int, int, str], float], Fit]:
+    """The consensus by an annotator model: ``(gold, report, probability, fit)``.
+
+    ``gold`` has one rater, ``name``, with one annotation per document that at least
+    ``min_raters`` raters (the gold rater not counted) submitted; ``probability`` maps each of its
+    spans ``(doc_id, start, end, label)`` to its posterior; ``report`` holds the model's settings
+    and convergence, the competence table, the adjudication list (the ``adjudicate`` items whose
+    reading one more judgment would change most) and, with ``gold_rater``, precision, recall and
+    F of the consensus and of every rater against the gold rater (who is left out of the model).
+
+    Examples
+    --------
+    >>> from spanagree.core.model import CorpusBuilder
+    >>> b = CorpusBuilder()
+    >>> for d in range(12):
+    ...     for rater in "abc":
+    ...         b.add(f"d{d}", f"d{d}", "Alice in Rome", rater, [(0, 5, "PER")] if rater != "c" else [], None)
+    >>> gold, report, probability, fit = model_consensus(b.build())
+    >>> gold.spans_of("d0", "consensus"), report["ranking"][-1]
+    ([(0, 5, 'PER')], 'c')
+    """
+    check_method(method, tuple(MODELS))
+    check_name(name)
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0 <= threshold < 1:
+        raise UsageError(f"the threshold is a probability in [0, 1), got {threshold!r}")
+    if min_raters is None:
+        min_raters = 1
+    if isinstance(min_raters, bool) or not isinstance(min_raters, int) or min_raters < 1:
+        raise UsageError(f"min_raters must be a whole number >= 1, got {min_raters!r}")
+    if name in corpus.raters:
+        raise UsageError(f"the consensus name {name!r} is already a rater's name; choose another name")
+    modelled, gold_corpus = split_gold(corpus, gold_rater)
+    rule_obj, unit = rule_and_unit(rule, alignment)
+    fit = fit_model(modelled, method=method, rule=rule_obj, unit=unit, model_options=model_options, view=view)
+    raters_per_doc = np.bincount(modelled.ann_doc, minlength=modelled.n_documents)
+    documents = np.flatnonzero(raters_per_doc >= min_raters)
+    gold, probability = decode.consensus_corpus(fit, name=name, documents=documents, threshold=threshold,
+                                                allow_overlap=allow_overlap)
+    table = decode.competence(fit, level=level, seed=seed)
+    report: dict[str, Any] = {
+        "name": name,
+        "method": method,
+        "items": view,
+        "min_raters": min_raters,
+        "threshold": threshold,
+        "allow_overlap": allow_overlap,
+        "rule": {**rule_obj.to_dict(), "unit": unit},
+        "raters": list(modelled.raters),
+        "model": {"settings": fit.settings, "convergence": fit.convergence(), "items": fit.items.to_dict(),
+                  "class_prior": dict(zip(fit.items.class_names, fit.class_prior.tolist()))},
+        "documents": {
+            "read": corpus.n_documents,
+            "in_consensus": int(len(documents)),
+            "excluded": {k: v for k, v in {"fewer than min_raters raters submitted it":
+                                           int(((raters_per_doc > 0) & (raters_per_doc < min_raters)).sum())}.items() if v},
+        },
+        "spans": {"read": corpus.n_spans, "in_consensus": gold.n_spans},
+        "competence": table,
+        "ranking": [row["rater"] for row in table],
+        "adjudication": decode.adjudication(fit, limit=adjudicate),
+    }
+    if gold_corpus is not None:
+        scores = against_gold(_merge(modelled, gold), gold_corpus, rule_obj, unit)
+        report["gold"] = {"rater": gold_rater, "consensus": scores.pop(name, None), "raters": scores}
+    return gold, report, probability, fit
+
+
+def write_adjudication(corpus: Corpus, gold: Corpus, report: dict[str, Any], out: str | Path, *,
+                       language: str = "en") -> dict[str, Any]:
+    """The documents of the adjudication list, most in need first, as a Prodigy review file: one
+    task per rater who submitted the document and one for the model's consensus (as
+    ``disagreements --output prodigy-review``); each task's ``meta`` has the document's largest
+    expected change and its least certain item."""
+    import orjson
+
+    order: list[str] = []
+    worst: dict[str, dict] = {}
+    for entry in report["adjudication"]:
+        if entry["doc_id"] not in worst:
+            worst[entry["doc_id"]] = entry
+            order.append(entry["doc_id"])
+    wanted = set(order)
+    both = _merge(corpus, gold)
+    keep = [d for d in both.doc_ids if d in wanted]
+    tasks, notes = review_tasks(_merge(both, keep=set(keep)), None, language, include_agreed=True)
+    rank = {doc_id: i for i, doc_id in enumerate(order)}
+    tasks.sort(key=lambda t: (rank[t["meta"]["doc_id"]], t["meta"]["rater"]))
+    for task in tasks:
+        entry = worst[task["meta"]["doc_id"]]
+        task["meta"]["expected_change"] = round(entry["expected_change"], 4)
+        task["meta"]["least_certain"] = f"{entry['text']!r}: {entry['reading']} p={entry['probability']:.2f}"
+    with atomic_write(Path(out), "wb") as f:
+        for task in tasks:
+            f.write(orjson.dumps(task) + b"\n")
+    return {"path": str(out), "documents": len(order), "tasks": len(tasks), **({"notes": dict(notes)} if notes else {})}
+
+
+def write_with_probability(gold: Corpus, probability: dict, path: str | Path, **kwargs: Any) -> dict[str, Any]:
+    """Write the consensus (:func:`spanagree.diagnostics.consensus.write`); in JSONL each span
+    carries its ``probability``, in a DocBin the consensus span group's ``attrs["scores"]``."""
+    suffix = Path(path).suffix.lower()
+    written = write(gold, path, **kwargs, **({"scores": probability} if suffix == ".spacy" else {}))
+    if suffix == ".jsonl":
+        import orjson
+
+        lines = Path(path).read_bytes().splitlines()
+        with atomic_write(Path(path), "wb") as f:
+            for line in lines:
+                record = orjson.loads(line)
+                for span in record.get("spans", []):
+                    p = probability.get((record["doc_id"], span["start"], span["end"], span["label"]))
+                    if p is not None:
+                        span["probability"] = round(p, 6)
+                f.write(orjson.dumps(record) + b"\n")
+    return written
+
+
+def run(
+    paths: str | Path | Sequence[str | Path],
+    out: str | Path,
+    *,
+    method: str,
+    min_raters: int | None = None,
+    format: str = "auto",
+    language: str = "en",
+    read_options: dict | None = None,
+    ents: bool = True,
+    spans_key: str | None = None,
+    adjudication_out: str | Path | None = None,
+    **options_: Any,
+) -> dict[str, Any]:
+    """Read, fit, build the consensus, write it to ``out`` (``.jsonl`` with each span's
+    probability, or ``.spacy``) and the adjudication list to ``adjudication_out``; the report."""
+    check_method(method, tuple(MODELS))
+    if Path(out).suffix.lower() not in (".jsonl", ".spacy"):
+        raise UsageError(f"cannot tell the output format of {str(out)!r}; name a .jsonl or a .spacy file")
+    check_outputs([out, adjudication_out], [paths] if isinstance(paths, (str, Path)) else paths)
+    check_name(options_.get("name", DEFAULT_NAME))
+    corpus = read(paths, format=format, **(read_options or {}))
+    gold, report, probability, _ = model_consensus(corpus, method=method, min_raters=min_raters or 1, **options_)
+    if not gold.n_documents:
+        raise UsageError(f"no document was submitted by at least {min_raters} raters, so the consensus is empty "
+                         f"and {str(out)!r} was not written; lower min_raters")
+    report["written"] = {"path": str(out), **write_with_probability(gold, probability, out, language=language, ents=ents,
+                                                                    spans_key=spans_key)}
+    if adjudication_out is not None:
+        modelled = split_gold(corpus, options_.get("gold_rater"))[0]
+        report["adjudication_written"] = write_adjudication(modelled, gold, report, adjudication_out, language=language)
+    return report
+
+
+def by_label_ranking(table: list[dict[str, Any]]) -> dict[str, list[str]]:
+    """Per label, the raters by ``marks_present`` (highest first)."""
+    out: dict[str, list[tuple[float, str]]] = defaultdict(list)
+    for row in table:
+        for label, shares in row["labels"].items():
+            out[label].append((-shares["marks_present"], row["rater"]))
+    return {label: [name for _, name in sorted(rows)] for label, rows in sorted(out.items())}
+
+
+def accuracy_gate(table: list[dict[str, Any]], bound: float, *, on: str = "point") -> dict[str, Any]:
+    """A gate on the raters' competence: every rater's ``accuracy`` (``on="point"``) or the lower
+    end of its interval (``on="lower"``) must be at least ``bound``; the raters below it, by rank."""
+    if on not in ("point", "lower"):
+        raise UsageError(f"on must be point or lower, got {on!r}")
+    if isinstance(bound, bool) or not isinstance(bound, (int, float)) or not 0 <= bound <= 1:
+        raise UsageError(f"the accuracy bound is a share in [0, 1], got {bound!r}")
+    below = []
+    for row in table:
+        value = row["accuracy"] if on == "point" else row["accuracy_interval"][0]
+        if value < bound:
+            below.append(row["rater"])
+    return {"statistic": "accuracy", "bound": bound, "on": on, "passed": not below, "below": below}
