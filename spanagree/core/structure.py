@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Hashable, NamedTuple, Union
+from typing import Any, NamedTuple, Union
 
 from ..errors import InputError, Location, describe
 from .raw_spans import SpanTuple
@@ -84,6 +84,8 @@ class PendingStructure:
     #: relations/attributes already excluded by the reader (their span was left out), by reason
     excluded_relations: Counter = field(default_factory=Counter)
     excluded_attributes: Counter = field(default_factory=Counter)
+    #: where a reader met references it could not resolve (for its note): (location, id, field)
+    undefined_at: list = field(default_factory=list)
 
 
 def check_attribute_value(value: Any, where: Location, doc_id: str, where_field: str) -> Any:
@@ -140,14 +142,19 @@ def resolve(
                 relations_excluded["endpoint span not scored (excluded when read)"] += 1
                 continue
             structure.relations.append(Relation(ann, head_span, child_span, label, symmetric, kind))
+        given: dict[tuple[SpanTuple, str], Any] = {}
         for target, name, value, where, where_field in item.attributes:
             span = endpoint(target, where, where_field + ".span")
             if span not in known:
                 attributes_excluded["span not scored (excluded when read)"] += 1
                 continue
+            if (span, name) in given:
+                attributes_excluded[
+                    "same attribute given twice for one span (first kept)" if given[span, name] != value
+                    else "same attribute and value given twice for one span (kept once)"
+                ] += 1
+                continue
+            given[span, name] = value
             structure.attributes.append(Attribute(ann, span, name, value))
     return structure
 
-
-def pending_key(doc: int, rater: int) -> Hashable:
-    return doc, rater

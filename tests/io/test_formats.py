@@ -264,15 +264,19 @@ def test_brat_counts_what_it_ignores_and_splits_discontinuous_spans(tmp_path):
     assert corpus.raters == ["maria", "omar"]
     assert corpus.spans_of("doc", "maria") == [(0, 5, "LOC"), (0, 5, "PER"), (10, 13, "PER"), (17, 22, "LOC"), (30, 33, "PER")]
     assert dict(corpus.exclusions.notes) == {"discontinuous brat entity, scored as its 2 fragments": 1}
-    assert dict(corpus.exclusions.spans) == {
-        "brat event trigger (not an entity)": 1,
-        "brat event (E) ignored": 1,
-        "brat relation (R) ignored": 1,
-        "brat attribute (A) ignored": 1,
-        "brat normalization (N) ignored": 1,
-        "brat note (#) ignored": 1,
-        "brat equivalence (*) ignored": 1,
-    }
+    assert dict(corpus.exclusions.spans) == {"brat event trigger (not an entity)": 1, "brat note (#) ignored": 1}
+    # relations, events, attributes, normalizations and equivalences are read (the event's
+    # attribute is on its trigger; T3 is scored as fragments, so nothing points at it)
+    held = corpus.structure
+    assert sorted((r.head, r.child, r.label, r.symmetric, r.kind) for r in held.relations) == [
+        ((0, 5, "PER"), (10, 13, "PER"), "Knows", False, "relation"),
+        ((10, 13, "PER"), (30, 33, "PER"), "Equiv", True, "equivalence"),
+        ((34, 38, "Leave"), (30, 33, "PER"), "Agent", False, "event"),
+    ]
+    assert sorted((a.span, a.name, a.value) for a in held.attributes) == [
+        ((0, 5, "PER"), "norm:Wiki", "Alice"), ((34, 38, "Leave"), "Negated", True),
+    ]
+    assert held.extra_spans == {0: [(34, 38, "Leave")]}
     assert dict(corpus.exclusions.annotations) == {"brat .txt without its .ann (not submitted)": 1}
     report = spanagree.score(corpus).to_dict()
     assert report["documents"]["excluded"] == {"no submitted annotation": 1}
