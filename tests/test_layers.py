@@ -40,6 +40,10 @@ LAZY: dict[tuple[str, str], str] = {
     ("spanagree.report", "spanagree.measures.candidates"): _SECTION,
     ("spanagree.report", "spanagree.measures.chance"): _SECTION,
     ("spanagree.report", "spanagree.measures.unitizing"): _SECTION,
+    ("spanagree.report", "spanagree.measures.structure.section"): _SECTION,
+    ("spanagree.report", "spanagree.measures.structure.attributes"): _SECTION,
+    ("spanagree.measures.structure.relations", "spanagree.measures.intervals"): "the bootstrap, only with --bootstrap",
+    ("spanagree.measures.structure.attributes", "scipy.sparse"): "clusters of matched spans, only with attributes",
     **{("spanagree.app.cli", target): _COMMAND for target in (
         "spanagree.app.info", "spanagree.app.runs", "spanagree.outputs.convert", "spanagree.outputs.gate",
         "spanagree.outputs.html", "spanagree.outputs.compare", "spanagree.outputs.alt_test",
