@@ -3,7 +3,8 @@
 For two raters on one document, a relation ``(h, c, ℓ)`` of rater A matches a relation
 ``(h', c', ℓ')`` of rater B when the span aligner (under the rule of the span scores) matched
 ``h`` to ``h'`` and ``c`` to ``c'`` (for a symmetric relation: ``{h, c}`` to ``{h', c'}`` in
-either direction) and, under ``labels="strict"``, ``ℓ = ℓ'``. Relations are matched one to one:
+either direction) and, under ``labels="strict"``, ``ℓ = ℓ'``; under ``labels="ignore"`` a
+symmetric relation matches only a symmetric one (a directed one has a direction to agree on). Relations are matched one to one:
 with ``n_A`` and ``n_B`` relations of the same key (mapped endpoints and label),
 ``a = min(n_A, n_B)`` of them match. Then, per comparison,
 
@@ -108,7 +109,10 @@ class RelationCounts:
         if rule.by_label:
             a = np.bincount(strict_keys[:, 0], weights=strict_a, minlength=n_comparisons)
         else:
-            blind_keys, blind_a = _matched(keys_a[:, :3], keys_b[:, :3])
+            # labels ignored: a symmetric relation matches symmetric ones only (its key is unordered)
+            blind_a_keys = np.concatenate([keys_a[:, :3], rows.symmetric[rel_a][(head_a >= 0) & (child_a >= 0), None]], axis=1)
+            blind_b_keys = np.concatenate([keys_b[:, :3], rows.symmetric[rel_b][:, None]], axis=1)
+            blind_keys, blind_a = _matched(blind_a_keys.astype(np.int64), blind_b_keys.astype(np.int64))
             a = np.bincount(blind_keys[:, 0], weights=blind_a, minlength=n_comparisons)
         total_a = n_a.astype(np.float64)
         total_b = n_b.astype(np.float64)
