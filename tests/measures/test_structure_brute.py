@@ -25,7 +25,7 @@ RELATION_LABELS = ["works_for", "knows", "same_as"]  # same_as is symmetric
 KINDS = ["x", "y", "z"]
 
 
-def random_corpus(seed: int, n_docs: int = 8, n_raters: int = 3) -> list[dict]:
+def random_corpus(seed: int, n_docs: int = 12, n_raters: int = 3) -> list[dict]:
     """Raters copy a random gold markup with changes: spans kept, moved, relabelled or added;
     relations kept (sometimes reversed or relabelled) or added; attribute values kept or drawn anew."""
     rng = random.Random(seed)
@@ -81,7 +81,7 @@ def random_corpus(seed: int, n_docs: int = 8, n_raters: int = 3) -> list[dict]:
             relations = []
             for head, child, label in gold_relations:
                 if head in of_gold and child in of_gold and rng.random() < 0.8:
-                    if rng.random() < 0.15:
+                    if rng.random() < (0.5 if label == "same_as" else 0.15):
                         head, child = child, head
                     if rng.random() < 0.1:
                         label = rng.choice(RELATION_LABELS)
