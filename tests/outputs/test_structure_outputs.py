@@ -1,0 +1,53 @@
+"""The relations and attributes section in the text output and the gate (docs/structure.md)."""
+from __future__ import annotations
+
+import json
+
+from typer.testing import CliRunner
+
+from spanagree.app.cli import app
+
+TEXT = "Alice met Bob in Paris."
+
+
+def _corpus(tmp_path):
+    spans = [{"start": 0, "end": 5, "label": "PER", "id": "a"}, {"start": 10, "end": 13, "label": "PER", "id": "b"},
+             {"start": 17, "end": 22, "label": "LOC", "id": "c"}]
+    lines = [
+        {"doc_id": "d1", "text": TEXT, "annotator": "A", "spans": [dict(s, attributes={"kind": "x"}) for s in spans],
+         "relations": [{"head": "a", "child": "b", "label": "met"}, {"head": "b", "child": "c", "label": "in"}]},
+        {"doc_id": "d1", "text": TEXT, "annotator": "B", "spans": [dict(s, attributes={"kind": "x"}) for s in spans[:2]],
+         "relations": [{"head": "a", "child": "b", "label": "met"}]},
+    ]
+    path = tmp_path / "rel.jsonl"
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    return path
+
+
+def test_text_output_shows_relations_beside_the_spans(tmp_path):
+    result = CliRunner().invoke(app, ["score", str(_corpus(tmp_path)), "--structure"])
+    assert result.exit_code == 0, result.output
+    assert "relation pairwise mean PSA" in result.output and "Relations per label" in result.output
+    assert "Attributes on matched spans" in result.output
+
+
+def test_gate_relation_checks_follow_the_span_conventions(tmp_path):
+    path = _corpus(tmp_path)
+    # a=1, b=1, c=0: relation PSA 2/3; on both spans marked (c's span is B's miss) b=0: PSA 1
+    passed = CliRunner().invoke(app, ["gate", str(path), "--min", "relation_psa=0.66", "--min", "relation_both_psa=1",
+                                      "--min", "relation:met=1"])
+    assert passed.exit_code == 0, passed.output
+    assert "0.6667" in passed.output
+    too_high = CliRunner().invoke(app, ["gate", str(path), "--min", "relation_psa=0.67"])
+    assert too_high.exit_code == 1
+    failed = CliRunner().invoke(app, ["gate", str(path), "--min", "relation:in=0.5", "--min", "attribute_alpha:kind=0.5"])
+    assert failed.exit_code == 1
+    assert "attribute_alpha:kind" in failed.output and "undefined" in failed.output  # one value only: α undefined
+
+
+def test_gate_says_when_the_input_has_no_relations(tmp_path):
+    path = tmp_path / "plain.jsonl"
+    path.write_text(json.dumps({"doc_id": "d", "text": TEXT, "annotator": "A", "spans": []}) + "\n"
+                    + json.dumps({"doc_id": "d", "text": TEXT, "annotator": "B", "spans": []}) + "\n", encoding="utf-8")
+    result = CliRunner().invoke(app, ["gate", str(path), "--min", "relation_psa=0.5"])
+    assert result.exit_code == 1 and "no relations, events or span attributes" in result.output
