@@ -97,7 +97,6 @@ STRUCTURE_FIELDS = ("relations", "events", "triggers")
 def _read_structure(obj: dict, builder: CorpusBuilder, doc_id: str, text: str, rater: str, where) -> None:
     """A line's ``triggers``, ``relations`` and ``events`` into the builder (ids resolved when the
     corpus is built, against the ids of the line's spans and triggers)."""
-    builder.check_spans()  # the line's span ids are registered before its relations refer to them
     pending = builder.structure(doc_id, rater)
 
     def listed(name: str) -> list:

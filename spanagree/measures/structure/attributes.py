@@ -70,27 +70,41 @@ def _declared(name: str, scales: Mapping[str, Any]) -> tuple[str, list | None]:
     return scale, None
 
 
-def _coded(values: list, scale: str, order: list | None, name: str) -> np.ndarray:
-    """Values as the coefficients take them: strings for nominal (booleans as true/false),
-    numbers for ordinal and interval (or the declared order's values)."""
-    out = np.empty(len(values), dtype=object)
-    for i, value in enumerate(values):
-        if value is None:
-            out[i] = None
-        elif scale == "nominal":
-            out[i] = ("true" if value else "false") if isinstance(value, bool) else str(value)
-        elif order is not None:
-            if value not in order:
-                raise UsageError(f"attribute {name!r}: value {value!r} is not in the declared order {order}")
-            out[i] = value
-        elif isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise UsageError(
-                f"attribute {name!r} is declared {scale} but has the value {value!r}; expected numbers "
-                "(or declare the values in order)"
-            )
-        else:
-            out[i] = value
-    return out
+def _codes(held: dict[int, Any], n_rows: int, flag: bool, scale: str, order: list | None, name: str):
+    """Per span table row, the attribute's value as a number for the coefficients (NaN: no value;
+    a binary attribute's absence is false), and the categories in code order.
+
+    Nominal values are coded 0..k-1 in sorted order of their text (booleans as false/true);
+    ordinal ones by their declared order, or as numbers; interval ones are the numbers."""
+    codes = np.full(n_rows, np.nan)
+    if flag:
+        codes[:] = 0.0
+    if not held:
+        return codes, (["false", "true"] if flag else [])
+    rows = np.fromiter(held.keys(), np.int64, len(held))
+    values = list(held.values())
+    if scale == "nominal":
+        shown = [("true" if v else "false") if isinstance(v, bool) else str(v) for v in values]
+        categories = sorted(set(shown) | ({"false"} if flag else set()))
+        code = {c: i for i, c in enumerate(categories)}
+        if flag:
+            codes[:] = code["false"]
+        codes[rows] = [code[v] for v in shown]
+        return codes, categories
+    if order is not None:
+        missing = sorted({str(v) for v in values if v not in order})
+        if missing:
+            raise UsageError(f"attribute {name!r}: values {', '.join(missing)} are not in the declared order {order}")
+        codes[rows] = [order.index(v) for v in values]
+        return codes, list(order)
+    wrong = [v for v in values if isinstance(v, bool) or not isinstance(v, (int, float))]
+    if wrong:
+        raise UsageError(
+            f"attribute {name!r} is declared {scale} but has the value {wrong[0]!r}; expected numbers "
+            "(or declare the values in order)"
+        )
+    codes[rows] = values
+    return codes, sorted(set(values))
 
 
 def _quiet(function, *args, **kwargs):
@@ -109,38 +123,32 @@ def attribute_section(
     unknown = sorted(set(scales) - set(values))
     comparisons = alignment.comparisons
     raters = corpus.raters
-    clusters, cluster_rater = _clusters(corpus, table, alignment)
+    n_pairs = len(comparisons.pairs)
+    pair_of = comparisons.pair[alignment.comparison]
+    clusters = _clusters(corpus, table, alignment)
     out: dict[str, Any] = {}
     for name in sorted(values):
         scale, order = _declared(name, scales)
-        held = values[name]
         flag = name in binary
-
-        def value(row: int) -> Any:
-            return held.get(row, False if flag else None)
-
-        va = [value(r) for r in alignment.row_a.tolist()]
-        vb = [value(r) for r in alignment.row_b.tolist()]
-        pair_of = comparisons.pair[alignment.comparison]
-        entry: dict[str, Any] = {"binary": flag, "scale": scale, "values": sorted({str(v) for v in held.values()})}
-        if order is not None:
-            entry["order"] = order
+        codes, categories = _codes(values[name], alignment.n_rows, flag, scale, order, name)
+        entry: dict[str, Any] = {"binary": flag, "scale": scale, "categories": categories}
+        code_a, code_b = codes[alignment.row_a], codes[alignment.row_b]
+        has_a, has_b = ~np.isnan(code_a), ~np.isnan(code_b)
+        neither = np.bincount(pair_of[~has_a & ~has_b], minlength=n_pairs)
+        one_only = np.bincount(pair_of[has_a ^ has_b], minlength=n_pairs)
+        used = has_a & has_b
+        order_of_items = np.argsort(pair_of[used], kind="stable")
+        items_a, items_b, items_pair = code_a[used][order_of_items], code_b[used][order_of_items], pair_of[used][order_of_items]
+        bounds = np.searchsorted(items_pair, np.arange(n_pairs + 1))
         pairs = []
-        for p in range(len(comparisons.pairs)):
-            at = np.flatnonzero(pair_of == p)
-            skipped: Counter = Counter()
-            items = []
-            for i in at.tolist():
-                a, b = va[i], vb[i]
-                if a is None and b is None:
-                    skipped[NEITHER] += 1
-                elif a is None or b is None:
-                    skipped[ONE_ONLY] += 1
-                else:
-                    items.append((a, b))
-            pairs.append(_pair_entry([raters[r] for r in comparisons.pairs[p].tolist()], items, skipped, scale, order, name))
+        for p in range(n_pairs):
+            skipped = {reason: int(n) for reason, n in ((NEITHER, neither[p]), (ONE_ONLY, one_only[p])) if n}
+            lo, hi = bounds[p], bounds[p + 1]
+            pairs.append(_pair_entry(
+                [raters[r] for r in comparisons.pairs[p].tolist()], items_a[lo:hi], items_b[lo:hi], skipped, scale,
+            ))
         entry["pairs"] = pairs
-        entry["all_raters"] = _cluster_entry(clusters, cluster_rater, value, len(raters), scale, order, name)
+        entry["all_raters"] = _cluster_entry(clusters, codes, len(raters), scale)
         out[name] = entry
     return {
         "attributes": out,
@@ -149,59 +157,63 @@ def attribute_section(
     }
 
 
-def _pair_entry(raters: list[str], items: list[tuple], skipped: Counter, scale: str, order, name: str) -> dict:
-    entry: dict[str, Any] = {"raters": raters, "items": len(items), "skipped": dict(skipped)}
-    if not items:
+def _pair_entry(raters: list[str], a: np.ndarray, b: np.ndarray, skipped: dict, scale: str) -> dict:
+    """Percent agreement and Cohen's κ on the pair's k×k table of codes (nominal), and α (the
+    declared scale) on its items."""
+    entry: dict[str, Any] = {"raters": raters, "items": len(a), "skipped": skipped}
+    if not len(a):
         entry.update(percent_agreement=None, cohen_kappa=None, krippendorff_alpha=None)
         return entry
-    ratings = np.stack([_coded([a for a, _ in items], scale, order, name), _coded([b for _, b in items], scale, order, name)], axis=1)
-    nominal = np.stack([_coded([a for a, _ in items], "nominal", None, name), _coded([b for _, b in items], "nominal", None, name)], axis=1)
-    table = stats.ratings_to_table(nominal)
-    entry["percent_agreement"] = _quiet(stats.percent_agreement_parts, table.table)
-    entry["cohen_kappa"] = _quiet(stats.cohen_kappa_parts, table.table)
-    entry["krippendorff_alpha"] = _quiet(stats.krippendorff_alpha_parts, ratings, distance=scale, categories=order)
+    categories, coded = np.unique(np.concatenate([a, b]), return_inverse=True)  # the values the pair used
+    k, a_codes, b_codes = len(categories), coded[: len(a)], coded[len(a):]
+    table = np.zeros((k, k), dtype=np.int64)
+    np.add.at(table, (a_codes, b_codes), 1)
+    entry["percent_agreement"] = _quiet(stats.percent_agreement_parts, table)
+    entry["cohen_kappa"] = _quiet(stats.cohen_kappa_parts, table)
+    entry["krippendorff_alpha"] = _quiet(stats.krippendorff_alpha_parts, np.stack([a, b], axis=1), distance=scale)
     return entry
 
 
-def _clusters(corpus: Corpus, table: SpanTable, alignment: Alignment) -> tuple[list[np.ndarray], np.ndarray]:
-    """Connected groups of span table rows linked by matches (only groups of two rows or more),
-    and the rater of every row."""
+def _clusters(corpus: Corpus, table: SpanTable, alignment: Alignment) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, int]:
+    """The connected groups of span table rows linked by matches: ``(rows, group, rater,
+    n_groups, n_same_rater)``: the rows of the groups with one span per rater at most, each
+    row's group (codes 0..n_groups-1) and rater, and how many groups held two spans of one rater."""
     from scipy.sparse import coo_matrix
     from scipy.sparse.csgraph import connected_components
 
     n = alignment.n_rows
     row_rater = np.repeat(corpus.ann_rater, np.diff(table.ptr))
-    if not len(alignment.row_a):
-        return [], row_rater
+    linked = np.unique(np.concatenate([alignment.row_a, alignment.row_b]))
+    if not len(linked):
+        return linked, linked, linked, 0, 0
     graph = coo_matrix((np.ones(len(alignment.row_a)), (alignment.row_a, alignment.row_b)), shape=(n, n))
     _, component = connected_components(graph, directed=False)
-    linked = np.unique(np.concatenate([alignment.row_a, alignment.row_b]))
-    order = linked[np.argsort(component[linked], kind="stable")]
-    cuts = np.flatnonzero(np.diff(component[order])) + 1
-    return np.split(order, cuts), row_rater
+    groups, group_of = np.unique(component[linked], return_inverse=True)
+    group_of = group_of.reshape(-1)
+    n_raters = max(len(corpus.raters), 1)
+    per_cell = np.bincount(group_of * n_raters + row_rater[linked], minlength=len(groups) * n_raters)
+    doubled = (per_cell.reshape(len(groups), n_raters) > 1).any(axis=1)
+    keep = ~doubled[group_of]
+    kept_groups = np.flatnonzero(~doubled)
+    renumber = np.full(len(groups), -1, dtype=np.int64)
+    renumber[kept_groups] = np.arange(len(kept_groups))
+    rows = linked[keep]
+    return rows, renumber[group_of[keep]], row_rater[rows], len(kept_groups), int(doubled.sum())
 
 
-def _cluster_entry(clusters, row_rater, value, n_raters: int, scale: str, order, name: str) -> dict:
-    skipped: Counter = Counter()
-    rows = []
-    for members in clusters:
-        who = row_rater[members]
-        if len(np.unique(who)) < len(who):
-            skipped[SAME_RATER] += 1
-            continue
-        line: list = [None] * n_raters
-        for row, rater in zip(members.tolist(), who.tolist()):
-            line[rater] = value(row)
-        if all(v is None for v in line):
-            skipped[NEITHER] += 1
-            continue
-        rows.append(line)
-    entry: dict[str, Any] = {"clusters": len(clusters), "skipped": dict(skipped)}
-    if not rows:
-        entry["krippendorff_alpha"] = None
-        return entry
-    ratings = np.array([_coded(line, scale, order, name) for line in rows], dtype=object).reshape(len(rows), n_raters)
-    entry["krippendorff_alpha"] = _quiet(stats.krippendorff_alpha_parts, ratings, distance=scale, categories=order)
+def _cluster_entry(clusters, codes: np.ndarray, n_raters: int, scale: str) -> dict:
+    """α over all raters on the clusters' values (clusters with no value at all skipped, counted)."""
+    rows, group, rater, n_kept, n_doubled = clusters
+    skipped: dict[str, int] = {SAME_RATER: n_doubled} if n_doubled else {}
+    entry: dict[str, Any] = {"clusters": n_kept + n_doubled}
+    ratings = np.full((n_kept, n_raters), np.nan)
+    ratings[group, rater] = codes[rows]
+    empty = np.isnan(ratings).all(axis=1)
+    if empty.any():
+        skipped[NEITHER] = int(empty.sum())
+    ratings = ratings[~empty]
+    entry["skipped"] = skipped
+    entry["krippendorff_alpha"] = _quiet(stats.krippendorff_alpha_parts, ratings, distance=scale) if len(ratings) else None
     return entry
 
 
