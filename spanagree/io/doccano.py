@@ -23,7 +23,11 @@ label}`` objects.
   emoji sequence then count one). The export does not say which, so ``offsets=`` chooses
   (default ``utf16``); documents where the units differ are counted in a note (see
   :mod:`spanagree.io.offsets`). Offsets are converted to code points once, per document;
-- relations are ignored and counted.
+- relations (``{"id", "from_id", "to_id", "type"}``, between the ``entities`` by their ``id``)
+  are read into the corpus's structure (:func:`read_relations`, docs/structure.md): ``from_id``
+  is the head, ``to_id`` the child, ``type`` the label; a relation of an example read as not
+  annotated is counted, one whose ``from_id`` or ``to_id`` names no entity of its example is an
+  error naming the line and field.
 
 Document-classification projects (``"label": ["positive", ...]``, a list of label names) give
 the member's document labels (a choice among every label), read with the same ``empty`` rule.
@@ -102,12 +106,11 @@ def read_doccano(
             continue
         raw = _spans(items, field, where, doc_id)
         relations = obj.get("relations")
-        if isinstance(relations, list) and relations:
-            builder.exclusions.spans["doccano relation ignored"] += len(relations)
-            builder.n_spans_read += len(relations)
         if not raw and empty == "missing":
             builder.document(key, doc_id, text, where, rater)
             builder.exclusions.notes[EMPTY_NOTE] += 1
+            if isinstance(relations, list) and relations:
+                builder.exclusions.relations["doccano relation on an example read as not annotated"] += len(relations)
             continue
         if not raw:  # marked nothing: no span, or no label, as the file turns out to hold
             nothing.append((key, doc_id, text, rater, where))
@@ -117,6 +120,12 @@ def read_doccano(
         spans = convert_spans(raw, text, unit, where, doc_id, field)
         marked += len(spans)
         builder.add(key, doc_id, text, rater, spans, where)
+        if relations and field != "entities":  # [start, end, label] triples have no ids to point at
+            builder.exclusions.relations["doccano relation beside spans without entity ids"] += (
+                len(relations) if type(relations) is list else 1
+            )
+        elif relations:
+            read_relations(obj, items, spans, builder, key, rater, where, doc_id)
     for key, doc_id, text, rater, where in nothing:
         if classified:
             builder.add_labels(key, doc_id, text, rater, [], where)
@@ -126,6 +135,44 @@ def read_doccano(
         builder.exclusions.notes[f"doccano member {stem!r} has no span in any example ({path.name})"] += 1
     if unverified:
         builder.exclusions.notes[unverified_note(unit, "doccano")] += unverified
+
+
+def read_relations(
+    obj: dict, entities: list, spans: list, builder: CorpusBuilder, key, rater: str, where: Location, doc_id: str
+) -> None:
+    """The example's ``relations`` into the builder's structure, their ends found by entity id
+    (``entities[i]["id"]`` is the span ``spans[i]``)."""
+    relations = obj["relations"]
+    if type(relations) is not list:
+        raise InputError(f"got {describe(relations)}; expected a list of relations", where=where, doc_id=doc_id,
+                         field="relations")
+    by_id = {}
+    for entity, span in zip(entities, spans):
+        if type(entity) is dict and "id" in entity:
+            by_id[entity["id"]] = span
+    pending = builder.structure(key, rater)
+    for i, relation in enumerate(relations):
+        at = f"relations[{i}]"
+        if type(relation) is not dict:
+            raise InputError(f"got {describe(relation)}; expected {{id, from_id, to_id, type}}", where=where,
+                             doc_id=doc_id, field=at)
+        ends = []
+        for name in ("from_id", "to_id"):
+            ref = relation.get(name)
+            if ref not in by_id or isinstance(ref, bool):
+                raise InputError(
+                    f"{'missing' if name not in relation else 'got ' + describe(ref)}; expected the id of one of "
+                    f"this example's entities ({', '.join(map(str, list(by_id)[:5])) or 'none has an id'})",
+                    where=where, doc_id=doc_id, field=f"{at}.{name}",
+                )
+            ends.append(by_id[ref])
+        label = relation.get("type")
+        if type(label) is not str or not label.strip():
+            raise InputError(
+                f"{'missing' if 'type' not in relation else 'got ' + describe(label)}; expected the relation type",
+                where=where, doc_id=doc_id, field=f"{at}.type",
+            )
+        pending.relations.append((ends[0], ends[1], label, False, "relation", where, at))
 
 
 def _rater(obj: dict, rater_field: str | None, stem: str, where: Location, doc_id: str) -> str:

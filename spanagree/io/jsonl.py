@@ -223,7 +223,7 @@ def write_spanagree(corpus, path: Path) -> dict:
                     _write_structure(record, structure[doc, rater])
             out.write(orjson.dumps(record) + b"\n")
     written = {"documents": len(documents), "annotations": corpus.n_annotations, "spans": corpus.n_spans}
-    if corpus.structure is not None:
+    if corpus.structure is not None and (corpus.structure.relations or corpus.structure.attributes):
         written["relations"] = len(corpus.structure.relations)
         written["attributes"] = len(corpus.structure.attributes)
     if given:

@@ -19,7 +19,10 @@
   judged absent (so they count as the rater's "no" when another rater marked them), and ``ignore``
   is excluded. Both are counted in the notes. A rater only judged the suggestions, not the rest
   of the text: agreement on binary data is agreement on the suggestions;
-- ``relations`` (``rel.manual``) are ignored and counted;
+- ``relations`` (``rel.manual``: ``{"head", "child", "head_span", "child_span", "label"}``) are
+  read into the corpus's structure (docs/structure.md) from the answer kept for the input: the
+  relation from ``head_span`` to ``child_span`` (by offsets and label); one whose span is not
+  among the task's ``spans`` (rel.manual lets a relation join bare tokens) is counted;
 - ``tokens`` and the spans' ``token_start``/``token_end`` (inclusive, Prodigy's convention) are
   checked against the character offsets and give the token unit;
 - text classification: a choice task's (``options``) ``accept`` list gives the document labels;
@@ -79,6 +82,7 @@ def read_prodigy(
     stem = path.stem
     # (document, rater) -> [(order, binary, answer, spans, tokens, where, doc_id, text)]
     held: dict[tuple[str, str], list] = {}
+    relation_of: dict[tuple, list] = {}  # (document, rater, order) -> the answer's relations
     for where, obj in json_lines(path, builder.tick) if lines is None else lines:
         text = require(obj, "text", str, where)
         input_hash = obj.get("_input_hash")
@@ -118,16 +122,72 @@ def read_prodigy(
             _check_token_indices(obj["spans"] if spans else [], tokens, where, doc_id)
             if unit != "codepoint" and len(tokens):  # counted in the same unit as the spans
                 tokens = _tokens_in_codepoints(tokens, text, unit, where, doc_id)
-        relations = obj.get("relations")
-        if isinstance(relations, list) and relations:
-            builder.exclusions.spans["Prodigy relation ignored"] += len(relations)
-            builder.n_spans_read += len(relations)
         stamp = obj.get("_timestamp")
         order = (stamp if type(stamp) in (int, float) else float("-inf"), where.line)
+        relations = obj.get("relations")
+        if relations:
+            relation_of[key, who, order] = task_relations(relations, spans, text, unit, where, doc_id, builder)
         builder.document(key, doc_id, text, where, who)  # registered per line; spans added once all are read
         held.setdefault((key, who), []).append((order, binary, answer, spans, tokens, where, doc_id, text))
     for (key, who), entries in held.items():
         _flush(builder, key, who, entries, duplicates)
+        if relation_of:
+            _add_relations(builder, key, who, entries, relation_of)
+
+
+def task_relations(raw, spans: list, text: str, unit: str, where, doc_id: str, builder: CorpusBuilder) -> list:
+    """The relations of one ``rel.manual`` answer, ``(head span, child span, label, ...)`` as the
+    structure holds them; a relation whose ``head_span`` or ``child_span`` is not one of the
+    answer's spans is counted and left out."""
+    if type(raw) is not list:
+        raise InputError(f"got {describe(raw)}; expected a list of relations", where=where, doc_id=doc_id, field="relations")
+    marked = set(spans)
+    out = []
+    for i, relation in enumerate(raw):
+        at = f"relations[{i}]"
+        if type(relation) is not dict:
+            raise InputError(f"got {describe(relation)}; expected {{head, child, head_span, child_span, label}}",
+                             where=where, doc_id=doc_id, field=at)
+        label = relation.get("label")
+        if type(label) is not str or not label.strip():
+            raise InputError(f"{'missing' if 'label' not in relation else 'got ' + describe(label)}; expected a "
+                             "relation label", where=where, doc_id=doc_id, field=f"{at}.label")
+        if "head_span" not in relation or "child_span" not in relation:
+            builder.exclusions.relations["Prodigy relation without head_span and child_span (token indices only)"] += 1
+            continue
+        ends = []
+        for name in ("head_span", "child_span"):
+            end = relation.get(name)
+            if type(end) is not dict:
+                raise InputError(f"{'missing' if name not in relation else 'got ' + describe(end)}; expected the "
+                                 "span object rel.manual writes", where=where, doc_id=doc_id, field=f"{at}.{name}")
+            if not end.get("label"):  # a bare token: rel.manual allows relations between tokens
+                ends = None
+                break
+            (span,) = parse_spans([end], length(text, unit), where, doc_id, f"{at}.{name}")
+            if unit != "codepoint":
+                (span,) = convert_spans([span], text, unit, where, doc_id, f"{at}.{name}")
+            ends.append(span)
+        if ends is None or not all(end in marked for end in ends):
+            builder.exclusions.relations["Prodigy relation whose head or child is not one of the task's spans"] += 1
+            continue
+        out.append((ends[0], ends[1], label, False, "relation", where, at))
+    return out
+
+
+def _add_relations(builder: CorpusBuilder, key: str, rater: str, entries: list, relation_of: dict) -> None:
+    """The relations of the answer kept for (document, rater) (the latest manual one); those of
+    the answers left out are counted."""
+    manual = sorted((e for e in entries if not e[1]), key=lambda e: e[0])
+    kept = manual[-1][0] if manual else None
+    for entry in entries:
+        relations = relation_of.get((key, rater, entry[0]))
+        if not relations:
+            continue
+        if entry[0] != kept:
+            builder.exclusions.relations["on an excluded annotation (an older answer)"] += len(relations)
+            continue
+        builder.structure(key, rater).relations.extend(relations)
 
 
 def _flush(builder: CorpusBuilder, key: str, rater: str, entries: list, duplicates: str) -> None:

@@ -473,10 +473,9 @@ def test_labelstudio_counts_cancelled_empty_tasks_predictions_and_other_results(
         "Label Studio annotation cancelled": 1,
         "Label Studio prediction (a model's, not a rater's)": 1,
     }
-    assert dict(corpus.exclusions.spans) == {
-        "on an excluded annotation (Label Studio annotation cancelled)": 1,
-        "Label Studio 'relation' result (not a text span) ignored": 1,
-    }
+    assert dict(corpus.exclusions.spans) == {"on an excluded annotation (Label Studio annotation cancelled)": 1}
+    # the relation's regions "a" and "b" are no labelled text spans: counted, not read
+    assert dict(corpus.exclusions.relations) == {"Label Studio relation to a region that is not a labelled text span": 1}
     assert corpus.doc_label_names == ["ok"]  # a choices result: the rater's document label
     report = spanagree.score(corpus).to_dict()
     assert report["documents"] == {"read": 3, "scored": 2, "excluded": {"no submitted annotation": 1}}
@@ -554,7 +553,7 @@ def test_doccano_rater_field_and_ids(tmp_path):
     assert corpus.raters == ["5", "bo"]
     assert corpus.doc_ids[:2] == ["1", "2"] and corpus.doc_ids[2].startswith("text:")
     assert corpus.spans_of("2", "bo") == [(0, 5, "PER"), (6, 9, "V")]
-    assert dict(corpus.exclusions.spans) == {"doccano relation ignored": 1}
+    assert dict(corpus.exclusions.relations) == {"doccano relation beside spans without entity ids": 1}
 
 
 @pytest.mark.parametrize(
