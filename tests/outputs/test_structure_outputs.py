@@ -51,3 +51,32 @@ def test_gate_says_when_the_input_has_no_relations(tmp_path):
                     + json.dumps({"doc_id": "d", "text": TEXT, "annotator": "B", "spans": []}) + "\n", encoding="utf-8")
     result = CliRunner().invoke(app, ["gate", str(path), "--min", "relation_psa=0.5"])
     assert result.exit_code == 1 and "no relations, events or span attributes" in result.output
+
+
+def test_bootstrap_intervals_sit_beside_the_relation_psas(tmp_path):
+    result = CliRunner().invoke(app, ["score", str(_corpus(tmp_path)), "--structure", "--bootstrap", "50", "--output", "json"])
+    assert result.exit_code == 0, result.output
+    relations = json.loads(result.stdout)["structure"]["relations"]
+    interval = relations["overall"]["pairwise_mean_psa_interval"]
+    assert interval["value"] == relations["overall"]["pairwise_mean_psa"]
+    assert interval["low"] <= interval["value"] <= interval["high"]
+    assert "psa_interval" not in relations["pairs"][0] or relations["pairs"][0]["psa_interval"]["value"] == relations["pairs"][0]["psa"]
+
+
+def test_renaming_raters_and_swapping_their_order_changes_nothing(tmp_path):
+    path = _corpus(tmp_path)
+    lines = [json.loads(x) for x in path.read_text().splitlines()]
+    renamed = tmp_path / "renamed.jsonl"
+    names = {"A": "zoe", "B": "adam"}  # the pair's order flips: a and b's roles swap
+    renamed.write_text("".join(json.dumps({**x, "annotator": names[x["annotator"]]}) + "\n" for x in reversed(lines)))
+    one, two = (json.loads(CliRunner().invoke(app, ["score", str(p), "--structure", "--output", "json"]).stdout)["structure"]
+                for p in (path, renamed))
+    first, second = one["relations"]["overall"], two["relations"]["overall"]
+    assert (first["a"], first["b"], first["c"]) == (second["a"], second["c"], second["b"])
+    assert first["pairwise_mean_psa"] == second["pairwise_mean_psa"]
+    assert one["attributes"]["attributes"]["kind"]["all_raters"] == two["attributes"]["attributes"]["kind"]["all_raters"]
+
+
+def test_structure_needs_the_spans_in_memory(tmp_path):
+    result = CliRunner().invoke(app, ["score", str(_corpus(tmp_path)), "--structure", "--jobs", "2"])
+    assert result.exit_code == 2 and "--structure" in result.output
