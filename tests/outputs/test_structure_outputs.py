@@ -80,3 +80,17 @@ def test_renaming_raters_and_swapping_their_order_changes_nothing(tmp_path):
 def test_structure_needs_the_spans_in_memory(tmp_path):
     result = CliRunner().invoke(app, ["score", str(_corpus(tmp_path)), "--structure", "--jobs", "2"])
     assert result.exit_code == 2 and "--structure" in result.output
+
+
+def test_html_report_has_the_relations_section_escaped(tmp_path):
+    path = _corpus(tmp_path)
+    lines = [json.loads(x) for x in path.read_text().splitlines()]
+    for line in lines:
+        for relation in line["relations"]:
+            relation["label"] = "<b>" + relation["label"]
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    out = tmp_path / "page.html"
+    result = CliRunner().invoke(app, ["report", str(path), "--structure", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    page = out.read_text(encoding="utf-8")
+    assert "<h2>Relations (on the span alignment)</h2>" in page and "&lt;b&gt;met" in page and "<b>met" not in page

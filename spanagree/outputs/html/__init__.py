@@ -42,6 +42,8 @@ from .family import section
 from . import views
 from .views import band_note
 from ..unitizing_text import DESCRIPTIONS
+from ..structure_text import tables as structure_tables
+from ..tables import num as text_num
 from ..tables import spans_marked
 
 #: Bootstrap replicates when none were configured.
@@ -115,6 +117,8 @@ def _render(report, data: dict[str, Any], *, title: str | None, max_documents: i
         if "kappa_curve" in data["chance_corrected"]["pooled"]:
             parts += _kappa_curve(data["chance_corrected"], charts)
             parts.append(views.kappa_note(data["chance_corrected"], data["overall"]["pairwise_mean_psa"]))
+    if "structure" in data:
+        parts += _structure(data["structure"])
     parts += _outcomes(data)
     parts += _confusion(corpus.labels, label_confusion_pairs(corpus, found))
     parts += _documents(data, corpus, disputed_spans(corpus, found), max_documents)
@@ -313,6 +317,15 @@ def _kappa_curve(chance: dict, charts) -> list[str]:
            "κ sits below PSA is how much the choice of candidates decides.</p>"]
     if svg:
         out.append(f"<div class=\"chart\" id=\"chart-kappa\">{svg}</div>")
+    return out
+
+
+def _structure(section: dict) -> list[str]:
+    """Relations and attributes (docs/structure.md): the text output's tables, escaped."""
+    out = []
+    for title, header, rows in structure_tables(section, text_num):
+        out.append(f"<h2>{esc(title)}</h2>")
+        out.append(table([esc(h) for h in header], [[esc(str(cell)) for cell in row] for row in rows]))
     return out
 
 
