@@ -7,16 +7,9 @@ import spanagree
 from spanagree.errors import InputError
 
 from locations import ROOT
+from records import brat_dir
 
 BRAT_NEWS = ROOT.parent / "shared" / "real-exports" / "brat_news" / "tutorial"
-
-
-def _folder(root: Path, name: str, files: dict) -> Path:
-    folder = root / name
-    folder.mkdir(parents=True)
-    for file, content in files.items():
-        (folder / file).write_text(content, encoding="utf-8", newline="")
-    return folder
 
 
 def _ann_lines(folder: Path, kinds: str) -> int:
@@ -48,7 +41,7 @@ def test_brat_tutorial_documents_read_with_every_relation_event_attribute_and_no
 
 def test_equivalence_sets_sharing_members_and_cycles_are_one_class(tmp_path):
     text = "Ann and Anne and A. met."
-    folder = _folder(tmp_path, "r1", {
+    folder = brat_dir(tmp_path, "r1", {
         "d.txt": text,
         "d.ann": "T1\tPER 0 3\tAnn\nT2\tPER 8 12\tAnne\nT3\tPER 17 19\tA.\n"
                  "*\tEquiv T1 T2\n*\tEquiv T2 T3 T2\n*\tEquiv T3 T1\n",
@@ -62,7 +55,7 @@ def test_equivalence_sets_sharing_members_and_cycles_are_one_class(tmp_path):
 
 
 def test_undefined_ids_are_counted_with_file_line_and_field(tmp_path):
-    folder = _folder(tmp_path, "r1", {
+    folder = brat_dir(tmp_path, "r1", {
         "d.txt": "Ann met Bob.",
         "d.ann": "T1\tPER 0 3\tAnn\nR1\tMeets Arg1:T1 Arg2:T9\nA1\tNegated T7\nN1\tReference T8 Wiki:Bob\t\n",
     })
@@ -79,7 +72,7 @@ def test_symmetric_relation_types_come_from_annotation_conf(tmp_path):
         "[entities]\nPER\n[relations]\nAlias Arg1:PER, Arg2:PER, <REL-TYPE>:symmetric-transitive\nKnows Arg1:PER, Arg2:PER\n",
         encoding="utf-8",
     )
-    folder = _folder(tmp_path, "r1", {
+    folder = brat_dir(tmp_path, "r1", {
         "d.txt": "Ann met Bob.", "d.ann": "T1\tPER 0 3\tAnn\nT2\tPER 8 11\tBob\nR1\tAlias Arg1:T1 Arg2:T2\nR2\tKnows Arg1:T1 Arg2:T2\n",
     })
     held = spanagree.read([folder]).structure
@@ -87,7 +80,7 @@ def test_symmetric_relation_types_come_from_annotation_conf(tmp_path):
 
 
 def test_malformed_relation_line_names_file_line_and_field(tmp_path):
-    folder = _folder(tmp_path, "r1", {"d.txt": "Ann met Bob.", "d.ann": "T1\tPER 0 3\tAnn\nR1\tMeets Arg1:T1\n"})
+    folder = brat_dir(tmp_path, "r1", {"d.txt": "Ann met Bob.", "d.ann": "T1\tPER 0 3\tAnn\nR1\tMeets Arg1:T1\n"})
     with pytest.raises(InputError) as caught:
         spanagree.read([folder])
     assert "d.ann:2" in str(caught.value) and "arguments" in str(caught.value)

@@ -14,7 +14,7 @@ import spanagree
 from spanagree.outputs.convert import convert
 from spanagree.errors import InputError, UsageError
 from spanagree.io import detect_format
-from records import line
+from records import brat_dir, line
 
 # --- one set of annotations, as token ranges [first, last) -------------------------------------
 
@@ -240,14 +240,6 @@ def test_conll_has_tokens_so_the_token_unit_gives_the_same_counts(tmp_path, refe
 
 
 # --- brat ----------------------------------------------------------------------------------------
-
-def brat_dir(root: Path, name: str, files: dict) -> Path:
-    folder = root / name
-    folder.mkdir(parents=True)
-    for file, content in files.items():
-        (folder / file).write_text(content, encoding="utf-8", newline="")
-    return folder
-
 
 def test_brat_counts_what_it_ignores_and_splits_discontinuous_spans(tmp_path):
     text = "Alice met Bob in Paris.\r\nThen Bob left."  # \r\n is two characters, as brat counts

@@ -58,29 +58,23 @@ class SpanTable:
 
 def _narrow(column: np.ndarray, lo: np.ndarray, hi: np.ndarray, value: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per query, the sub-range of ``lo:hi`` (sorted on ``column`` within it) where ``column ==
-    value``: two vectorized binary searches (each range is sorted on this column because the
-    earlier columns are equal in it)."""
-    right = hi
+    value`` (each range is sorted on this column because the earlier columns are equal in it)."""
+    left = _bound(column, lo, hi, value, np.less)
+    return left, _bound(column, left, hi, value, np.less_equal)
+
+
+def _bound(column: np.ndarray, lo: np.ndarray, hi: np.ndarray, value: np.ndarray, before) -> np.ndarray:
+    """Per query, the first position in ``lo:hi`` whose entry is not ``before`` the value: a
+    vectorized binary search (``np.less``: the lower bound, ``np.less_equal``: the upper)."""
     a, b = lo.copy(), hi.copy()
-    while True:  # lower bound
+    while True:
         active = a < b
         if not active.any():
-            break
+            return a
         mid = (a + b) // 2
-        go = active & (column[np.minimum(mid, len(column) - 1)] < value)
+        go = active & before(column[np.minimum(mid, len(column) - 1)], value)
         a = np.where(go, mid + 1, a)
         b = np.where(active & ~go, mid, b)
-    left = a
-    a, b = left.copy(), right.copy()
-    while True:  # upper bound
-        active = a < b
-        if not active.any():
-            break
-        mid = (a + b) // 2
-        go = active & (column[np.minimum(mid, len(column) - 1)] <= value)
-        a = np.where(go, mid + 1, a)
-        b = np.where(active & ~go, mid, b)
-    return left, a
 
 
 def span_table(corpus: Corpus, rule: AlignmentRule) -> SpanTable:
