@@ -168,10 +168,24 @@ def _pair_entry(raters: list[str], a: np.ndarray, b: np.ndarray, skipped: dict, 
     k, a_codes, b_codes = len(categories), coded[: len(a)], coded[len(a):]
     table = np.zeros((k, k), dtype=np.int64)
     np.add.at(table, (a_codes, b_codes), 1)
-    entry["percent_agreement"] = _quiet(stats.percent_agreement_parts, table)
-    entry["cohen_kappa"] = _quiet(stats.cohen_kappa_parts, table)
-    entry["krippendorff_alpha"] = _quiet(stats.krippendorff_alpha_parts, np.stack([a, b], axis=1), distance=scale)
+    entry.update(_table_coefficients(table))
+    entry["krippendorff_alpha"] = _alpha(np.stack([a, b], axis=1), scale)
     return entry
+
+
+# The two calls of the chance-corrected coefficients (spanagree.stats); each result as its dict.
+
+def _table_coefficients(table: np.ndarray) -> dict[str, dict]:
+    """Percent agreement and Cohen's κ (nominal) on a k×k table of two raters."""
+    return {
+        "percent_agreement": _quiet(stats.percent_agreement_parts, table),
+        "cohen_kappa": _quiet(stats.cohen_kappa_parts, table),
+    }
+
+
+def _alpha(ratings: np.ndarray, scale: str) -> dict:
+    """Krippendorff's α on items × raters codes (NaN missing) with the scale's distance."""
+    return _quiet(stats.krippendorff_alpha_parts, ratings, distance=scale)
 
 
 def _clusters(corpus: Corpus, table: SpanTable, alignment: Alignment) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, int]:
@@ -213,7 +227,7 @@ def _cluster_entry(clusters, codes: np.ndarray, n_raters: int, scale: str) -> di
         skipped[NEITHER] = int(empty.sum())
     ratings = ratings[~empty]
     entry["skipped"] = skipped
-    entry["krippendorff_alpha"] = _quiet(stats.krippendorff_alpha_parts, ratings, distance=scale) if len(ratings) else None
+    entry["krippendorff_alpha"] = _alpha(ratings, scale) if len(ratings) else None
     return entry
 
 
