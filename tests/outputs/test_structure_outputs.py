@@ -94,3 +94,14 @@ def test_html_report_has_the_relations_section_escaped(tmp_path):
     assert result.exit_code == 0, result.output
     page = out.read_text(encoding="utf-8")
     assert "<h2>Relations (on the span alignment)</h2>" in page and "&lt;b&gt;met" in page and "<b>met" not in page
+
+
+def test_convert_keeps_relations_in_jsonl_and_says_when_a_format_cannot(tmp_path):
+    from spanagree.outputs.convert import convert
+
+    source = _corpus(tmp_path)
+    kept = convert(source, tmp_path / "out.jsonl")
+    assert kept["written"]["relations"] == 3 and kept["written"]["attributes"] == 5
+    lost = convert(source, tmp_path / "out.prodigy.jsonl", to="prodigy")
+    (reason,) = [k for k in lost["written"] if "not written" in k]
+    assert lost["written"][reason] == 8
