@@ -217,6 +217,7 @@ class _Reader:
                 for key, doc_id, text in documents.values():
                     self.builder.skip(key, doc_id, text, self.where, rater, "Label Studio annotation cancelled", n)
                     n = 0
+                _count_cancelled_structure(result, self.builder)
                 continue
             spans: dict[str, list[SpanTuple]] = {name: [] for name in documents}
             chosen: dict[str, list[str] | None] = dict.fromkeys(documents)
@@ -578,6 +579,18 @@ MIN_LOST = (
     "Label Studio JSON-MIN export: it drops relations and region ids (per-region choices become bare "
     "strings), so relations and region attributes cannot be read; export JSON to assess them"
 )
+
+
+def _count_cancelled_structure(result: list, builder: CorpusBuilder) -> None:
+    """The relations and per-region results of a cancelled annotation, counted as excluded."""
+    regions = _region_ids(result)
+    linked = [item for item in result if _linked(item, regions)]
+    relations = sum(1 for item in linked if item.get("type") == "relation")
+    reason = "on an excluded annotation (Label Studio annotation cancelled)"
+    if relations:
+        builder.exclusions.relations[reason] += relations
+    if len(linked) > relations:
+        builder.exclusions.attributes[reason] += len(linked) - relations
 
 
 def _region_ids(result: list) -> set:

@@ -108,6 +108,7 @@ def read_prodigy(
             spans = obj.get("spans")
             n_spans = len(spans) if isinstance(spans, list) else 0
             builder.skip(key, doc_id, text, where, who, f"Prodigy answer {answer!r}", n_spans)
+            _count_skipped_relations(obj, builder, f"Prodigy answer {answer!r}")
             continue
         if "spans" in obj:
             spans = parse_spans(obj["spans"], length(text, unit), where, doc_id)
@@ -173,6 +174,12 @@ def task_relations(raw, spans: list, text: str, unit: str, where, doc_id: str, b
             continue
         out.append((ends[0], ends[1], label, False, "relation", where, at))
     return out
+
+
+def _count_skipped_relations(obj: dict, builder: CorpusBuilder, reason: str) -> None:
+    relations = obj.get("relations")
+    if type(relations) is list and relations:
+        builder.exclusions.relations[f"on an excluded annotation ({reason})"] += len(relations)
 
 
 def _add_relations(builder: CorpusBuilder, key: str, rater: str, entries: list, relation_of: dict) -> None:

@@ -126,3 +126,21 @@ def test_prodigy_rel_manual_relations(tmp_path):
     # the same two spans, opposite directions: a directed relation does not match
     assert [relations["overall"][k] for k in "abc"] == [0.0, 1.0, 1.0]
     assert relations["both_spans_marked"]["pooled_psa"] == 0.0
+
+
+def test_relations_of_excluded_answers_are_counted(tmp_path):
+    people = [(0, 7, "PER"), (18, 22, "ORG")]
+    rejected = _prodigy(TEXT, people, [((0, 7, "PER"), (18, 22, "ORG"), "WORKS_FOR")], "a")
+    rejected["answer"] = "reject"
+    path = tmp_path / "rel.jsonl"
+    path.write_text(json.dumps(rejected) + "\n" + json.dumps(_prodigy(TEXT, people, [], "b")) + "\n")
+    assert spanagree.read(path).exclusions.relations == {"on an excluded annotation (Prodigy answer 'reject')": 1}
+    cancelled = [_ls_region("a", 0, 7, "PER"), _ls_region("b", 18, 22, "ORG"), _ls_choice("a", 0, 7, "sure"),
+                 {"from_id": "a", "to_id": "b", "type": "relation", "labels": ["works_for"]}]
+    task = _ls_task([(1, cancelled), (2, [_ls_region("x", 0, 7, "PER")])])
+    task["annotations"][0]["was_cancelled"] = True
+    export = tmp_path / "export.json"
+    export.write_text(json.dumps([task]))
+    corpus = spanagree.read(export)
+    reason = "on an excluded annotation (Label Studio annotation cancelled)"
+    assert corpus.exclusions.relations == {reason: 1} and corpus.exclusions.attributes == {reason: 1}
