@@ -41,6 +41,7 @@ LAZY: dict[tuple[str, str], str] = {
     ("spanagree.report", "spanagree.measures.chance"): _SECTION,
     ("spanagree.report", "spanagree.measures.unitizing"): _SECTION,
     ("spanagree.report", "spanagree.measures.structure.section"): _SECTION,
+    ("spanagree.diagnostics.disagreements", "spanagree.measures.structure.cases"): _SECTION,
     ("spanagree.report", "spanagree.measures.structure.attributes"): _SECTION,
     ("spanagree.measures.structure.relations", "spanagree.measures.intervals"): "the bootstrap, only with --bootstrap",
     ("spanagree.measures.structure.attributes", "scipy.sparse"): "clusters of matched spans, only with attributes",

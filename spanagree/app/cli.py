@@ -368,6 +368,10 @@ def disagreements_command(
         f"{written['out']} as {kind}",
         err=True,
     )
+    if "structure_cases" in written:
+        listed = ", ".join(f"{n} {name}" for name, n in written["structure_cases"].items())
+        typer.echo(f"  relations and attributes: {listed}" + (
+            f" ({written['structure_cases_note']})" if "structure_cases_note" in written else ""), err=True)
     for note, n in written.get("notes", {}).items():
         typer.echo(f"  {note}: {n}", err=True)
 

@@ -336,3 +336,27 @@ def test_identical_raters_agree_fully_and_order_does_not_matter(tmp_path):
     for entry in one["attributes"]["attributes"].values():
         for pair in entry["pairs"]:
             assert pair["percent_agreement"] is None or pair["percent_agreement"]["value"] == 1.0
+
+
+@pytest.mark.parametrize("rule, labels", [("exact", "strict"), ("overlap", "ignore")])
+def test_the_disagreement_list_has_one_record_per_unmatched_relation_and_differing_attribute(tmp_path, rule, labels):
+    lines = random_corpus(3)
+    path = tmp_path / "random.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    report = cli_json(path, "--rule", rule, "--labels", labels)["structure"]
+    out = tmp_path / "cases.jsonl"
+    result = CliRunner().invoke(app, ["disagreements", str(path), "--structure", "--rule", rule, "--labels", labels,
+                                      "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    records = [json.loads(x) for x in out.read_text().splitlines()]
+    for pair in report["relations"]["pairs"]:
+        mine = [r for r in records if (r["rater_a"], r["rater_b"]) == tuple(pair["raters"])]
+        assert sum(r["kind"] == "relation_missed" for r in mine) == pair["b"]
+        assert sum(r["kind"] == "relation_spurious" for r in mine) == pair["c"]
+        both = pair["both_spans_marked"]
+        assert sum(r["kind"] == "relation_missed" and r["both_spans_marked"] for r in mine) == both["b"]
+        for name, entry in report["attributes"]["attributes"].items():
+            (stats,) = [p for p in entry["pairs"] if p["raters"] == pair["raters"]]
+            differ = sum(r["kind"] == "attribute" and r["attribute"] == name for r in mine)
+            agree = stats["percent_agreement"]["value"] if stats["percent_agreement"] else 1.0
+            assert differ == round(stats["items"] * (1 - agree))

@@ -104,21 +104,26 @@ class RelationCounts:
         head_b, child_b = rows.head[rel_b], rows.child[rel_b]
         keys_a = _keys(comp_a, head_a, child_a, rows.label[rel_a], rows.symmetric[rel_a])
         keys_b = _keys(comp_b, head_b, child_b, rows.label[rel_b], rows.symmetric[rel_b])
-        keys_a = keys_a[(head_a >= 0) & (child_a >= 0)]  # only these can match
+        mappable = (head_a >= 0) & (child_a >= 0)  # only these can match
+        keys_a = keys_a[mappable]
         strict_keys, strict_a = _matched(keys_a, keys_b)
         if rule.by_label:
+            overall_a, overall_b = keys_a, keys_b
             a = np.bincount(strict_keys[:, 0], weights=strict_a, minlength=n_comparisons)
         else:
             # labels ignored: a symmetric relation matches symmetric ones only (its key is unordered)
-            blind_a_keys = np.concatenate([keys_a[:, :3], rows.symmetric[rel_a][(head_a >= 0) & (child_a >= 0), None]], axis=1)
-            blind_b_keys = np.concatenate([keys_b[:, :3], rows.symmetric[rel_b][:, None]], axis=1)
-            blind_keys, blind_a = _matched(blind_a_keys.astype(np.int64), blind_b_keys.astype(np.int64))
+            overall_a = np.concatenate([keys_a[:, :3], rows.symmetric[rel_a][mappable, None]], axis=1).astype(np.int64)
+            overall_b = np.concatenate([keys_b[:, :3], rows.symmetric[rel_b][:, None]], axis=1).astype(np.int64)
+            blind_keys, blind_a = _matched(overall_a, overall_b)
             a = np.bincount(blind_keys[:, 0], weights=blind_a, minlength=n_comparisons)
+        # which relations the one-to-one matching leaves unmatched (for the disagreement list)
+        self.sides = (comp_a, rel_a, mappable, overall_a, comp_b, rel_b, overall_b)
         total_a = n_a.astype(np.float64)
         total_b = n_b.astype(np.float64)
         self.abc = np.stack([a, total_a - a, total_b - a], axis=1)
         # both spans marked: B's endpoints matched back to A's spans
         marked_b = (alignment.partner_of_b(comp_b, head_b) >= 0) & (alignment.partner_of_b(comp_b, child_b) >= 0)
+        self.marked_b = marked_b
         both_a = np.bincount(comp_a[(head_a >= 0) & (child_a >= 0)], minlength=n_comparisons)
         both_b = np.bincount(comp_b[marked_b], minlength=n_comparisons)
         self.both = np.stack([a, both_a - a, both_b - a], axis=1)
@@ -143,6 +148,41 @@ class RelationCounts:
         in_comparison[comparisons.ann_a] = True
         in_comparison[comparisons.ann_b] = True
         self.n_compared = int(in_comparison[rows.ann].sum())
+
+
+    def unmatched(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The relations no relation of the other rater matched: ``(comparison, relation,
+        both spans marked)`` for side A, then for side B (relations index :class:`RelationRows`).
+        Of ``n`` relations of one key matched by ``m``, the last ``n − m`` in corpus order."""
+        comp_a, rel_a, mappable, keys_a, comp_b, rel_b, keys_b = self.sides
+        matched_a = np.zeros(len(rel_a), dtype=bool)
+        flags_a, matched_b = _match_flags(keys_a, keys_b)
+        matched_a[mappable] = flags_a
+        out_a, out_b = ~matched_a, ~matched_b
+        return comp_a[out_a], rel_a[out_a], mappable[out_a], comp_b[out_b], rel_b[out_b], self.marked_b[out_b]
+
+
+def _match_flags(keys_a: np.ndarray, keys_b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per row of each side, whether it is among the ``min(n_A, n_B)`` matched rows of its key
+    (the first ones in input order)."""
+    if not len(keys_a) or not len(keys_b):
+        return np.zeros(len(keys_a), dtype=bool), np.zeros(len(keys_b), dtype=bool)
+    _, inverse = np.unique(np.concatenate([keys_a, keys_b]), axis=0, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    group_a, group_b = inverse[: len(keys_a)], inverse[len(keys_a):]
+    n_groups = int(inverse.max()) + 1
+    both = np.minimum(np.bincount(group_a, minlength=n_groups), np.bincount(group_b, minlength=n_groups))
+    return _rank_in_group(group_a) < both[group_a], _rank_in_group(group_b) < both[group_b]
+
+
+def _rank_in_group(group: np.ndarray) -> np.ndarray:
+    """Each row's position among the rows of its group, in input order."""
+    order = np.argsort(group, kind="stable")
+    ordered = group[order]
+    first = np.searchsorted(ordered, ordered, side="left")
+    rank = np.empty(len(group), dtype=np.int64)
+    rank[order] = np.arange(len(group)) - first
+    return rank
 
 
 def relation_section(corpus: Corpus, counts: RelationCounts, interval_options=None) -> dict[str, Any]:
