@@ -360,3 +360,21 @@ def test_the_disagreement_list_has_one_record_per_unmatched_relation_and_differi
             differ = sum(r["kind"] == "attribute" and r["attribute"] == name for r in mine)
             agree = stats["percent_agreement"]["value"] if stats["percent_agreement"] else 1.0
             assert differ == round(stats["items"] * (1 - agree))
+
+
+def test_attribute_kappa_reproduces_a_published_table(tmp_path):
+    """Artstein & Poesio's example as the stats doctest has it: the 2x2 table [[2, 2], [1, 5]]
+    gives Cohen's kappa 0.348 (the doctest of spanagree.stats.cohen_kappa); here the items are ten
+    matched spans and the coders' values an attribute."""
+    cells = [("yes", "yes")] * 2 + [("yes", "no")] * 2 + [("no", "yes")] * 1 + [("no", "no")] * 5
+    text = " ".join(f"w{i}" for i in range(len(cells)))
+    lines = []
+    for rater, side in (("A", 0), ("B", 1)):
+        spans = [{"start": 3 * i, "end": 3 * i + 2, "label": "X", "attributes": {"q": cell[side]}}
+                 for i, cell in enumerate(cells)]
+        lines.append({"doc_id": "d", "text": text, "annotator": rater, "spans": spans})
+    path = tmp_path / "kappa.jsonl"
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    pair = cli_json(path)["structure"]["attributes"]["attributes"]["q"]["pairs"][0]
+    assert pair["items"] == 10 and pair["percent_agreement"]["value"] == 0.7
+    assert round(pair["cohen_kappa"]["value"], 3) == 0.348
