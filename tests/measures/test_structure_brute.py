@@ -363,9 +363,9 @@ def test_the_disagreement_list_has_one_record_per_unmatched_relation_and_differi
 
 
 def test_attribute_kappa_reproduces_a_published_table(tmp_path):
-    """Artstein & Poesio's example as the stats doctest has it: the 2x2 table [[2, 2], [1, 5]]
-    gives Cohen's kappa 0.348 (the doctest of spanagree.stats.cohen_kappa); here the items are ten
-    matched spans and the coders' values an attribute."""
+    """Artstein & Poesio's example (the doctest of spanagree.stats.cohen_kappa): the 2x2 table
+    [[2, 2], [1, 5]] gives Cohen's kappa 0.348; here the items are ten matched spans and the
+    coders' values an attribute."""
     cells = [("yes", "yes")] * 2 + [("yes", "no")] * 2 + [("no", "yes")] * 1 + [("no", "no")] * 5
     text = " ".join(f"w{i}" for i in range(len(cells)))
     lines = []
