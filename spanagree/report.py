@@ -91,6 +91,7 @@ class AgreementReport:
     interval_options: Any = None  # IntervalOptions, when intervals were asked for
     per_rater: bool = False  # add the per-rater view (spanagree.diagnostics.raters) to the output
     unitizing: dict | None = None  # α_U and γ (spanagree.measures.unitizing.section), when asked for
+    structure: dict | None = None  # relations and attributes (spanagree.measures.structure), when asked for
     interval_pairs: Any = None  # indices of the rater pairs that get their own interval (None: all)
     show_progress: bool = False  # the bootstrap, run when first asked for, draws a bar (spanagree.core.progress)
     _intervals: tuple | None = field(default=None, repr=False)  # (pairs key, interval section)
@@ -296,6 +297,8 @@ class AgreementReport:
             result["chance_corrected"] = _chance_with_intervals(_copy_data(self.chance), interval)
         if self.unitizing is not None:
             result["unitizing"] = _copy_data(self.unitizing)
+        if self.structure is not None:
+            result["structure"] = _copy_data(self.structure)
         if self.interval_options is not None:
             result["intervals"] = {k: v for k, v in self.intervals(shown).items() if k != "statistics"}
         return result
@@ -523,9 +526,18 @@ def score_corpus(
                 corpus, unit=unit, seed=seed, options=unitizing if isinstance(unitizing, dict) else None,
                 intervals=interval_options,
             )
+    structure = None
+    if settings.get("structure"):
+        from .measures.structure.attributes import declared_scales
+        from .measures.structure.section import structure_section
+
+        structure = structure_section(
+            corpus, rule, interval_options=interval_options,
+            attribute_scales=declared_scales(settings.get("attribute_scales")),
+        )
     return AgreementReport(
         corpus, counts, reference=reference, beta=settings["beta"], chance=chance, items=items,
-        interval_options=interval_options, per_rater=settings["per_rater"], unitizing=section,
+        interval_options=interval_options, per_rater=settings["per_rater"], unitizing=section, structure=structure,
         show_progress=progress.enabled(),
     )
 

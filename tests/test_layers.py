@@ -46,6 +46,11 @@ LAZY: dict[tuple[str, str], str] = {
     ("spanagree.notebook.frames", "spanagree.diagnostics.disagreements"): _SECTION,
     ("spanagree.notebook.frames", "spanagree.diagnostics.raters"): _SECTION,
     ("spanagree.app.cli", "spanagree.notebook.frames"): _COMMAND,
+    ("spanagree.report", "spanagree.measures.structure.section"): _SECTION,
+    ("spanagree.diagnostics.disagreements", "spanagree.measures.structure.cases"): _SECTION,
+    ("spanagree.report", "spanagree.measures.structure.attributes"): _SECTION,
+    ("spanagree.measures.structure.relations", "spanagree.measures.psa.intervals"): "the bootstrap, only with --bootstrap",
+    ("spanagree.measures.structure.attributes", "scipy.sparse"): "clusters of matched spans, only with attributes",
     **{("spanagree.app.cli", target): _COMMAND for target in (
         "spanagree.app.info", "spanagree.app.runs", "spanagree.outputs.convert", "spanagree.outputs.gate",
         "spanagree.outputs.html", "spanagree.outputs.compare", "spanagree.outputs.alt_test",

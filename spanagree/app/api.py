@@ -69,6 +69,10 @@ def score(
         ``alpha``, ``beta``, ``categorical``), and ``seed`` seeds γ's random continua (see
         :mod:`spanagree.measures.unitizing.section`). Needs the spans in memory (not ``jobs``,
         ``stream`` or ``engine``).
+    structure, attribute_scales : also agreement on relations, events and span attributes on the
+        span alignment under ``"structure"`` (:mod:`spanagree.measures.structure`,
+        docs/structure.md); ``attribute_scales`` declares attributes ordinal or interval for α
+        (``["Confidence=Low<Mid<High", "Score=interval"]``). Needs the spans in memory.
     """
     if not isinstance(corpus, Corpus):
         validate.path("corpus", corpus)
@@ -110,6 +114,11 @@ def score_settings(
     for name in options.RULE_OPTIONS:
         del settings[name]
     jobs, engine, stream, format = (settings.pop(name) for name in ("jobs", "engine", "stream", "format"))
+    if settings["structure"] and asked_for_engine(jobs, stream, engine, client):
+        raise UsageError(
+            "relation and attribute agreement (--structure) needs every span in memory, which --jobs, --stream "
+            "and --engine do not keep (they hold counts only); run it without them"
+        )
     if settings["unitizing"] and asked_for_engine(jobs, stream, engine, client):
         raise UsageError(
             f"unitizing agreement needs every span in memory, which the engines ({option('jobs', 2)}, "
@@ -120,7 +129,9 @@ def score_settings(
     if not isinstance(corpus, Corpus):
         mode = choose_mode(
             corpus, format, read_options, jobs=jobs, stream=stream, engine=engine, client=client,
-            needs_spans=bool(settings["unitizing"] or settings["per_rater"] or settings["candidates"] is not None),
+            needs_spans=bool(
+                settings["unitizing"] or settings["per_rater"] or settings["candidates"] is not None or settings["structure"]
+            ),
         )
         if mode.engine:
             counted = _count_with_engine(

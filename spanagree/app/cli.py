@@ -435,7 +435,7 @@ def gate_command(
     ctx: typer.Context,
     paths: List[str] = _PATHS,
     config: Optional[Path] = typer.Option(None, "--config", "-c", help="A .cfg file: the gate section (on, min_documents, and a gate.min table of bounds) and any score settings"),
-    minimum: Optional[List[str]] = typer.Option(None, "--min", help="A check NAME=BOUND, repeatable: pairwise_mean_psa, pooled_psa, macro_psa, macro_pooled_psa, label:<LABEL>, label_pooled:<LABEL>, pair:<A>~<B>; with candidates kappa, alpha, pair_kappa:<A>~<B>, fleiss_kappa, fleiss_kappa_complete, conger_kappa, conger_kappa_complete, davies_fleiss_kappa, brennan_prediger, percent_agreement, gwet_ac1, light_kappa, kappa_s, category_kappa:<CAT>; unitizing alpha_u, alpha_u_label:<LABEL>, gamma, gamma_k:<LABEL> (config: the gate.min table; docs/chance-corrected.md, docs/unitizing.md)", show_default=False),
+    minimum: Optional[List[str]] = typer.Option(None, "--min", help="A check NAME=BOUND, repeatable: pairwise_mean_psa, pooled_psa, macro_psa, macro_pooled_psa, label:<LABEL>, label_pooled:<LABEL>, pair:<A>~<B>; with candidates kappa, alpha, pair_kappa:<A>~<B>, fleiss_kappa, fleiss_kappa_complete, conger_kappa, conger_kappa_complete, davies_fleiss_kappa, brennan_prediger, percent_agreement, gwet_ac1, light_kappa, kappa_s, category_kappa:<CAT>; unitizing alpha_u, alpha_u_label:<LABEL>, gamma, gamma_k:<LABEL>; relations and attributes relation_psa, relation_pooled_psa, relation_both_psa, relation:<LABEL>, attribute_alpha:<NAME>, attribute_kappa:<NAME> (config: the gate.min table; docs/chance-corrected.md, docs/unitizing.md, docs/structure.md)", show_default=False),
     junit: Optional[Path] = typer.Option(None, "--junit", help="Write JUnit XML to this file: one test case per check"),
 ) -> None:
     """Pass or fail agreement against bounds, for CI: exit 0 all checks pass, 1 a check failed or (--on lower) is inconclusive, 2 bad input.
@@ -542,6 +542,10 @@ def disagreements_command(
         f"{written['out']} as {kind}",
         err=True,
     )
+    if "structure_cases" in written:
+        listed = ", ".join(f"{n} {name}" for name, n in written["structure_cases"].items())
+        typer.echo(f"  relations and attributes: {listed}" + (
+            f" ({written['structure_cases_note']})" if "structure_cases_note" in written else ""), err=True)
     for note, n in written.get("notes", {}).items():
         typer.echo(f"  {note}: {n}", err=True)
 

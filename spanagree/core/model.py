@@ -22,7 +22,8 @@ import numpy as np
 
 from .arrays import ranges
 from .raw_spans import SpanTuple, parse_spans, span_columns
-from ..errors import InputError, Location, UsageError, option
+from .structure import PendingStructure, Structure, check_attribute_value, resolve
+from ..errors import InputError, Location, UsageError, describe, option
 
 
 
@@ -36,12 +37,16 @@ class Exclusions:
     annotations: Counter = field(default_factory=Counter)
     spans: Counter = field(default_factory=Counter)
     notes: Counter = field(default_factory=Counter)
+    relations: Counter = field(default_factory=Counter)
+    attributes: Counter = field(default_factory=Counter)
 
     def merge(self, other: "Exclusions") -> None:
         self.documents.update(other.documents)
         self.annotations.update(other.annotations)
         self.spans.update(other.spans)
         self.notes.update(other.notes)
+        self.relations.update(other.relations)
+        self.attributes.update(other.attributes)
 
 
 def one_line(corpus: Any) -> str:
@@ -78,6 +83,8 @@ class Corpus:
     n_documents_read, n_annotations_read, n_spans_read : what the readers saw.
     extra_parts : per (document id, rater), the spans beyond the annotations read: the fragments
         of a discontinuous annotation scored apart are one annotation read and several spans.
+    structure : relations, events and span attributes (:mod:`spanagree.core.structure`), or None
+        when the input has none (the span-only path never builds one).
     """
 
     #: The spans, texts and each annotation's rater are here (a corpus counted by an engine,
@@ -109,6 +116,7 @@ class Corpus:
     token_conflicts: dict[str, tuple[str, str]] = field(default_factory=dict)
     #: where the line that first disagreed on a document's tokens was read
     token_conflict_where: dict[str, Location] = field(default_factory=dict)
+    structure: Structure | None = None
 
     @property
     def n_documents(self) -> int:
@@ -226,9 +234,13 @@ class CorpusBuilder:
         self._starts: list[int] = []  # queue of validated spans (add)
         self._ends: list[int] = []
         self._labels: list[str] = []
-        self._unchecked: list[tuple[list, int, Location, str]] = []  # queue of raw span lists (add_unchecked)
+        # queue of raw span lists (add_unchecked), each with its annotation's (document, rater) codes
+        self._unchecked: list[tuple[list, int, Location, str, tuple[int, int]]] = []
         self._doc_labels: dict[tuple[int, int], dict[str, int]] = {}
         self._judged_all: set[tuple[int, int]] = set()
+        # relations, events and attributes by (document, rater) code: only when the input has them
+        self._pending: dict[tuple[int, int], PendingStructure] = {}
+        self._lost: list[str] = []
         self.exclusions = Exclusions()
         self.n_annotations_read = 0
         self.n_spans_read = 0
@@ -360,7 +372,7 @@ class CorpusBuilder:
             raise
         if n_read:
             queue = self._unchecked
-            queue.append((raw_spans, len(text), where, doc_id))
+            queue.append((raw_spans, len(text), where, doc_id, (self._ann_doc[-1], self._ann_rater[-1])))
             if len(queue) >= self.UNCHECKED_LINES:
                 self.check_spans()
 
@@ -399,24 +411,86 @@ class CorpusBuilder:
         if not queue:
             return
         self._unchecked = []
-        flat = [span for raw, _, _, _ in queue for span in raw]
+        flat = [span for raw, _, _, _, _ in queue for span in raw]
         columns = span_columns(flat)
         if columns is not None:
             starts, ends, labels = columns
             limit = np.repeat(
-                np.fromiter((n for _, n, _, _ in queue), np.int64, len(queue)),
-                np.fromiter((len(raw) for raw, _, _, _ in queue), np.int64, len(queue)),
+                np.fromiter((n for _, n, _, _, _ in queue), np.int64, len(queue)),
+                np.fromiter((len(raw) for raw, _, _, _, _ in queue), np.int64, len(queue)),
             )
             if not ((starts >= 0) & (starts < ends) & (ends <= limit)).all():
                 columns = None
             elif not all(label and not label.isspace() for label in set(labels) - self._label_index.keys()):
                 columns = None
         if columns is None:  # something is wrong: the per-line check names it
-            checked = [parse_spans(raw, n, where, doc_id) for raw, n, where, doc_id in queue]
+            checked = [parse_spans(raw, n, where, doc_id) for raw, n, where, doc_id, _ in queue]
             starts = np.array([s for spans in checked for s, _, _ in spans], dtype=np.int64)
             ends = np.array([e for spans in checked for _, e, _ in spans], dtype=np.int64)
             labels = [label for spans in checked for _, _, label in spans]
+        if flat and max(map(len, flat)) > 3:  # some span has more than start, end, label (C loop: cheap)
+            self._span_structure(queue)
         self._store_block(starts, ends, labels)
+
+    def _span_structure(self, queue: list) -> None:
+        """Span ids and attributes of queued raw spans (``{"id": str, "attributes": {name: value}}``)."""
+        for raw, _, where, doc_id, codes in queue:
+            for i, span in enumerate(raw):
+                if len(span) <= 3 or not ("id" in span or "attributes" in span):
+                    continue
+                self._one_span_structure(self._pending_at(codes), span, i, where, doc_id)
+
+    def _one_span_structure(self, pending: PendingStructure, span: dict, i: int, where: Location, doc_id: str) -> None:
+        spot = (span["start"], span["end"], span["label"])
+        if "id" in span:
+            span_id = span["id"]
+            if type(span_id) is int and not isinstance(span_id, bool):
+                span_id = str(span_id)
+            if type(span_id) is not str or not span_id:
+                raise InputError(
+                    f"got {describe(span_id)}; expected a span id (a non-empty string or an integer)",
+                    where=where, doc_id=doc_id, field=f"spans[{i}].id",
+                )
+            seen = pending.ids.get(span_id)
+            if seen is not None and seen[0] != spot:
+                raise InputError(
+                    f"span id {span_id!r} is also the id of span {list(seen[0])}; expected ids unique "
+                    "within a rater's annotation of a document",
+                    where=where, doc_id=doc_id, field=f"spans[{i}].id",
+                )
+            pending.ids[span_id] = (spot, where)
+        attributes = span.get("attributes")
+        if attributes is None:
+            return
+        if type(attributes) is not dict:
+            raise InputError(
+                f"got {describe(attributes)}; expected an object of attribute name -> value",
+                where=where, doc_id=doc_id, field=f"spans[{i}].attributes",
+            )
+        for name, value in attributes.items():
+            place = f"spans[{i}].attributes.{name}"
+            if not name or name.isspace():
+                raise InputError("empty; expected an attribute name", where=where, doc_id=doc_id, field=place)
+            if value is False or value is None:  # a flag not set, or no value: nothing to hold
+                continue
+            pending.attributes.append((spot, name, check_attribute_value(value, where, doc_id, place), where, place))
+
+    def _pending_at(self, codes: tuple[int, int]) -> PendingStructure:
+        pending = self._pending.get(codes)
+        if pending is None:
+            pending = self._pending[codes] = PendingStructure()
+        return pending
+
+    def structure(self, key: Hashable, rater: str) -> PendingStructure:
+        """The relations, events and attributes of one annotation added before (by :meth:`add` or
+        :meth:`add_unchecked`), for a reader to fill (:class:`~spanagree.core.structure.PendingStructure`)."""
+        return self._pending_at((self._doc_index[key], self._rater_index[rater]))
+
+    def structure_lost(self, why: str) -> None:
+        """Say that the input cannot carry relations or region attributes, and why (a report asked
+        for their agreement says so rather than "no relations")."""
+        if why not in self._lost:
+            self._lost.append(why)
 
     def _queue_to_block(self) -> None:
         """Move the queue of validated spans (:meth:`add`) into a block."""
@@ -614,7 +688,32 @@ class CorpusBuilder:
             extra_parts={(self._doc_ids[self._doc_index[key]], rater): n for (key, rater), n in self._extra_parts.items()},
             token_conflicts={self._doc_ids[d]: pair for d, pair in self._token_conflicts.items()},
             token_conflict_where={self._doc_ids[d]: w for d, w in self._token_conflict_where.items()},
+            structure=self._build_structure(doc_rank, rater_rank, ann_doc[ann_order], ann_rater[ann_order], starts, ends, labs, lens, labels),
         )
+
+    def _build_structure(self, doc_rank, rater_rank, ann_doc, ann_rater, starts, ends, labs, lens, labels) -> Structure | None:
+        """The corpus's :class:`Structure` from what readers handed over, or None when nothing was."""
+        if not self._pending and not self._lost:
+            return None
+        self._flush_spans()
+        final = {(int(d), int(r)): i for i, (d, r) in enumerate(zip(ann_doc.tolist(), ann_rater.tolist()))}
+        ptr = np.concatenate([[0], np.cumsum(lens)])
+        pending, spans_of, doc_id_of = {}, {}, {}
+        for (doc, rater), item in self._pending.items():
+            ann = final.get((int(doc_rank[doc]), int(rater_rank[rater])))
+            if ann is None:  # the annotation was not kept (only counted): its structure neither
+                self.exclusions.relations["on an excluded annotation"] += len(item.relations)
+                self.exclusions.attributes["on an excluded annotation"] += len(item.attributes)
+                continue
+            pending[ann] = item
+            lo, hi = ptr[ann], ptr[ann + 1]
+            spans_of[ann] = {
+                (s, e, labels[c]) for s, e, c in zip(starts[lo:hi].tolist(), ends[lo:hi].tolist(), labs[lo:hi].tolist())
+            }
+            doc_id_of[ann] = self._doc_ids[doc]
+        structure = resolve(pending, spans_of, doc_id_of, self.exclusions.relations, self.exclusions.attributes)
+        structure.lost = list(self._lost)
+        return structure
 
 
 def _in_order(*keys: np.ndarray) -> bool:

@@ -254,6 +254,10 @@ OPTIONS: tuple[Option, ...] = (
            short="-q", api=False, config=False, commands=_READING + ("consensus",)),
     Option("report", "per_rater", False, FLAG,
            "Add the per-rater view: each rater against the others and their consensus (docs/diagnostics.md)"),
+    Option("report", "structure", False, FLAG,
+           "Also agreement on relations, events and span attributes, on the span alignment (docs/structure.md)"),
+    Option("report", "attribute_scales", None, names('a list of NAME=SCALE: nominal, ordinal, interval, or values in order "Low<Mid<High"', nullable=True),
+           "Attribute scales for α, comma-separated NAME=ordinal|interval|V1<V2<... (default nominal)", cli_type=str),
     # [candidates]: chance-corrected coefficients (docs/chance-corrected.md)
     Option("candidates", "source", None, name('"tokens", "documents" or a path', also=(os.PathLike,)), name="candidates",
            help="Candidate items: tokens, documents or a file of candidate spans", cli_type=str),

@@ -122,6 +122,7 @@ def consensus(
         members[int(roots[i])].append(i)
 
     kept: dict[int, list[tuple[int, int, str]]] = defaultdict(list)
+    kept_span: dict[int, tuple[int, int, str]] = {}  # cluster root -> its consensus span
     support_hist: Counter = Counter()
     ties: list[dict] = []
     clusters = Counter()
@@ -141,12 +142,16 @@ def consensus(
         clusters["kept"] += 1
         support_hist[support] += 1
         kept[d].append(outcome["span"])
+        kept_span[root] = outcome["span"]
 
     builder = CorpusBuilder()
     where = Location(f"<{name}>")
     for d in np.flatnonzero(eligible).tolist():
         doc_id = corpus.doc_ids[d]
         builder.add(doc_id, doc_id, corpus.texts[d], name, sorted(kept.get(d, [])), where, corpus.doc_tokens[d])
+    structure_report = None
+    if corpus.structure is not None and (corpus.structure.relations or corpus.structure.attributes):
+        structure_report = vote_structure(corpus, roots, kept_span, min_raters, builder, name, where)
     gold = builder.build()
 
     excluded = {FEWER_RATERS: int((~eligible & (raters_per_doc > 0)).sum())}
@@ -168,9 +173,97 @@ def consensus(
         },
         "ties": ties,
     }
+    if structure_report is not None:
+        report["structure"] = structure_report
     if notes:
         report["notes"] = dict(sorted(notes.items()))
     return gold, report
+
+
+def vote_structure(
+    corpus: Corpus, roots: np.ndarray, kept_span: dict[int, tuple[int, int, str]], min_raters: int,
+    builder: CorpusBuilder, name: str, where: Location,
+) -> dict[str, Any]:
+    """Relations and attributes of the consensus, by vote (docs/structure.md), into ``builder``.
+
+    A relation is a (head cluster, child cluster, label) triple (an unordered pair of clusters
+    when symmetric): kept when at least ``min_raters`` raters have it and both clusters are in the
+    consensus. An attribute of a kept cluster takes the value most of the cluster's raters gave it
+    (a binary attribute's absence is false), kept when at least ``min_raters`` raters gave that
+    value; a tie is left out. Relations from spans that are not scored (event triggers) are
+    counted, not voted. Returns the counts."""
+    structure = corpus.structure
+    span_index: dict[tuple[int, int, int, str], int] = {}
+    used = {row.ann for row in structure.relations} | {row.ann for row in structure.attributes}
+    for ann in sorted(used):
+        for i in range(int(corpus.ann_ptr[ann]), int(corpus.ann_ptr[ann + 1])):
+            span_index[(ann, int(corpus.span_start[i]), int(corpus.span_end[i]), corpus.labels[corpus.span_label[i]])] = i
+    counts: Counter = Counter()
+    votes: dict[tuple, set[int]] = defaultdict(set)
+    for row in structure.relations:
+        ends = [span_index.get((row.ann, *end)) for end in (row.head, row.child)]
+        if None in ends:
+            counts["relations on spans that are not scored (not voted)"] += 1
+            continue
+        head, child = (int(roots[i]) for i in ends)
+        if row.symmetric:
+            head, child = min(head, child), max(head, child)
+        votes[(head, child, row.label, row.symmetric, row.kind)].add(int(corpus.ann_rater[row.ann]))
+    kept_relations = 0
+    for (head, child, label, symmetric, kind), who in sorted(votes.items(), key=lambda kv: kv[0][:3]):
+        if len(who) < min_raters:
+            counts["relations below min_raters"] += 1
+        elif head not in kept_span or child not in kept_span:
+            counts["relations on a span not in the consensus"] += 1
+        else:
+            d = int(corpus.ann_doc[corpus.span_ann[head]])
+            builder.structure(corpus.doc_ids[d], name).relations.append(
+                (kept_span[head], kept_span[child], label, symmetric, kind, where, "relations")
+            )
+            kept_relations += 1
+    binary = structure.binary
+    given: dict[tuple[int, str], dict[int, Any]] = defaultdict(dict)  # (cluster, attribute) -> rater -> value
+    for row in structure.attributes:
+        i = span_index.get((row.ann, *row.span))
+        if i is None:
+            counts["attributes on spans that are not scored (not voted)"] += 1
+            continue
+        given[(int(roots[i]), row.name)].setdefault(int(corpus.ann_rater[row.ann]), row.value)
+    members: dict[int, set[int]] = defaultdict(set)  # kept cluster -> raters with a span in it
+    span_ann = corpus.span_ann
+    in_kept = np.flatnonzero(np.isin(roots, np.fromiter(kept_span, np.int64, len(kept_span))))
+    for i, root in zip(in_kept.tolist(), roots[in_kept].tolist()):
+        members[root].add(int(corpus.ann_rater[span_ann[i]]))
+    named: dict[int, set[str]] = defaultdict(set)  # kept cluster -> attributes some rater gave it
+    for root, attribute in given:
+        named[root].add(attribute)
+    kept_attributes = 0
+    for root, span in sorted(kept_span.items()):
+        for attribute in sorted(named[root] | binary):
+            values = given.get((root, attribute), {})
+            tally: Counter = Counter()
+            for rater in members[root]:
+                value = values.get(rater, False if attribute in binary else None)
+                if value is not None:
+                    tally[value] += 1
+            if not tally:
+                continue
+            ranked = tally.most_common()
+            if len(ranked) > 1 and ranked[0][1] == ranked[1][1]:
+                counts["attribute values tied (left out)"] += 1
+                continue
+            value, n = ranked[0]
+            if n < min_raters:
+                counts["attribute values below min_raters"] += 1
+                continue
+            if value is False:
+                continue  # a binary attribute voted absent
+            d = int(corpus.ann_doc[span_ann[root]])
+            builder.structure(corpus.doc_ids[d], name).attributes.append((span, attribute, value, where, "attributes"))
+            kept_attributes += 1
+    return {"relations": {"read": len(structure.relations), "in_consensus": kept_relations},
+            "attributes": {"read": len(structure.attributes), "in_consensus": kept_attributes},
+            "left_out": dict(sorted(counts.items()))}
 
 
 def _vote(corpus: Corpus, spans: list[int], starts, ends, span_rater, d: int, unit: str) -> dict:

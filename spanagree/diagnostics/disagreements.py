@@ -33,6 +33,10 @@ Outputs (:func:`write`):
   task (``meta`` and any custom field); ``meta.doc`` gives a readable name for the document
   (the id when it is not a hash, else a ``meta`` field such as ``title`` or ``id``, else the first
   words of the text), shown by Prodigy beside the card.
+
+With relation and attribute agreement (``--structure``), the JSONL output also lists the relation
+and attribute disagreements after the span cases (:mod:`spanagree.measures.structure.cases`:
+``relation_missed``, ``relation_spurious``, ``attribute``).
 """
 from __future__ import annotations
 
@@ -205,9 +209,16 @@ def write(report, out: str | Path, *, output: str | None = None, context: int = 
         summary.update(_write_review(corpus, found, out, language, sources, include_agreed))
         return summary
     records = cases(corpus, found, context=context)
+    structure = _structure_cases(report)
+    if structure is not None:
+        summary["structure_cases"] = structure[0]
+        if output != "jsonl":
+            summary["structure_cases_note"] = "relation and attribute cases are written in JSONL output only"
     if output == "jsonl":
         with atomic_write(out, "wb") as f:
             for record in records:
+                f.write(orjson.dumps(record) + b"\n")
+            for record in structure[1] if structure is not None else ():
                 f.write(orjson.dumps(record) + b"\n")
     else:
         with atomic_write(out, "w", encoding="utf-8", newline="") as f:
@@ -215,6 +226,17 @@ def write(report, out: str | Path, *, output: str | None = None, context: int = 
             writer.writeheader()
             writer.writerows({k: csv_cell(v) for k, v in record.items()} for record in records)
     return summary
+
+
+def _structure_cases(report) -> tuple[dict[str, int], list[dict]] | None:
+    """The relation and attribute disagreements (docs/structure.md), when the report has that
+    section: their counts by kind and the records."""
+    if getattr(report, "structure", None) is None:
+        return None
+    from ..measures.structure.cases import count_kinds, structure_cases
+
+    records = list(structure_cases(report.corpus, report.counts.rule))
+    return count_kinds(records), records
 
 
 # --- Prodigy review ---------------------------------------------------------------------------

@@ -21,9 +21,18 @@
   white space made one space, ``"exact"`` as they are, ``"off"`` not at all. A ``.txt`` whose
   line breaks became CRLF after the annotation (a git checkout on Windows) is recognised: when
   the covered texts match only with LF line breaks, the text is read with LF and this is counted;
-- ignored and counted: relations (``R``), events (``E``) and the text-bound triggers they point
-  to (an event trigger is not an entity), attributes (``A``, ``M``), normalizations (``N``),
-  notes (``#``) and equivalences (``*``);
+- relations, events, attributes, normalizations and equivalences are read into the corpus's
+  structure (:func:`read_structure`, docs/formats.md): ``R1<TAB>TYPE Arg1:T1 Arg2:T2`` a relation
+  from ``Arg1`` to ``Arg2`` (symmetric when the project's ``annotation.conf`` declares the type
+  ``symmetric``); ``E1<TAB>TYPE:T3 ROLE:T4 ...`` an event, read as relations from its trigger to
+  each argument labelled by role (a numbered role, ``Theme2``, is its role ``Theme``; an argument
+  that is an event stands for its trigger); the trigger is not an entity, so it is not scored as a
+  span (counted) but relations can align it; ``A1<TAB>NAME T1 [VALUE]`` (and the older ``M``) an
+  attribute, binary (true) without a value, on an entity or on an event's trigger;
+  ``N1<TAB>Reference T1 RESOURCE:ID`` the attribute ``norm:RESOURCE`` with value ``ID``;
+  ``*<TAB>Equiv T1 T2 ...`` an equivalence set: sets sharing a member are merged, and every two
+  members of a set are a symmetric relation (so the pairs do not depend on how the set was
+  listed). Notes (``#``) are ignored and counted;
 - a ``NAME.txt`` without its ``NAME.ann`` is a document the rater did not submit (counted); a
   ``NAME.ann`` without its ``NAME.txt`` is an error, since its offsets cannot be checked.
 
@@ -150,6 +159,7 @@ def _read_pair(
     triggers = _event_triggers(lines, doc_id)
     spans: list[SpanTuple] = []
     extra = 0  # fragments beyond the first of discontinuous entities scored apart
+    structured = False
     excluded = builder.exclusions.spans
     for where, line in lines:
         if not line.strip():
@@ -172,9 +182,11 @@ def _read_pair(
                 builder.exclusions.notes[f"discontinuous brat entity, scored as its {len(fragments)} fragments"] += 1
                 extra += len(fragments) - 1
             spans.extend((start, end, label) for start, end in fragments)
-        elif kind in IGNORED:
+        elif kind == "#":
             excluded[f"brat {IGNORED[kind]} ({kind}) ignored"] += 1
             builder.n_spans_read += 1
+        elif kind in IGNORED:
+            structured = True
         else:
             raise InputError(
                 f"got {describe(line.split(chr(9), 1)[0])}; expected an annotation id starting with "
@@ -184,6 +196,196 @@ def _read_pair(
     builder.add(doc_id, doc_id, text, rater, spans, Location(str(ann)))
     if extra:
         builder.parts(doc_id, rater, extra)
+    if structured:
+        read_structure(lines, text, builder, doc_id, rater, check, discontinuous, triggers, _symmetric_types(ann.parent))
+
+
+def read_structure(
+    lines: list[tuple[Location, str]], text: str, builder: CorpusBuilder, doc_id: str, rater: str, check: str,
+    discontinuous: str, triggers: set[str], symmetric: frozenset[str],
+) -> None:
+    """The ``R``, ``E``, ``A``/``M``, ``N`` and ``*`` lines of one ``.ann`` into the builder's
+    structure for (``doc_id``, ``rater``), their ``T`` ids resolved to the spans as scored."""
+    pending = builder.structure(doc_id, rater)
+    span_of: dict[str, SpanTuple | None] = {}  # T id -> its span as scored (None: scored as fragments)
+    for where, line in lines:
+        if line.startswith("T"):
+            ann_id, label, fragments = _text_bound(line, text, where, doc_id, "off")
+            whole = (fragments[0][0], max(end for _, end in fragments), label)
+            span_of[ann_id] = None if len(fragments) > 1 and discontinuous == "fragments" else whole
+            if ann_id in triggers:
+                pending.extra_spans.append(whole)
+    event_trigger: dict[str, str] = {}
+    for where, line in lines:
+        if line.startswith("E"):
+            fields = line.split("\t")
+            event_trigger[fields[0]] = fields[1].split(" ", 1)[0].split(":", 1)[1]
+
+    def target(ref: str, where: Location, place: str) -> SpanTuple | None:
+        """The span a T or E id stands for; None when it is not scored as one span (counted by
+        the caller); an unknown id is an error."""
+        ref = event_trigger.get(ref, ref)
+        if ref not in span_of:
+            raise _Undefined(ref, where, place)
+        return span_of[ref]
+
+    def argument(text_field: str, where: Location, place: str) -> tuple[str, str]:
+        role, _, ref = text_field.partition(":")
+        if not role or not ref:
+            raise InputError(
+                f"got {describe(text_field)}; expected ROLE:ID", where=where, doc_id=doc_id, field=place
+            )
+        return role, ref
+
+    equivalences: list[tuple[list[str], Location]] = []
+    for where, line in lines:
+        kind = line[:1]
+        if kind not in "REAMN*" or not kind:
+            continue
+        try:
+            _structure_line(kind, line, where, doc_id, target, argument, symmetric, pending, equivalences)
+        except _Undefined as undefined:
+            _count_undefined(undefined, pending.excluded_attributes if kind in "AMN" else pending.excluded_relations, pending)
+    for where, ref, place in pending.undefined_at[:1]:
+        builder.exclusions.notes[
+            f"brat annotation pointing at an id its .ann does not define: first {ref!r} at {where}, field {place}"
+        ] += 1
+    _equivalence_relations(equivalences, span_of, pending, builder)
+
+
+def _count_undefined(undefined: "_Undefined", counter, pending) -> None:
+    """brat's own tools refuse an id a file does not define; hand-edited projects have them (a
+    deleted entity whose relations stayed): the relation or attribute is counted, not fatal, and
+    the first place is noted."""
+    counter["points at an id not defined in its .ann file"] += 1
+    pending.undefined_at.append((undefined.where, undefined.ref, undefined.place))
+
+
+class _Undefined(Exception):
+    """A brat line names an id its file does not define."""
+
+    def __init__(self, ref: str, where: Location, place: str) -> None:
+        super().__init__(ref)
+        self.ref, self.where, self.place = ref, where, place
+
+
+def _structure_line(kind, line, where, doc_id, target, argument, symmetric, pending, equivalences) -> None:
+    """One ``R``, ``E``, ``A``/``M``, ``N`` or ``*`` line into ``pending`` (equivalence sets into
+    ``equivalences``, merged per file afterwards)."""
+    fields = line.split("\t")
+    words = fields[1].split() if len(fields) > 1 else []
+    if kind == "R":
+        if len(words) != 3:
+            raise InputError(
+                f"got {describe(line)}; expected 'R1<TAB>TYPE Arg1:T1 Arg2:T2'", where=where, doc_id=doc_id,
+                field="arguments",
+            )
+        (_, head_ref), (_, child_ref) = argument(words[1], where, "Arg1"), argument(words[2], where, "Arg2")
+        head, child = target(head_ref, where, "Arg1"), target(child_ref, where, "Arg2")
+        if head is None or child is None:
+            pending.excluded_relations["endpoint is a discontinuous entity scored as fragments"] += 1
+            return
+        pending.relations.append((head, child, words[0], words[0] in symmetric, "relation", where, fields[0]))
+    elif kind == "E":
+        head = target(words[0].split(":", 1)[1], where, "trigger")
+        for i, word in enumerate(words[1:], 1):
+            role, ref = argument(word, where, f"argument {i}")
+            try:
+                child = target(ref, where, f"argument {i} ({role})")
+            except _Undefined as undefined:
+                _count_undefined(undefined, pending.excluded_relations, pending)
+                continue
+            if head is None or child is None:
+                pending.excluded_relations["endpoint is a discontinuous entity scored as fragments"] += 1
+                continue
+            pending.relations.append((head, child, role.rstrip("0123456789") or role, False, "event", where, fields[0]))
+    elif kind in "AM":
+        if len(words) not in (2, 3):
+            raise InputError(
+                f"got {describe(line)}; expected 'A1<TAB>NAME ID [VALUE]'", where=where, doc_id=doc_id, field="attribute",
+            )
+        span = target(words[1], where, "target")
+        if span is None:
+            pending.excluded_attributes["on a discontinuous entity scored as fragments"] += 1
+            return
+        value = words[2] if len(words) == 3 else True
+        pending.attributes.append((span, words[0], value, where, fields[0]))
+    elif kind == "N":
+        if len(words) != 3 or ":" not in words[2]:
+            raise InputError(
+                f"got {describe(line)}; expected 'N1<TAB>Reference ID RESOURCE:ENTRY<TAB>text'", where=where,
+                doc_id=doc_id, field="normalization",
+            )
+        span = target(words[1], where, "target")
+        resource, _, entry = words[2].partition(":")
+        if span is None:
+            pending.excluded_attributes["on a discontinuous entity scored as fragments"] += 1
+            return
+        pending.attributes.append((span, f"norm:{resource}", entry, where, fields[0]))
+    elif kind == "*":
+        if len(words) < 3:
+            raise InputError(
+                f"got {describe(line)}; expected '*<TAB>TYPE ID ID ...'", where=where, doc_id=doc_id, field="members",
+            )
+        for ref in words[1:]:
+            target(ref, where, "members")
+        equivalences.append(([words[0], *words[1:]], where))
+
+
+def _equivalence_relations(sets: list[tuple[list[str], Location]], span_of: dict, pending, builder: CorpusBuilder) -> None:
+    """Equivalence sets (``*``) of one type that share a member are one class; every two members of
+    a class are a symmetric relation. A member listed twice (a cycle, ``T1 T2 T1``) and sets merged
+    into one are counted in notes."""
+    parent: dict[tuple[str, str], tuple[str, str]] = {}
+
+    def root(node):
+        while parent[node] != node:
+            parent[node] = parent[parent[node]]
+            node = parent[node]
+        return node
+
+    where_of = {}
+    for (kind, *members), where in sets:
+        if len(set(members)) < len(members):
+            builder.exclusions.notes["brat equivalence set listing a member twice (read once)"] += 1
+        for member in members:
+            node = (kind, member)
+            parent.setdefault(node, node)
+            where_of.setdefault(node, where)
+        for member in members[1:]:
+            a, b = root((kind, members[0])), root((kind, member))
+            if a != b:
+                parent[b] = a
+    classes: dict = {}
+    for node in parent:
+        classes.setdefault(root(node), []).append(node)
+    if len(classes) < len(sets):
+        builder.exclusions.notes["brat equivalence sets sharing a member, merged"] += len(sets) - len(classes)
+    for members in classes.values():
+        kind = members[0][0]
+        spans = sorted({span_of[m] for _, m in members if span_of[m] is not None})
+        if any(span_of[m] is None for _, m in members):
+            pending.excluded_relations["endpoint is a discontinuous entity scored as fragments"] += 1
+        for i, head in enumerate(spans):
+            for child in spans[i + 1:]:
+                pending.relations.append((head, child, kind, True, "equivalence", where_of[members[0]], "*"))
+
+
+def _symmetric_types(folder: Path) -> frozenset[str]:
+    """Relation types the project's ``annotation.conf`` (in the folder or a parent) declares
+    symmetric (``TYPE Arg1:X, Arg2:X, <REL-TYPE>:symmetric-transitive``)."""
+    for place in (folder, *folder.parents):
+        conf = place / "annotation.conf"
+        if conf.is_file():
+            section, found = "", set()
+            for line in read_text(conf).splitlines():
+                line = line.strip()
+                if line.startswith("["):
+                    section = line
+                elif section == "[relations]" and "symmetric" in line and line and not line.startswith("#"):
+                    found.add(line.split()[0])
+            return frozenset(found)
+    return frozenset()
 
 
 def _event_triggers(lines: list[tuple[Location, str]], doc_id: str) -> set[str]:

@@ -25,7 +25,11 @@ label}`` objects.
   (:mod:`spanagree.io.offset_evidence`), said in a note, and a file whose evidence is mixed is
   refused naming ``offsets=``, which names the unit. Where no span's place depends on the unit
   there is nothing to decide. Offsets are converted to code points once, per document;
-- relations are ignored and counted.
+- relations (``{"id", "from_id", "to_id", "type"}``, between the ``entities`` by their ``id``)
+  are read into the corpus's structure (:func:`read_relations`, docs/structure.md): ``from_id``
+  is the head, ``to_id`` the child, ``type`` the label; a relation of an example read as not
+  annotated is counted, one whose ``from_id`` or ``to_id`` names no entity of its example is an
+  error naming the line and field.
 
 Document-classification projects (``"label": ["positive", ...]``, a list of label names) give
 the member's document labels (a choice among every label), read with the same ``empty`` rule.
@@ -109,19 +113,23 @@ def read_doccano(
             continue
         raw = _spans(items, field, where, doc_id)
         relations = obj.get("relations")
-        if isinstance(relations, list) and relations:
-            builder.exclusions.spans["doccano relation ignored"] += len(relations)
-            builder.n_spans_read += len(relations)
         if not raw and empty == "missing":
-            pending.append((key, doc_id, text, rater, None, where, field))
+            pending.append((key, doc_id, text, rater, None, where, field, None))
             builder.exclusions.notes[EMPTY_NOTE] += 1
+            if isinstance(relations, list) and relations:
+                builder.exclusions.relations["doccano relation on an example read as not annotated"] += len(relations)
             continue
         if not raw:  # marked nothing: no span, or no label, as the file turns out to hold
             nothing.append((key, doc_id, text, rater, where))
             continue
         if risky(text):
             evidence.weigh(text, raw)
-        pending.append((key, doc_id, text, rater, raw, where, field))
+        if relations and field != "entities":  # [start, end, label] triples have no ids to point at
+            builder.exclusions.relations["doccano relation beside spans without entity ids"] += (
+                len(relations) if type(relations) is list else 1
+            )
+            relations = None
+        pending.append((key, doc_id, text, rater, raw, where, field, (obj, items) if relations else None))
         marked += len(raw)
     _add_in_unit(builder, pending, evidence, given, path)
     for key, doc_id, text, rater, where in nothing:
@@ -135,15 +143,56 @@ def read_doccano(
 
 def _add_in_unit(builder: CorpusBuilder, pending: list[tuple], evidence: Evidence, given: str | None, path: Path) -> None:
     """Decide the file's unit from its evidence (or take the one given), say it, and add the
-    file's spans converted to code points, in file order."""
+    file's spans converted to code points, in file order, with their relations."""
     unit, note = evidence.decide(given, ("utf16", "grapheme"), "doccano", Location(str(path)))
     if note is not None:
         builder.exclusions.notes[note] += evidence.telling
-    for key, doc_id, text, rater, raw, where, field in pending:
+    for key, doc_id, text, rater, raw, where, field, related in pending:
         if raw is None:
             builder.document(key, doc_id, text, where, rater)
-        else:
-            builder.add(key, doc_id, text, rater, convert_spans(raw, text, unit, where, doc_id, field), where)
+            continue
+        spans = convert_spans(raw, text, unit, where, doc_id, field)
+        builder.add(key, doc_id, text, rater, spans, where)
+        if related is not None:  # the relations, their ends found among the converted spans
+            read_relations(*related, spans, builder, key, rater, where, doc_id)
+
+
+def read_relations(
+    obj: dict, entities: list, spans: list, builder: CorpusBuilder, key, rater: str, where: Location, doc_id: str
+) -> None:
+    """The example's ``relations`` into the builder's structure, their ends found by entity id
+    (``entities[i]["id"]`` is the span ``spans[i]``)."""
+    relations = obj["relations"]
+    if type(relations) is not list:
+        raise InputError(f"got {describe(relations)}; expected a list of relations", where=where, doc_id=doc_id,
+                         field="relations")
+    by_id = {}
+    for entity, span in zip(entities, spans):
+        if type(entity) is dict and "id" in entity:
+            by_id[entity["id"]] = span
+    pending = builder.structure(key, rater)
+    for i, relation in enumerate(relations):
+        at = f"relations[{i}]"
+        if type(relation) is not dict:
+            raise InputError(f"got {describe(relation)}; expected {{id, from_id, to_id, type}}", where=where,
+                             doc_id=doc_id, field=at)
+        ends = []
+        for name in ("from_id", "to_id"):
+            ref = relation.get(name)
+            if ref not in by_id or isinstance(ref, bool):
+                raise InputError(
+                    f"{'missing' if name not in relation else 'got ' + describe(ref)}; expected the id of one of "
+                    f"this example's entities ({', '.join(map(str, list(by_id)[:5])) or 'none has an id'})",
+                    where=where, doc_id=doc_id, field=f"{at}.{name}",
+                )
+            ends.append(by_id[ref])
+        label = relation.get("type")
+        if type(label) is not str or not label.strip():
+            raise InputError(
+                f"{'missing' if 'type' not in relation else 'got ' + describe(label)}; expected the relation type",
+                where=where, doc_id=doc_id, field=f"{at}.type",
+            )
+        pending.relations.append((ends[0], ends[1], label, False, "relation", where, at))
 
 
 def _rater(obj: dict, rater_field: str | None, stem: str, where: Location, doc_id: str) -> str:

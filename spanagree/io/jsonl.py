@@ -6,6 +6,15 @@
 Optional ``"tokens": [{"start": int, "end": int}, ...]`` enables the token unit. Optional
 ``"labels": [str, ...]`` gives the rater's document labels (text classification; the rater chose
 among all labels); a line with ``labels`` and no ``spans`` carries document labels only.
+
+Relations and attributes (docs/formats.md, "Relations, events and attributes"): a span may carry
+``"id"`` (a string or integer, unique in its line) and ``"attributes": {name: value}`` (a
+non-empty string, a finite number, or true for a flag); a line may carry
+``"relations": [{"head": ID, "child": ID, "label": str, "symmetric": bool, "kind": str}]``
+(``symmetric`` false and ``kind`` "relation" unless given),
+``"events": [{"trigger": ID, "arguments": [{"role": str, "span": ID}]}]`` (read as relations
+from the trigger, labelled by role) and ``"triggers": [span, ...]``, spans that relations use but
+that are not scored as spans (brat event triggers), each with its ``id``.
 """
 from __future__ import annotations
 
@@ -16,6 +25,8 @@ from ..core.model import CorpusBuilder
 from . import Format
 from .common import LineSource, doc_id_of, dumps_json, json_lines, parse_labels, parse_tokens, require
 from ..core.raw_spans import parse_spans
+from ..core.structure import KINDS
+from ..errors import describe
 from ..core.files import atomic_write
 
 
@@ -75,6 +86,87 @@ def _read_lines(stem: str, builder: CorpusBuilder, lines: LineSource) -> None:
                 last_tokens = (doc_id, len(text), written or _as_json(tokens), offsets)
                 tokens = offsets
         add_unchecked(doc_id, doc_id, text, rater, raw_spans, where, tokens)
+        if "relations" in obj or "events" in obj or "triggers" in obj:
+            _read_structure(obj, builder, doc_id, text, rater, where)
+
+
+#: Line fields that hold relations (read by :func:`_read_structure`).
+STRUCTURE_FIELDS = ("relations", "events", "triggers")
+
+
+def _read_structure(obj: dict, builder: CorpusBuilder, doc_id: str, text: str, rater: str, where) -> None:
+    """A line's ``triggers``, ``relations`` and ``events`` into the builder (ids resolved when the
+    corpus is built, against the ids of the line's spans and triggers)."""
+    pending = builder.structure(doc_id, rater)
+
+    def listed(name: str) -> list:
+        value = obj.get(name, [])
+        if type(value) is not list:
+            raise InputError(f"got {describe(value)}; expected a list", where=where, doc_id=doc_id, field=name)
+        return value
+
+    def ref(value, place: str) -> str:
+        if type(value) is int and not isinstance(value, bool):
+            return str(value)
+        if type(value) is not str or not value:
+            raise InputError(
+                f"got {describe(value)}; expected the id of a span of this line", where=where, doc_id=doc_id, field=place
+            )
+        return value
+
+    def text_field(item: dict, name: str, place: str) -> str:
+        value = item.get(name)
+        if type(value) is not str or not value.strip():
+            problem = "missing" if name not in item else f"got {describe(value)}"
+            raise InputError(f"{problem}; expected a non-empty string", where=where, doc_id=doc_id, field=f"{place}.{name}")
+        return value
+
+    triggers = listed("triggers")
+    for i, (span, raw) in enumerate(zip(parse_spans(triggers, len(text), where, doc_id, "triggers"), triggers)):
+        if "id" not in raw:
+            raise InputError("missing; expected the trigger's id", where=where, doc_id=doc_id, field=f"triggers[{i}].id")
+        pending.extra_spans.append(span)
+        seen = pending.ids.setdefault(ref(raw["id"], f"triggers[{i}].id"), (span, where))
+        if seen[0] != span:
+            raise InputError(
+                f"id {raw['id']!r} is also the id of span {list(seen[0])}; expected ids unique within the line",
+                where=where, doc_id=doc_id, field=f"triggers[{i}].id",
+            )
+    for i, item in enumerate(listed("relations")):
+        place = f"relations[{i}]"
+        if type(item) is not dict:
+            raise InputError(f"got {describe(item)}; expected a relation object", where=where, doc_id=doc_id, field=place)
+        symmetric, kind = item.get("symmetric", False), item.get("kind", "relation")
+        if type(symmetric) is not bool:
+            raise InputError(f"got {describe(symmetric)}; expected true or false", where=where, doc_id=doc_id, field=f"{place}.symmetric")
+        if kind not in KINDS:
+            raise InputError(
+                f"got {describe(kind)}; expected one of {', '.join(KINDS)}", where=where, doc_id=doc_id, field=f"{place}.kind"
+            )
+        for end in ("head", "child"):
+            if end not in item:
+                raise InputError(f"missing; expected a span id", where=where, doc_id=doc_id, field=f"{place}.{end}")
+        pending.relations.append((
+            ref(item["head"], f"{place}.head"), ref(item["child"], f"{place}.child"),
+            text_field(item, "label", place), symmetric, kind, where, place,
+        ))
+    for i, event in enumerate(listed("events")):
+        place = f"events[{i}]"
+        if type(event) is not dict or "trigger" not in event:
+            raise InputError(
+                f"got {describe(event)}; expected an event {{trigger, arguments}}", where=where, doc_id=doc_id, field=place
+            )
+        trigger = ref(event["trigger"], f"{place}.trigger")
+        arguments = event.get("arguments", [])
+        if type(arguments) is not list:
+            raise InputError(f"got {describe(arguments)}; expected a list", where=where, doc_id=doc_id, field=f"{place}.arguments")
+        for j, argument in enumerate(arguments):
+            spot = f"{place}.arguments[{j}]"
+            if type(argument) is not dict or "span" not in argument:
+                raise InputError(f"got {describe(argument)}; expected {{role, span}}", where=where, doc_id=doc_id, field=spot)
+            pending.relations.append(
+                (trigger, ref(argument["span"], f"{spot}.span"), text_field(argument, "role", spot), False, "event", where, spot)
+            )
 
 
 def _as_json(value) -> bytes:
@@ -111,6 +203,7 @@ def write_spanagree(corpus, path: Path) -> dict:
     for doc, rater, n in zip(corpus.ann_doc.tolist(), corpus.ann_rater.tolist(), lengths):
         spans_at[doc, rater] = (lo, n)
         lo += n
+    structure = _structure_by_annotation(corpus)
     documents = set()
     with atomic_write(path, "wb") as out:
         for doc, rater in sorted(spans_at.keys() | given.keys()):
@@ -126,11 +219,58 @@ def write_spanagree(corpus, path: Path) -> dict:
                 tokens = corpus.doc_tokens[doc]
                 if tokens is not None:
                     record["tokens"] = [{"start": s, "end": e} for s, e in tokens.tolist()]
+                if (doc, rater) in structure:
+                    _write_structure(record, structure[doc, rater])
             out.write(orjson.dumps(record) + b"\n")
     written = {"documents": len(documents), "annotations": corpus.n_annotations, "spans": corpus.n_spans}
+    if corpus.structure is not None and (corpus.structure.relations or corpus.structure.attributes):
+        written["relations"] = len(corpus.structure.relations)
+        written["attributes"] = len(corpus.structure.attributes)
     if given:
         written["document_labels"] = len(given)
     return written
+
+
+def _structure_by_annotation(corpus) -> dict:
+    """(document, rater) -> (extra spans, relations, attributes) of the corpus's structure."""
+    held = corpus.structure
+    if held is None:
+        return {}
+    by_ann: dict[int, tuple[list, list, list]] = {}
+    for ann, extra in held.extra_spans.items():
+        by_ann.setdefault(ann, ([], [], []))[0].extend(extra)
+    for row in held.relations:
+        by_ann.setdefault(row.ann, ([], [], []))[1].append(row)
+    for row in held.attributes:
+        by_ann.setdefault(row.ann, ([], [], []))[2].append(row)
+    return {(int(corpus.ann_doc[ann]), int(corpus.ann_rater[ann])): parts for ann, parts in by_ann.items()}
+
+
+def _write_structure(record: dict, parts: tuple[list, list, list]) -> None:
+    """Span ids, attributes, triggers and relations of one line (ids are positions: ``s3`` is the
+    line's fourth span, ``t0`` its first trigger)."""
+    extra, relations, attributes = parts
+    objects = {}  # span -> (id, its object in the record)
+    for i, span in enumerate(record["spans"]):
+        objects[(span["start"], span["end"], span["label"])] = (f"s{i}", span)
+    if extra:
+        record["triggers"] = []
+        for i, (start, end, label) in enumerate(sorted(extra)):
+            if (start, end, label) not in objects:
+                trigger = {"start": start, "end": end, "label": label, "id": f"t{i}"}
+                objects[(start, end, label)] = (f"t{i}", trigger)
+                record["triggers"].append(trigger)
+    for row in attributes:
+        objects[row.span][1].setdefault("attributes", {})[row.name] = row.value
+    for row in relations:
+        for end in (row.head, row.child):
+            objects[end][1]["id"] = objects[end][0]
+    if relations:
+        record["relations"] = [
+            {"head": objects[row.head][0], "child": objects[row.child][0], "label": row.label,
+             "symmetric": row.symmetric, "kind": row.kind}
+            for row in relations
+        ]
 
 
 def looks_like(path: Path, first: dict | None) -> bool:

@@ -24,16 +24,24 @@ JSON export: ``[{"id", "data": {"text", ...}, "annotations": [{"id", "completed_
 - ``labels`` results are spans, one per label of the region; ``choices`` results are the rater's
   document labels (text classification: a choice among every label; in a file without any
   region, the annotations are read for their labels only); every other result type
-  (``relation``, ``textarea``, ``hypertextlabels``, ...) is ignored and counted, and so
+  (``textarea``, ``hypertextlabels``, ...) is ignored and counted, and so
   are model ``predictions`` (they are not a rater's), ``drafts`` (not submitted) and regions
   without a label;
+- relations between labelled regions and per-region ``choices``, ``textarea``, ``rating``,
+  ``number`` and ``taxonomy`` results (controls with ``perRegion="true"``: their ``id`` is the
+  region's) are read into the corpus's structure (docs/structure.md): a relation from
+  ``from_id`` to ``to_id`` (``direction: "left"`` reverses it, ``"bi"`` makes it symmetric)
+  labelled by its first label; a per-region result is the attribute ``from_name`` of the
+  region's span. A relation to a region that is no labelled text span is counted;
 - a task without annotations is read as a document nobody submitted (counted);
 - the old ``completions`` key is read like ``annotations``.
 
 JSON-MIN export: ``[{"id", "text", "annotator", "annotation_id", ..., "label": [{"start", "end",
 "text", "labels"}]}]``, one flat row per annotation; every field holding regions (a list of
 ``{start, end, labels}``) gives spans, whatever the name of its control. A row with
-``"annotator": null`` is a task nobody annotated (a document, no rater).
+``"annotator": null`` is a task nobody annotated (a document, no rater). JSON-MIN drops relations
+and region ids (per-region choices become bare strings): the corpus says so, and a report asked
+for relation or attribute agreement reports that they cannot be read, not that there are none.
 
 Offsets are code points of the text since Label Studio 1.x (``offsets=`` says otherwise; see
 :mod:`spanagree.io.offsets`). Where a region carries its ``text``, it is checked against the task
@@ -171,6 +179,8 @@ class _Reader:
         self.field_of: dict[str, str] = {}  # to_name -> data field (labelstudio_targets)
         self.url_fields: set[str] = set()  # data fields the labeling config says hold URLs
         self.url_texts: UrlTexts | None = None  # the texts of a URL project, when given
+        # (document key, rater) -> [(order, relations, attributes)]: each annotation's, the kept one's added
+        self.structure_of: dict[tuple[Any, str], list[tuple[tuple, list, list]]] = {}
 
     # --- the JSON export ----------------------------------------------------------------------
 
@@ -223,10 +233,17 @@ class _Reader:
                 for key, doc_id, text in documents.values():
                     self.builder.skip(key, doc_id, text, self.where, rater, "Label Studio annotation cancelled", n)
                     n = 0
+                _count_cancelled_structure(result, self.builder)
                 continue
             spans: dict[str, list[SpanTuple]] = {name: [] for name in documents}
             chosen: dict[str, list[str] | None] = dict.fromkeys(documents)
+            region_ids = _region_ids(result)
+            regions: dict[Any, tuple[str, SpanTuple]] = {}  # region id -> (text name, its span)
+            linked: list[tuple[int, dict]] = []  # relations and per-region results (read_region_structure)
             for k, item in enumerate(result):
+                if _linked(item, region_ids):
+                    linked.append((k, item))
+                    continue
                 name = self._target(item, documents, task.get("id"), f"{here}.result[{k}]")
                 if name is None:
                     continue
@@ -234,10 +251,15 @@ class _Reader:
                 if type(item) is dict and item.get("type") == "choices":
                     chosen[name] = (chosen[name] or []) + self._choices(item, doc_id, f"{here}.result[{k}]")
                     continue
-                spans[name].extend(self._result(item, text, doc_id, f"{here}.result[{k}]"))
+                found = self._result(item, text, doc_id, f"{here}.result[{k}]")
+                spans[name].extend(found)
+                if found and item.get("id") in region_ids:
+                    regions[item["id"]] = (name, found[0])
             order = _order(annotation, j)
             for name, (key, doc_id, text) in documents.items():
                 self._keep(key, doc_id, text, rater, (spans[name], chosen[name]), order, here)
+            if linked:
+                self.read_region_structure(linked, regions, documents, rater, order, here)
 
     def _target(self, item: Any, documents: dict, task_id: Any, at: str) -> str | None:
         """The text (data field) a result belongs to: its ``to_name`` when the task has several."""
@@ -315,6 +337,72 @@ class _Reader:
         if spans:
             self.saw_regions = True
         self._keep(key, doc_id, text, rater, (spans, None), _order(row, index, "annotation_id"), at)
+        self.builder.structure_lost(MIN_LOST)
+
+    # --- relations and per-region results (JSON export) ---------------------------------------
+
+    def read_region_structure(
+        self, linked: list[tuple[int, dict]], regions: dict, documents: dict, rater: str, order: tuple, here: str,
+    ) -> None:
+        """Relations (``from_id`` -> ``to_id``; ``direction`` "left" reverses, "bi" is symmetric;
+        the label is ``labels[0]``, else "relation") and per-region ``choices``, ``textarea``,
+        ``rating``, ``number`` and ``taxonomy`` results (an attribute named by ``from_name``) of one
+        annotation, held until the file is read (the kept annotation's are added)."""
+        held: dict[str, tuple[list, list]] = {name: ([], []) for name in documents}
+        excluded = self.builder.exclusions
+        for k, item in linked:
+            at = f"{here}.result[{k}]"
+            if item.get("type") == "relation":
+                ends = [regions.get(item.get(name)) for name in ("from_id", "to_id")]
+                if None in ends:
+                    excluded.relations["Label Studio relation to a region that is not a labelled text span"] += 1
+                    continue
+                (name, head), (other, child) = ends
+                if name != other:
+                    excluded.relations["Label Studio relation between regions of two texts"] += 1
+                    continue
+                labels = item.get("labels") or []
+                if type(labels) is not list or not all(type(x) is str and x.strip() for x in labels):
+                    raise InputError(f"got {describe(labels)}; expected a list of relation labels", where=self.where,
+                                     doc_id=documents[name][1], field=f"{at}.labels")
+                direction = item.get("direction", "right")
+                if direction == "left":
+                    head, child = child, head
+                label = labels[0] if labels else "relation"
+                if len(labels) > 1:
+                    excluded.relations[f"Label Studio relation with several labels: the first kept, {len(labels) - 1} more"] += 1
+                held[name][0].append((head, child, label, direction == "bi", "relation", self.where, at))
+                continue
+            found = regions.get(item.get("id"))
+            if found is None:  # a per-region result on a region that is not a labelled text span
+                excluded.attributes["Label Studio per-region result on a region without a labelled span"] += 1
+                continue
+            name, span = found
+            value = _region_value(item)
+            if value is None:
+                excluded.attributes[f"Label Studio per-region {item.get('type')!r} result without a value"] += 1
+                continue
+            attribute = item.get("from_name") or item.get("type")
+            held[name][1].append((span, str(attribute), value, self.where, at))
+        for name, (relations, attributes) in held.items():
+            key = documents[name][0]
+            self.structure_of.setdefault((key, rater), []).append((order, relations, attributes))
+
+    def flush_structure(self) -> None:
+        """Add the structure of every kept annotation (a rater's latest of a text); the older
+        annotations' relations and attributes are counted with them."""
+        for (key, rater), held in self.structure_of.items():
+            kept = self.kept.get((key, rater))
+            for order, relations, attributes in held:
+                if kept is None or order != kept[0]:
+                    self.builder.exclusions.relations["on an excluded annotation"] += len(relations)
+                    self.builder.exclusions.attributes["on an excluded annotation"] += len(attributes)
+                    continue
+                if relations or attributes:
+                    pending = self.builder.structure(key, rater)
+                    pending.relations.extend(relations)
+                    pending.attributes.extend(attributes)
+        self.structure_of.clear()
 
     # --- shared -------------------------------------------------------------------------------
 
@@ -352,6 +440,7 @@ class _Reader:
                 self.builder.add(key, doc_id, text, rater, spans, self.where)
             if chosen is not None:
                 self.builder.add_labels(key, doc_id, text, rater, chosen, self.where)
+        self.flush_structure()
         self.kept.clear()
 
     def _texts(self, data: dict, at: str, doc_id: Any, skip) -> dict[str, str]:
@@ -519,6 +608,70 @@ class _Reader:
             )
         self.builder.exclusions.notes["Label Studio text given by URL, read from labelstudio_texts"] += 1
         return found
+
+
+#: Result types that Label Studio attaches to a region (``perRegion="true"`` controls).
+PER_REGION = ("choices", "textarea", "rating", "number", "taxonomy")
+
+#: What a JSON-MIN file cannot give (said in the report's relations section).
+MIN_LOST = (
+    "Label Studio JSON-MIN export: it drops relations and region ids (per-region choices become bare "
+    "strings), so relations and region attributes cannot be read; export JSON to assess them"
+)
+
+
+def _count_cancelled_structure(result: list, builder: CorpusBuilder) -> None:
+    """The relations and per-region results of a cancelled annotation, counted as excluded."""
+    regions = _region_ids(result)
+    linked = [item for item in result if _linked(item, regions)]
+    relations = sum(1 for item in linked if item.get("type") == "relation")
+    reason = "on an excluded annotation (Label Studio annotation cancelled)"
+    if relations:
+        builder.exclusions.relations[reason] += relations
+    if len(linked) > relations:
+        builder.exclusions.attributes[reason] += len(linked) - relations
+
+
+def _region_ids(result: list) -> set:
+    """The ids of the labelled text regions of one annotation's results."""
+    return {
+        item["id"] for item in result
+        if type(item) is dict and item.get("type") == "labels" and type(item.get("id")) in (str, int)
+    }
+
+
+def _linked(item: Any, region_ids: set) -> bool:
+    """A relation, or a per-region result (its ``id`` is a labelled region's)."""
+    if type(item) is not dict:
+        return False
+    kind = item.get("type")
+    return kind == "relation" or (kind in PER_REGION and item.get("id") in region_ids)
+
+
+def _region_value(item: dict) -> Any:
+    """The value of a per-region result: one choice, or the choices joined with ``|`` in order;
+    a text area's texts joined with a new line; a rating or number; a taxonomy's paths joined."""
+    value = item.get("value")
+    if type(value) is not dict:
+        return None
+    kind = item.get("type")
+    if kind == "choices":
+        chosen = value.get("choices")
+        if type(chosen) is list and chosen and all(type(x) is str for x in chosen):
+            return chosen[0] if len(chosen) == 1 else "|".join(sorted(chosen))
+        return None
+    if kind == "textarea":
+        texts = value.get("text")
+        if type(texts) is list and texts and all(type(x) is str for x in texts):
+            return "\n".join(texts)
+        return texts if type(texts) is str and texts else None
+    if kind in ("rating", "number"):
+        number = value.get(kind)
+        return number if type(number) in (int, float) and number == number else None
+    paths = value.get("taxonomy")
+    if type(paths) is list and paths:
+        return "|".join(sorted("/".join(map(str, p)) if type(p) is list else str(p) for p in paths))
+    return None
 
 
 def _order(annotation: dict, position: int, id_key: str = "id") -> tuple:

@@ -20,7 +20,10 @@
   judged absent (so they count as the rater's "no" when another rater marked them), and ``ignore``
   is excluded. Both are counted in the notes. A rater only judged the suggestions, not the rest
   of the text: agreement on binary data is agreement on the suggestions;
-- ``relations`` (``rel.manual``) are ignored and counted;
+- ``relations`` (``rel.manual``: ``{"head", "child", "head_span", "child_span", "label"}``) are
+  read into the corpus's structure (docs/structure.md) from the answer kept for the input: the
+  relation from ``head_span`` to ``child_span`` (by offsets and label); one whose span is not
+  among the task's ``spans`` (rel.manual lets a relation join bare tokens) is counted;
 - ``tokens`` and the spans' ``token_start``/``token_end`` (inclusive, Prodigy's convention) are
   checked against the character offsets and give the token unit;
 - text classification: a choice task's (``options``) ``accept`` list gives the document labels;
@@ -86,6 +89,7 @@ def read_prodigy(
     # (document, rater, label or None) -> [(order, task, doc_id, text, answer, where)]: text
     # classification answers, the latest of each question kept
     questions: dict[tuple[str, str, str | None], list] = {}
+    relation_of: dict[tuple, list] = {}  # (document, rater, order) -> the answer's relations
     for where, obj in json_lines(path, builder.tick) if lines is None else lines:
         text = require(obj, "text", str, where)
         input_hash = obj.get("_input_hash")
@@ -118,6 +122,7 @@ def read_prodigy(
                 builder.document(key, doc_id, text, where, who)
                 held.setdefault((key, who), []).append(
                     Answer(_order(obj, where), False, answer, [], None, where, doc_id, text, False, n_spans))
+            _count_skipped_relations(obj, builder, f"Prodigy answer {answer!r}")
             continue
         if "spans" in obj:
             spans = parse_spans(obj["spans"], length(text, unit), where, doc_id)
@@ -133,13 +138,14 @@ def read_prodigy(
             if unit != "codepoint" and len(tokens):  # counted in the same unit as the spans
                 tokens = _tokens_in_codepoints(tokens, text, unit, where, doc_id)
         relations = obj.get("relations")
-        if isinstance(relations, list) and relations:
-            builder.exclusions.spans["Prodigy relation ignored"] += len(relations)
-            builder.n_spans_read += len(relations)
+        if relations:
+            relation_of[key, who, _order(obj, where)] = task_relations(relations, spans, text, unit, where, doc_id, builder)
         builder.document(key, doc_id, text, where, who)  # registered per line; spans added once all are read
         held.setdefault((key, who), []).append(Answer(_order(obj, where), binary, answer, spans, tokens, where, doc_id, text))
     for (key, who), entries in held.items():
         _flush(builder, key, who, entries, duplicates)
+        if relation_of:
+            _add_relations(builder, key, who, entries, relation_of)
     for (key, who, _), answered in questions.items():
         _latest_doc_labels(builder, key, who, answered, duplicates)
 
@@ -186,6 +192,67 @@ class Answer(NamedTuple):
     text: str
     counts: bool = True  # an answer that counts (``answers=``), else one the rater did not submit
     n_raw: int = 0  # the spans of an answer that does not count, as the file holds them
+
+
+def task_relations(raw, spans: list, text: str, unit: str, where, doc_id: str, builder: CorpusBuilder) -> list:
+    """The relations of one ``rel.manual`` answer, ``(head span, child span, label, ...)`` as the
+    structure holds them; a relation whose ``head_span`` or ``child_span`` is not one of the
+    answer's spans is counted and left out."""
+    if type(raw) is not list:
+        raise InputError(f"got {describe(raw)}; expected a list of relations", where=where, doc_id=doc_id, field="relations")
+    marked = set(spans)
+    out = []
+    for i, relation in enumerate(raw):
+        at = f"relations[{i}]"
+        if type(relation) is not dict:
+            raise InputError(f"got {describe(relation)}; expected {{head, child, head_span, child_span, label}}",
+                             where=where, doc_id=doc_id, field=at)
+        label = relation.get("label")
+        if type(label) is not str or not label.strip():
+            raise InputError(f"{'missing' if 'label' not in relation else 'got ' + describe(label)}; expected a "
+                             "relation label", where=where, doc_id=doc_id, field=f"{at}.label")
+        if "head_span" not in relation or "child_span" not in relation:
+            builder.exclusions.relations["Prodigy relation without head_span and child_span (token indices only)"] += 1
+            continue
+        ends = []
+        for name in ("head_span", "child_span"):
+            end = relation.get(name)
+            if type(end) is not dict:
+                raise InputError(f"{'missing' if name not in relation else 'got ' + describe(end)}; expected the "
+                                 "span object rel.manual writes", where=where, doc_id=doc_id, field=f"{at}.{name}")
+            if not end.get("label"):  # a bare token: rel.manual allows relations between tokens
+                ends = None
+                break
+            (span,) = parse_spans([end], length(text, unit), where, doc_id, f"{at}.{name}")
+            if unit != "codepoint":
+                (span,) = convert_spans([span], text, unit, where, doc_id, f"{at}.{name}")
+            ends.append(span)
+        if ends is None or not all(end in marked for end in ends):
+            builder.exclusions.relations["Prodigy relation whose head or child is not one of the task's spans"] += 1
+            continue
+        out.append((ends[0], ends[1], label, False, "relation", where, at))
+    return out
+
+
+def _count_skipped_relations(obj: dict, builder: CorpusBuilder, reason: str) -> None:
+    relations = obj.get("relations")
+    if type(relations) is list and relations:
+        builder.exclusions.relations[f"on an excluded annotation ({reason})"] += len(relations)
+
+
+def _add_relations(builder: CorpusBuilder, key: str, rater: str, entries: list, relation_of: dict) -> None:
+    """The relations of the answer kept for (document, rater) (the latest manual one); those of
+    the answers left out are counted."""
+    manual = sorted((e for e in entries if not e[1]), key=lambda e: e[0])
+    kept = manual[-1][0] if manual else None
+    for entry in entries:
+        relations = relation_of.get((key, rater, entry[0]))
+        if not relations:
+            continue
+        if entry[0] != kept:
+            builder.exclusions.relations["on an excluded annotation (an older answer)"] += len(relations)
+            continue
+        builder.structure(key, rater).relations.extend(relations)
 
 
 def _flush(builder: CorpusBuilder, key: str, rater: str, entries: list, duplicates: str) -> None:

@@ -79,6 +79,11 @@ def convert(
     if corpus.token_conflicts:  # a document holds one token list: the first rater's is written
         written = {**written, "documents whose raters gave different tokens (one rater's written for all)":
                    len(corpus.token_conflicts)}
+    held = corpus.structure
+    if held is not None and (held.relations or held.attributes) and "relations" not in written:
+        # this format's writer has no place for them: say what was not written
+        written = {**written, "relations and span attributes not written (this format has no place for them; "
+                              "spanagree JSONL keeps them)": len(held.relations) + len(held.attributes)}
     excluded = corpus.exclusions
     return {
         "format": name,
@@ -94,6 +99,8 @@ def convert(
             "documents": dict(sorted(excluded.documents.items())),
             "annotations": dict(sorted(excluded.annotations.items())),
             "spans": dict(sorted(excluded.spans.items())),
+            **{kind: dict(sorted(getattr(excluded, kind).items())) for kind in ("relations", "attributes")
+               if getattr(excluded, kind)},
         },
         "notes": dict(sorted(excluded.notes.items())),
     }

@@ -38,11 +38,18 @@ name                        statistic
 ``alpha_u_label:<LABEL>``   the label's α_U
 ``gamma``                   Mathet et al.'s γ (no interval)
 ``gamma_k:<LABEL>``         the label's γ-k (no interval)
+``relation_psa``            mean over rater pairs of each pair's relation PSA (docs/structure.md)
+``relation_pooled_psa``     relation PSA of a, b, c summed over all pairs
+``relation_both_psa``       relation pairwise mean PSA on relations whose two spans both raters marked
+``relation:<LABEL>``        the relation label's pairwise mean PSA
+``attribute_alpha:<NAME>``  Krippendorff's α of the attribute over all raters (no interval)
+``attribute_kappa:<NAME>``  mean over rater pairs of the attribute's Cohen's κ (no interval)
 ==========================  =================================================================
 
 "analytic" statistics have Gwet's standard-error interval (docs/chance-corrected.md); with
 ``on = "lower"`` they use it, and a bootstrap interval when there is one. The unitizing
-statistics turn ``[unitizing] on`` for the run (docs/unitizing.md).
+statistics turn ``[unitizing] on`` for the run (docs/unitizing.md), the relation and attribute
+statistics ``[report] structure`` (docs/structure.md).
 
 A name the gate does not know, a statistic that needs candidates when none are configured, and
 ``on = "lower"`` with a statistic that has no interval are usage errors (exit code 2). A
@@ -89,6 +96,7 @@ class Statistic:
     argument: str | None = None  # "label" or "pair" for names like label:PER
     analytic: bool = False  # has an analytic (standard-error) interval
     unitizing: bool = False  # needs the unitizing measures
+    structure: bool = False  # needs relation and attribute agreement
 
 
 STATISTICS: dict[str, Statistic] = {
@@ -123,6 +131,15 @@ STATISTICS: dict[str, Statistic] = {
         Statistic("alpha_u_label", "the label's unitizing α_U", argument="label", unitizing=True),
         Statistic("gamma", "Mathet et al.'s γ", interval=False, unitizing=True),
         Statistic("gamma_k", "the label's γ-k", interval=False, argument="label", unitizing=True),
+        Statistic("relation_psa", "mean over rater pairs of each pair's relation PSA", structure=True),
+        Statistic("relation_pooled_psa", "relation PSA of a, b, c summed over all rater pairs", structure=True),
+        Statistic("relation_both_psa", "relation pairwise mean PSA, relations whose two spans both raters marked",
+                  interval=False, structure=True),
+        Statistic("relation", "the label's relation pairwise mean PSA", argument="label", structure=True),
+        Statistic("attribute_alpha", "the label's Krippendorff's α over all raters (attribute)", interval=False,
+                  argument="label", structure=True),
+        Statistic("attribute_kappa", "the label's mean pairwise Cohen's κ (attribute)", interval=False,
+                  argument="label", structure=True),
     )
 }
 
@@ -227,6 +244,8 @@ def prepare(settings: dict[str, dict[str, Any]], checks: Sequence[Check]) -> Non
             )
     if any(STATISTICS[c.statistic].unitizing for c in checks):
         settings["unitizing"]["on"] = True
+    if any(STATISTICS[c.statistic].structure for c in checks):
+        settings["report"]["structure"] = True
     if gate["on"] == "lower":
         without = [c.name for c in checks if not (STATISTICS[c.statistic].interval or STATISTICS[c.statistic].analytic)]
         if without:
@@ -578,6 +597,55 @@ def _unitizing(key: str, label_key: str | None = None):
     return get
 
 
+def _structure_part(report) -> tuple[dict | None, str | None]:
+    section = report.get("structure")
+    if section is None:
+        return None, "undefined: relation and attribute agreement was not computed"
+    if section.get("relations") is None:
+        why = "; ".join(section["lost"]) if section.get("lost") else section.get("note", "no relations or attributes")
+        return None, f"undefined: {why}"
+    return section, None
+
+
+def _relation(key: str, part: str = "overall"):
+    """A relation statistic: overall, on relations with both spans marked, or one label's."""
+
+    def get(report, label):
+        section, reason = _structure_part(report)
+        if section is None:
+            return None, None, reason
+        relations = section["relations"]
+        if label is None:
+            return _psa_holder(relations[part], key, "no rater pair has a defined relation PSA (no relations)")
+        if label not in relations["labels"]:
+            seen = ", ".join(relations["labels"]) or "none"
+            return None, None, f"undefined: relation label {label!r} is not in the corpus (labels: {seen})"
+        return _psa_holder(relations["labels"][label], key, f"no rater pair marked a relation labelled {label!r}")
+
+    return get
+
+
+def _attribute(coefficient: str):
+    """An attribute's α over all raters, or the mean over pairs of its Cohen's κ."""
+
+    def get(report, name):
+        section, reason = _structure_part(report)
+        if section is None:
+            return None, None, reason
+        attributes = section["attributes"]["attributes"]
+        if name not in attributes:
+            return None, None, f"undefined: attribute {name!r} is not in the corpus (attributes: {', '.join(attributes) or 'none'})"
+        entry = attributes[name]
+        if coefficient == "alpha":
+            return _coefficient(entry["all_raters"].get("krippendorff_alpha"), f"attribute_alpha:{name}")
+        values = [p["cohen_kappa"]["value"] for p in entry["pairs"] if p.get("cohen_kappa") and p["cohen_kappa"]["value"] is not None]
+        if not values:
+            return None, None, f"undefined: no rater pair has a defined Cohen's κ for attribute {name!r}"
+        return sum(values) / len(values), None, None
+
+    return get
+
+
 _GETTERS: dict[str, Callable] = {
     "pairwise_mean_psa": _overall("pairwise_mean_psa", "no rater pair has a defined PSA (no spans)"),
     "pooled_psa": _overall("pooled_psa", "no rater marked any span"),
@@ -604,6 +672,12 @@ _GETTERS: dict[str, Callable] = {
     "alpha_u_label": _unitizing("alpha_u_per_label"),
     "gamma": _unitizing("gamma"),
     "gamma_k": _unitizing("gamma_per_label", "gamma_k"),
+    "relation_psa": _relation("pairwise_mean_psa"),
+    "relation_pooled_psa": _relation("pooled_psa"),
+    "relation_both_psa": _relation("pairwise_mean_psa", "both_spans_marked"),
+    "relation": _relation("pairwise_mean_psa"),
+    "attribute_alpha": _attribute("alpha"),
+    "attribute_kappa": _attribute("kappa"),
 }
 
 

@@ -10,6 +10,8 @@ from .chance_text import document_tables
 from .unitizing_text import headline_rows
 from .chance_text import chance_tables
 from .unitizing_text import tables as unitizing_tables
+from .structure_text import headline_rows as structure_headline
+from .structure_text import tables as structure_tables
 
 
 def tables(report: dict) -> list[Table]:
@@ -33,6 +35,8 @@ def tables(report: dict) -> list[Table]:
     ]
     if "unitizing" in report:
         summary += headline_rows(report["unitizing"], num)
+    if "structure" in report:
+        summary += structure_headline(report["structure"], num)
     if overall["pairs_undefined"]:
         summary.append(["pairs with PSA undefined (no spans)", overall["pairs_undefined"]])
     if "intervals" in report:
@@ -86,6 +90,8 @@ def tables(report: dict) -> list[Table]:
         out.extend(chance_tables(report["chance_corrected"]))
     if "unitizing" in report:
         out.extend(unitizing_tables(report["unitizing"], num))
+    if "structure" in report:
+        out.extend(structure_tables(report["structure"], num))
     out.append(_excluded(report))
     return out
 

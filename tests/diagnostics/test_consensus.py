@@ -231,3 +231,35 @@ def test_span_consensus_overlapping_result_is_not_put_in_ents():
     doc.spans["b"] = [doc.char_span(10, 21, "NAME")]
     doc = nlp(doc)
     assert len(doc.spans["consensus"]) == 2 and not doc.ents and doc._.consensus["ents"] is False
+
+
+def test_consensus_keeps_relations_and_attributes_by_vote(tmp_path):
+    import json
+
+    text = "Ann Lee works for Acme in Paris."
+    spans = [{"start": 0, "end": 7, "label": "PER", "id": "p"}, {"start": 18, "end": 22, "label": "ORG", "id": "o"},
+             {"start": 26, "end": 31, "label": "LOC", "id": "l"}]
+
+    def line(rater, relations, kinds, flag):
+        marked = [dict(s, attributes={"kind": k, **({"neg": True} if flag else {})}) for s, k in zip(spans, kinds)]
+        return {"doc_id": "d", "text": text, "annotator": rater, "spans": marked, "relations": relations}
+
+    works = {"head": "p", "child": "o", "label": "works_for"}
+    near = {"head": "o", "child": "l", "label": "near", "symmetric": True}
+    near_back = {"head": "l", "child": "o", "label": "near", "symmetric": True}
+    lines = [line("a", [works, near], ["x", "y", "z"], True), line("b", [works, near_back], ["x", "w", "z"], True),
+             line("c", [near], ["x", "v", "q"], False)]
+    path = tmp_path / "in.jsonl"
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    gold, report = consensus(spanagree.read(path), min_raters=2)
+    held = gold.structure
+    # works_for: 2 of 3; near (symmetric, either way): 3 of 3
+    assert sorted((r.head, r.child, r.label) for r in held.relations) == [
+        ((0, 7, "PER"), (18, 22, "ORG"), "works_for"), ((18, 22, "ORG"), (26, 31, "LOC"), "near"),
+    ]
+    values = {(a.span, a.name): a.value for a in held.attributes}
+    assert values[(0, 7, "PER"), "kind"] == "x" and values[(26, 31, "LOC"), "kind"] == "z"  # z, z, q
+    assert ((18, 22, "ORG"), "kind") not in values  # y, w, v: a tie, left out and counted
+    assert report["structure"]["left_out"]["attribute values tied (left out)"] == 1
+    assert values.get(((0, 7, "PER"), "neg")) is True  # the flag: 2 set, 1 absent
+    assert report["structure"]["relations"] == {"read": 5, "in_consensus": 2}

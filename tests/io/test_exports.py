@@ -807,13 +807,14 @@ def test_labelstudio_text_classification_choices_are_document_labels():
     assert report["pairs"][0]["coefficients"]["percent_agreement"]["value"] == 1.0
 
 
-def test_prodigy_relations_are_counted(tmp_path):
+def test_prodigy_relations_without_their_spans_are_counted(tmp_path):
     row = prodigy_task("Alice met Bob.", [(0, 5, "PER"), (10, 13, "PER")], _view_id="relations",
                        relations=[{"head": 0, "child": 2, "label": "MET"}])
     path = tmp_path / "rel.jsonl"
     path.write_text(json.dumps(row) + "\n")
     corpus = spanagree.read(path)
-    assert corpus.n_spans == 2 and corpus.exclusions.spans["Prodigy relation ignored"] == 1
+    assert corpus.n_spans == 2
+    assert corpus.exclusions.relations["Prodigy relation without head_span and child_span (token indices only)"] == 1
 
 
 def test_labelstudio_min_with_several_texts_asks_for_text_field(tmp_path):

@@ -14,7 +14,7 @@ import spanagree
 from spanagree.outputs.convert import convert
 from spanagree.errors import InputError, UsageError
 from spanagree.io import detect_format
-from records import line
+from records import brat_dir, line
 
 # --- one set of annotations, as token ranges [first, last) -------------------------------------
 
@@ -241,14 +241,6 @@ def test_conll_has_tokens_so_the_token_unit_gives_the_same_counts(tmp_path, refe
 
 # --- brat ----------------------------------------------------------------------------------------
 
-def brat_dir(root: Path, name: str, files: dict) -> Path:
-    folder = root / name
-    folder.mkdir(parents=True)
-    for file, content in files.items():
-        (folder / file).write_text(content, encoding="utf-8", newline="")
-    return folder
-
-
 def test_brat_counts_what_it_ignores_and_splits_discontinuous_spans(tmp_path):
     text = "Alice met Bob in Paris.\r\nThen Bob left."  # \r\n is two characters, as brat counts
     a = brat_dir(tmp_path, "maria", {
@@ -264,15 +256,19 @@ def test_brat_counts_what_it_ignores_and_splits_discontinuous_spans(tmp_path):
     assert corpus.raters == ["maria", "omar"]
     assert corpus.spans_of("doc", "maria") == [(0, 5, "LOC"), (0, 5, "PER"), (10, 13, "PER"), (17, 22, "LOC"), (30, 33, "PER")]
     assert dict(corpus.exclusions.notes) == {"discontinuous brat entity, scored as its 2 fragments": 1}
-    assert dict(corpus.exclusions.spans) == {
-        "brat event trigger (not an entity)": 1,
-        "brat event (E) ignored": 1,
-        "brat relation (R) ignored": 1,
-        "brat attribute (A) ignored": 1,
-        "brat normalization (N) ignored": 1,
-        "brat note (#) ignored": 1,
-        "brat equivalence (*) ignored": 1,
-    }
+    assert dict(corpus.exclusions.spans) == {"brat event trigger (not an entity)": 1, "brat note (#) ignored": 1}
+    # relations, events, attributes, normalizations and equivalences are read (the event's
+    # attribute is on its trigger; T3 is scored as fragments, so nothing points at it)
+    held = corpus.structure
+    assert sorted((r.head, r.child, r.label, r.symmetric, r.kind) for r in held.relations) == [
+        ((0, 5, "PER"), (10, 13, "PER"), "Knows", False, "relation"),
+        ((10, 13, "PER"), (30, 33, "PER"), "Equiv", True, "equivalence"),
+        ((34, 38, "Leave"), (30, 33, "PER"), "Agent", False, "event"),
+    ]
+    assert sorted((a.span, a.name, a.value) for a in held.attributes) == [
+        ((0, 5, "PER"), "norm:Wiki", "Alice"), ((34, 38, "Leave"), "Negated", True),
+    ]
+    assert held.extra_spans == {0: [(34, 38, "Leave")]}
     assert dict(corpus.exclusions.annotations) == {"brat .txt without its .ann (not submitted)": 1}
     report = spanagree.score(corpus).to_dict()
     assert report["documents"]["excluded"] == {"no submitted annotation": 1}
@@ -469,10 +465,9 @@ def test_labelstudio_counts_cancelled_empty_tasks_predictions_and_other_results(
         "Label Studio annotation cancelled": 1,
         "Label Studio prediction (a model's, not a rater's)": 1,
     }
-    assert dict(corpus.exclusions.spans) == {
-        "on an excluded annotation (Label Studio annotation cancelled)": 1,
-        "Label Studio 'relation' result (not a text span) ignored": 1,
-    }
+    assert dict(corpus.exclusions.spans) == {"on an excluded annotation (Label Studio annotation cancelled)": 1}
+    # the relation's regions "a" and "b" are no labelled text spans: counted, not read
+    assert dict(corpus.exclusions.relations) == {"Label Studio relation to a region that is not a labelled text span": 1}
     assert corpus.doc_label_names == ["ok"]  # a choices result: the rater's document label
     report = spanagree.score(corpus).to_dict()
     assert report["documents"] == {"read": 3, "scored": 2, "excluded": {"no submitted annotation": 1}}
@@ -550,7 +545,7 @@ def test_doccano_rater_field_and_ids(tmp_path):
     assert corpus.raters == ["5", "bo"]
     assert corpus.doc_ids[:2] == ["1", "2"] and corpus.doc_ids[2].startswith("text:")
     assert corpus.spans_of("2", "bo") == [(0, 5, "PER"), (6, 9, "V")]
-    assert dict(corpus.exclusions.spans) == {"doccano relation ignored": 1}
+    assert dict(corpus.exclusions.relations) == {"doccano relation beside spans without entity ids": 1}
 
 
 @pytest.mark.parametrize(

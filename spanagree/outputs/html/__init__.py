@@ -53,6 +53,8 @@ from . import views
 from .annotators import section as annotator_section
 from .views import band_note
 from ..unitizing_text import DESCRIPTIONS
+from ..structure_text import tables as structure_tables
+from ..tables import num as text_num
 
 #: Bootstrap replicates when none were configured.
 DEFAULT_REPLICATES = 1000
@@ -134,6 +136,7 @@ def _render(report, data: dict[str, Any], *, title: str | None, max_documents: i
         max_document_rows=views.MAX_DOCUMENT_ROWS, documents_csv=documents_csv,
         excluded=_excluded(data),
         annotators=annotator_section(annotators) if annotators is not None else None,
+        structure=_structure(data["structure"]) if "structure" in data else None,
     )
 
 
@@ -274,6 +277,12 @@ def _pairs(data: dict, corpus) -> dict[str, Any]:
 def _kappa_curve(chance: dict, data: dict) -> dict[str, Any]:
     return {"chart": charts.kappa_curve(data), "pooled": chance["pooled"], "source": chance["source"],
             "item_psa": views.kappa_note(chance), "headline": data["overall"]["pairwise_mean_psa"]}
+
+
+def _structure(section: dict) -> list[dict[str, Any]]:
+    """Relations and attributes (docs/structure.md): the text output's tables, for the template."""
+    return [{"title": title, "header": list(header), "rows": [[str(cell) for cell in row] for row in rows]}
+            for title, header, rows in structure_tables(section, text_num)]
 
 
 def _confusion(labels: list[str], pairs: tuple[np.ndarray, np.ndarray, np.ndarray]) -> dict[str, Any] | None:
