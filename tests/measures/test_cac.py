@@ -32,8 +32,14 @@ def dataset(name: str) -> np.ndarray:
 
 
 def diagnoses() -> np.ndarray:
-    with open(FIXTURES / "diagnoses.csv", newline="") as f:
-        return np.array([[int(x) for x in row] for row in list(csv.reader(f))[1:]])
+    """Fleiss (1971)'s 30 patients × 6 psychiatrists (1 depression, 2 personality disorder,
+    3 schizophrenia, 4 neurosis, 5 other), R irr's data set as the test-only ``pyirr`` package
+    ships it (its cells read "4. Neurosis")."""
+    from importlib.resources import files
+
+    with files("pyirr").joinpath("data", "diagnoses.csv").open(newline="", encoding="utf-8") as f:
+        rows = list(csv.reader(f))[1:]
+    return np.array([[int(cell.split(".", 1)[0]) for cell in row[1:]] for row in rows])
 
 
 # ================================================================================================
