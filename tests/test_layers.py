@@ -174,3 +174,39 @@ def test_no_private_name_is_imported_from_another_module():
                     if alias.name.startswith("_") and not alias.name.startswith("__")
                 ]
     assert not wrong, "\n".join(wrong)
+
+
+#: The measures layer's rooms, one subpackage per family (README "How it works"), and what is
+#: shared between them.
+MEASURE_FAMILIES = ("psa", "chance", "unitizing", "alt_test", "annotators", "structure")
+MEASURE_SHARED = ("student_t",)
+#: Lines a module may hold before its docstring must say why it is longer.
+MAX_MODULE_LINES = 800
+
+
+def test_measures_show_their_families():
+    """Every module of the measures layer sits in its family's subpackage (or is shared), and each
+    family's ``__init__`` says in its docstring what it computes from what."""
+    measures = PACKAGE / "measures"
+    stray = [
+        p.name for p in measures.glob("*.py")
+        if p.stem not in MEASURE_SHARED and p.stem != "__init__"
+    ]
+    assert not stray, f"modules of spanagree/measures outside a family: {stray}"
+    rooms = sorted(p.name for p in measures.iterdir() if p.is_dir() and (p / "__init__.py").is_file())
+    assert rooms == sorted(MEASURE_FAMILIES), rooms
+    for family in MEASURE_FAMILIES:
+        tree = ast.parse((measures / family / "__init__.py").read_text(encoding="utf-8"))
+        doc = ast.get_docstring(tree)
+        assert doc and len(doc.split()) >= 10, f"measures/{family}/__init__.py needs a docstring saying what it computes"
+
+
+def test_no_module_over_the_size_without_a_reason():
+    long = []
+    for module, path in MODULES.items():
+        text = path.read_text(encoding="utf-8")
+        if text.count("\n") > MAX_MODULE_LINES:
+            doc = ast.get_docstring(ast.parse(text)) or ""
+            if "longer than" not in doc:
+                long.append(f"{module} ({text.count(chr(10))} lines)")
+    assert not long, f"modules over {MAX_MODULE_LINES} lines with no reason in their docstring: {long}"
