@@ -1,8 +1,8 @@
 """Relations and region attributes from doccano, Label Studio and Prodigy (docs/formats.md).
 
-The inputs follow each tool's documented export layout and were written by hand (not exported by
-the tools themselves): tests/fixtures/doccano_relations/README.md says so for doccano; the Label
-Studio and Prodigy records are built below.
+The records here are built below, in each tool's documented export layout, to reach the edge
+cases (unknown ids, cancelled annotations, document-level choices); the exports the tools made
+themselves are read in test_tool_made_relations.py.
 """
 from __future__ import annotations
 
@@ -12,26 +12,8 @@ import pytest
 
 import spanagree
 from spanagree.errors import InputError
-from locations import FIXTURES
 
 TEXT = "Ann Lee works for Acme in Paris."
-
-
-def test_doccano_relation_export_reads_relations_by_entity_id():
-    folder = FIXTURES / "doccano_relations"
-    corpus = spanagree.read([folder / "ann.jsonl", folder / "bob.jsonl"])
-    held = corpus.structure
-    by_rater = {}
-    for r in held.relations:
-        by_rater.setdefault(corpus.raters[corpus.ann_rater[r.ann]], []).append((r.head, r.child, r.label))
-    assert sorted(by_rater["ann"]) == [
-        ((0, 3, "PER"), (11, 18, "ORG"), "works_for"),
-        ((0, 7, "PER"), (18, 22, "ORG"), "works_for"),
-        ((18, 22, "ORG"), (26, 31, "LOC"), "located_in"),
-    ]
-    report = spanagree.score(corpus, structure=True).to_dict()["structure"]["relations"]
-    assert [report["overall"][k] for k in "abc"] == [1.0, 2.0, 0.0]
-    assert [report["both_spans_marked"][k] for k in "abc"] == [1.0, 1.0, 0.0]
 
 
 def test_doccano_relation_to_an_unknown_entity_names_the_field(tmp_path):
