@@ -322,3 +322,21 @@ def test_statistical_is_the_default_and_shuffle_an_option():
     case = next(c for c in CASES if c["name"] == "AlexPaulSuzan")
     assert run_gamma(case, 10)["sampler"] == SAMPLERS["statistical"]
     assert run_gamma(case, 10, sampler="shuffle")["sampler"] == SAMPLERS["shuffle"]
+
+
+def test_gamma_cat_is_the_same_when_best_alignments_tie():
+    """Rater 1 marks the same words twice with two labels; rater 0's two label-1 units can pair with
+    either at the same total disorder, and the two alignments give different categorical
+    disorders. The units' canonical order decides, so γ-cat does not depend on the input's order
+    or the raters' names (found by the property test above)."""
+    import itertools
+
+    units = [(0, 0, 0, 2, 1), (0, 0, 1, 0, 1), (0, 0, 1, 0, 2), (0, 1, 0, 0, 1), (0, 1, 1, 0, 1)]
+    seen = set()
+    for perm in itertools.permutations([0, 1, 2]):
+        for order in itertools.permutations(range(len(units))):
+            rows = np.array([(d, perm[r], lab, s, s + n) for d, r, lab, s, n in (units[i] for i in order)])
+            out = gamma(rows[:, 0], rows[:, 1], rows[:, 2], rows[:, 3], rows[:, 4], [40, 40], n_raters=3,
+                        n_labels=2, samples=10, seed=3)
+            seen.add((round(out["value"], 12), round(out["gamma_cat"], 12)))
+    assert len(seen) == 1, seen

@@ -584,6 +584,24 @@ def shuffle_samples(
     return slot // n_raters, slot % n_raters, label[units], s, e
 
 
+def _canonical_units(doc, rater, label, start, end, n_raters) -> tuple[np.ndarray, np.ndarray]:
+    """The units in a canonical order, and each unit's rater renumbered: raters ranked by their
+    annotations alone (number of units, then the units), units by (document, rater, start, end,
+    label). Several alignments can tie for the least disorder while their categorical disorders
+    differ (a rater's two units with different labels on the same words, say); the solver then
+    keeps the first it meets, so this order makes γ-cat and γ-k the same whatever the raters'
+    names and the order of the input."""
+    by_unit = np.lexsort((label, end, start, doc, rater))
+    per_rater = [by_unit[rater[by_unit] == r] for r in range(n_raters)]
+    keys = [np.stack([doc[u], start[u], end[u], label[u]]).T.tobytes() for u in per_rater]
+    ranked = sorted(range(n_raters), key=lambda r: (len(per_rater[r]), keys[r]))
+    renamed = np.empty(n_raters, np.int64)
+    renamed[ranked] = np.arange(n_raters)
+    new_rater = renamed[rater]
+    order = np.lexsort((label, end, start, new_rater, doc))
+    return order, new_rater[order]
+
+
 def _canonical_raters(rater, label, start, end, n_raters) -> list[np.ndarray]:
     """Each rater's units, sorted, with the raters in an order set by their annotations alone,
     so that the samples do not depend on the raters' names or on the order of the input."""
@@ -692,6 +710,8 @@ def gamma(
     if not len(start):
         result["reason"] = "no units"
         return result
+    order, rater = _canonical_units(doc, rater, label, start, end, n_raters)
+    doc, label, start, end = doc[order], label[order], start[order], end[order]
     try:
         observed = best_alignment(doc, rater, label, start, end, n_raters=n_raters, dissimilarity=dissimilarity)
     except UsageError as error:
