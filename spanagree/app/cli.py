@@ -1,12 +1,11 @@
 """The ``spanagree`` command line: thin click wrappers over functions that return dicts.
 
 The flags of the commands that read and score are made from the declarations in
-:mod:`spanagree.core.options` (:func:`_flag_parameter`). Exit codes: 0 ok, 1 a gate failed, 2 bad
+:mod:`spanagree.core.options` (:mod:`spanagree.app.flags`). Exit codes: 0 ok, 1 a gate failed, 2 bad
 input or usage (the message names file:line).
 """
 from __future__ import annotations
 
-import functools
 import itertools
 import os
 import sys
@@ -19,7 +18,7 @@ import orjson
 
 from ..errors import SPELLING, SpanagreeError
 from ..core.files import atomic_write, check_outputs, exists, write_bytes
-from ..io import formats, read
+from ..io import read
 from ..core.version import __version__
 from . import config as settings_module
 from .config import score_with_settings
@@ -28,39 +27,7 @@ from ..core import progress
 from ..outputs import text as render
 from ..errors import UsageError
 from ..core.sanitize import cut, visible
-
-
-#: click 8.5 and later list documented arguments in ``--help`` themselves.
-_LISTS_ARGUMENTS = hasattr(click.Command, "format_arguments")
-
-
-class _Argument(click.Argument):
-    """A positional argument with a help text, listed under "Positional arguments" in ``--help``."""
-
-    def __init__(self, *args: Any, help: str | None = None, **kwargs: Any) -> None:
-        super().__init__(*args, **({"help": help} if _LISTS_ARGUMENTS else {}), **kwargs)
-        self.help = help
-
-
-class _Command(click.Command):
-    """A command whose ``--help`` lists its arguments with their help (before click 8.5 too)."""
-
-    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        rows = [(param.make_metavar(ctx), param.help or "") for param in self.get_params(ctx)
-                if isinstance(param, _Argument) and param.help]
-        if rows and not _LISTS_ARGUMENTS:
-            with formatter.section("Positional arguments"):
-                formatter.write_dl(rows)
-        super().format_options(ctx, formatter)
-
-
-class _Group(click.Group):
-    """The ``spanagree`` group: commands listed in the order they were added, not sorted."""
-
-    command_class = _Command
-
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        return list(self.commands)
+from .flags import PATH, Argument, Group, paths_argument, with_declared
 
 
 def _show_version(ctx: click.Context, param: click.Parameter, value: bool) -> None:
@@ -71,7 +38,7 @@ def _show_version(ctx: click.Context, param: click.Parameter, value: bool) -> No
 
 @click.group(
     "spanagree",
-    cls=_Group,
+    cls=Group,
     help="How far raters agree on span markup: positive specific agreement and friends.",
     no_args_is_help=True,
     context_settings={"show_default": True, "max_content_width": 120},
@@ -94,75 +61,11 @@ class Output(str, Enum):
 
 #: ``--output`` of the commands with their own (alt-test, compare, raters): read as an :class:`Output`.
 _OUTPUT_CHOICE = click.Choice([o.value for o in Output])
-#: Paths as the commands take them: nothing checked here (the readers and check_outputs do).
-_PATH = click.Path(path_type=Path)
-
-_PARAMETERS: dict[tuple[str, bool], click.Option] = {}
-#: A declared option's type, as click converts the flag's value.
-_TYPES = {str: click.STRING, int: click.INT, float: click.FLOAT}
-
-
-def _flag_parameter(option: declared.Option, *, config: bool) -> click.Option:
-    """A declared option as a click option: its flag, default and help (with its choices, and
-    its config key when the command reads a config), made once and shared by the commands. Values
-    are checked once, by the declaration (in :func:`spanagree.app.config.load_settings`, or by the
-    function the command calls), so the flag itself takes any value of its type."""
-    if (option.name, config) not in _PARAMETERS:
-        _PARAMETERS[option.name, config] = _make_parameter(option, config=config)
-    return _PARAMETERS[option.name, config]
-
-
-def _make_parameter(option: declared.Option, *, config: bool) -> click.Option:
-    kind = option.cli_type or (str if option.default is None else type(option.default))
-    scalar = isinstance(option.default, (str, int, float, bool))
-    help_text = option.help.replace("{formats}", ", ".join(formats())) if "{formats}" in option.help else option.help
-    if option.choices and not all(c in help_text for c in option.choices):
-        help_text += f" ({'|'.join(option.choices)})"
-    if config:
-        help_text += f" (config: {option.dotted})"
-    names = [option.flag] + ([option.short] if option.short else [])
-    default = option.default if scalar else None
-    if kind is bool:
-        if option.default is None:  # three states: on, off (--no-...), or left to the run
-            names[0] = f"{option.flag}/--no-{option.flag[2:]}"
-            return click.Option([option.name, *names], default=None, help=help_text)
-        return click.Option([option.name, *names], is_flag=True, default=default, help=help_text)
-    return click.Option([option.name, *names], type=_TYPES[kind], default=default, help=help_text)
-
-
-def _with_options(selected: Sequence[declared.Option], *, config: bool = True):
-    """Give a command the flags of the ``selected`` declared options (after its own parameters,
-    and not those it declares itself). The command is called with the click context first and
-    its own parameters; it reads the declared ones from ``ctx.params`` (:func:`_command_settings`);
-    their names are kept as ``command.declared``."""
-
-    def decorate(command):
-        own_params = list(getattr(command, "__click_params__", []))  # click's decorators: last first
-        own = {p.name for p in own_params}
-        added = [_flag_parameter(o, config=config) for o in selected if o.name not in own]
-        names = {p.name for p in added}
-
-        @functools.wraps(command)
-        def wrapper(**kwargs):
-            with progress.shown(not kwargs.get("quiet", False)):  # bars on stderr unless --quiet
-                own_values = {k: list(v) if isinstance(v, tuple) else v for k, v in kwargs.items() if k not in names}
-                return command(click.get_current_context(), **own_values)  # repeated values as lists
-
-        wrapper.__click_params__ = [*reversed(added), *own_params]  # read last first: own, then declared
-        wrapper.declared = tuple(sorted(names))
-        return wrapper
-
-    return decorate
-
-
-def _paths_argument(help: str, name: str = "paths"):
-    """The annotation paths a command reads (one or more)."""
-    return click.argument(name, nargs=-1, required=True, cls=_Argument, help=help)
 
 
 #: The parameters every command that reads and scores as ``score`` does has.
 _PATHS_HELP = "Annotation files or directories; then any --section.key VALUE config overrides"
-_CONFIG = click.option("--config", "-c", type=_PATH, default=None,
+_CONFIG = click.option("--config", "-c", type=PATH, default=None,
                        help="A .cfg file of settings; flags override it, --section.key VALUE overrides both")
 #: A scoring command takes ``--section.key VALUE`` after its paths.
 _OVERRIDES = {"allow_extra_args": True, "ignore_unknown_options": True}
@@ -173,7 +76,7 @@ def _scoring_command(name: str, group: click.Group | None = None):
     ``name`` and takes ``--section.key VALUE`` overrides after its paths."""
 
     def register(command):
-        with_flags = _with_options(declared.flags(name))(command)
+        with_flags = with_declared(declared.flags(name))(command)
         return (group or app).command(name, context_settings=_OVERRIDES)(with_flags)
 
     return register
@@ -194,9 +97,9 @@ def info_command(json_output: bool) -> None:
 
 
 @_scoring_command("score")
-@_paths_argument("Annotation files (JSONL, .spacy, ...), or directories of them; then any --section.key VALUE config overrides")
+@paths_argument("Annotation files (JSONL, .spacy, ...), or directories of them; then any --section.key VALUE config overrides")
 @_CONFIG
-@click.option("out_file", "-o", "--out", type=_PATH, default=None, help="Write the output to this file")
+@click.option("out_file", "-o", "--out", type=PATH, default=None, help="Write the output to this file")
 def score_command(ctx: click.Context, paths: list[str], config: Optional[Path], out_file: Optional[Path]) -> None:
     """Align every pair of raters and report positive specific agreement.
 
@@ -259,9 +162,9 @@ def _write_tables(result, out_file: Path, kind: str) -> None:
 
 
 @app.command("convert")
-@_with_options(declared.flags("convert"), config=False)
-@_paths_argument("Annotation files or directories, in any format spanagree reads")
-@click.option("out", "-o", "--out", type=_PATH, required=True, show_default=False, help="The file to write")
+@with_declared(declared.flags("convert"), config=False)
+@paths_argument("Annotation files or directories, in any format spanagree reads")
+@click.option("out", "-o", "--out", type=PATH, required=True, show_default=False, help="The file to write")
 @click.option("to", "--to", type=click.STRING, default=None, help="Output format, one with a writer (spanagree info lists them); default from OUT's suffix (.jsonl: spanagree, .spacy: docbin)")
 @click.option("ents", "--ents", type=click.STRING, default=None, help=".spacy output: this rater's spans also go to doc.ents, for spacy train/evaluate/debug data (docs/spacy.md)")
 @click.option("spans_key", "--spans-key", type=click.STRING, default=None, help=".spacy output, with --ents: also copy that rater's spans to this span group (e.g. sc for spancat)")
@@ -293,19 +196,19 @@ def convert_command(
 
 
 @app.command("consensus")
-@_with_options(declared.flags("consensus"), config=False)
-@_paths_argument("The raters' annotation files, or directories of them")
+@with_declared(declared.flags("consensus"), config=False)
+@paths_argument("The raters' annotation files, or directories of them")
 @click.option("min_raters", "--min-raters", "-k", type=click.INT, default=None, show_default=False, help="Vote: keep a span when at least this many raters have a span aligned to it (required). Models: only documents at least this many raters submitted (default 1)")
-@click.option("out", "-o", "--out", type=_PATH, required=True, show_default=False, help="Where to write the consensus: a .jsonl (spanagree JSONL) or .spacy (DocBin) file")
+@click.option("out", "-o", "--out", type=PATH, required=True, show_default=False, help="Where to write the consensus: a .jsonl (spanagree JSONL) or .spacy (DocBin) file")
 @click.option("name", "--name", type=click.STRING, default="consensus", help="The consensus rater's name in the output")
 @click.option("language", "--language", type=click.STRING, default="en", help=".spacy output: blank spaCy tokenizer for documents without tokens")
-@click.option("report_file", "--report", type=_PATH, default=None, help="Also write the full report (ties listed) as JSON to this file")
+@click.option("report_file", "--report", type=PATH, default=None, help="Also write the full report (ties listed) as JSON to this file")
 @click.option("ents", "--ents/--no-ents", default=True, help=".spacy output: also write the consensus as doc.ents (overlapping spans counted, left out of doc.ents)")
 @click.option("spans_key", "--spans-key", type=click.STRING, default=None, help=".spacy output: also copy the consensus to this span group (e.g. sc for spancat)")
 @click.option("method", "--method", type=click.STRING, default="vote", help="vote, or an annotator model that weighs each rater: dawid-skene | mace (docs/annotators.md)")
 @click.option("threshold", "--threshold", type=click.FLOAT, default=0.5, help="Models: keep a span when its posterior exceeds this")
 @click.option("gold", "--gold", type=click.STRING, default=None, help="Models: a rater taken as gold, left out of the model; P/R/F of the consensus and of every rater against them")
-@click.option("adjudicate", "--adjudicate", type=_PATH, default=None, help="Models: write the documents to adjudicate first (least certain items, by expected change) as a Prodigy review file")
+@click.option("adjudicate", "--adjudicate", type=PATH, default=None, help="Models: write the documents to adjudicate first (least certain items, by expected change) as a Prodigy review file")
 @click.option("competence_prior", "--competence-prior", type=click.FLOAT, default=0.5, help="Models: the believed share of right answers of a rater")
 @click.option("prior_strength", "--prior-strength", type=click.FLOAT, default=5.0, help="Models: how many items that belief is worth")
 @click.option("pooling", "--pooling", type=click.FLOAT, default=10.0, help="Dawid-Skene: how many items of the crowd's pooled confusion each rater's prior holds")
@@ -424,8 +327,8 @@ def _model_consensus(ctx, paths, *, out, min_raters, name, language, report_file
 
 
 @app.command("raters")
-@_with_options(declared.flags("consensus"), config=False)
-@_paths_argument("The raters' annotation files, or directories of them")
+@with_declared(declared.flags("consensus"), config=False)
+@paths_argument("The raters' annotation files, or directories of them")
 @click.option("model", "--model", type=click.STRING, default="dawid-skene", help="The annotator model: dawid-skene | mace (docs/annotators.md)")
 @click.option("gold", "--gold", type=click.STRING, default=None, help="A rater taken as gold, left out of the model; P/R/F of the consensus and of every rater against them")
 @click.option("threshold", "--threshold", type=click.FLOAT, default=0.5, help="Keep a consensus span when its posterior exceeds this")
@@ -435,7 +338,7 @@ def _model_consensus(ctx, paths, *, out, min_raters, name, language, report_file
 @click.option("ci", "--ci", type=click.FLOAT, default=0.95, help="Level of the competence intervals")
 @click.option("seed", "--seed", type=click.INT, default=0, help="Seed of the draws behind the accuracy interval")
 @click.option("output", "--output", type=_OUTPUT_CHOICE, default="table", help="table, json or markdown")
-@click.option("out_file", "-o", "--out", type=_PATH, default=None, help="Write to this file instead of stdout")
+@click.option("out_file", "-o", "--out", type=PATH, default=None, help="Write to this file instead of stdout")
 @click.option("min_accuracy", "--min-accuracy", type=click.FLOAT, default=None, help="Gate: exit 1 when a rater's accuracy is below this")
 @click.option("on", "--on", type=click.STRING, default="point", help="Gate: compare the accuracy (point) or its interval's lower end (lower)")
 @click.option("items", "--items", type=click.STRING, default="spans", help="What the model sees: spans (every marked boundary) or tokens (each token's BIO tag)")
@@ -483,10 +386,10 @@ def raters_command(
 
 
 @_scoring_command("gate")
-@_paths_argument(_PATHS_HELP)
-@click.option("config", "--config", "-c", type=_PATH, default=None, help="A .cfg file: the gate section (on, min_documents, and a gate.min table of bounds) and any score settings")
+@paths_argument(_PATHS_HELP)
+@click.option("config", "--config", "-c", type=PATH, default=None, help="A .cfg file: the gate section (on, min_documents, and a gate.min table of bounds) and any score settings")
 @click.option("minimum", "--min", multiple=True, show_default=False, help="A check NAME=BOUND, repeatable: pairwise_mean_psa, pooled_psa, macro_psa, macro_pooled_psa, label:<LABEL>, label_pooled:<LABEL>, pair:<A>~<B>; with candidates kappa, alpha, pair_kappa:<A>~<B>, fleiss_kappa, fleiss_kappa_complete, conger_kappa, conger_kappa_complete, davies_fleiss_kappa, brennan_prediger, percent_agreement, gwet_ac1, light_kappa, kappa_s, category_kappa:<CAT>; unitizing alpha_u, alpha_u_label:<LABEL>, gamma, gamma_k:<LABEL>; relations and attributes relation_psa, relation_pooled_psa, relation_both_psa, relation:<LABEL>, attribute_alpha:<NAME>, attribute_kappa:<NAME> (config: the gate.min table; docs/chance-corrected.md, docs/unitizing.md, docs/structure.md)")
-@click.option("junit", "--junit", type=_PATH, default=None, help="Write JUnit XML to this file: one test case per check")
+@click.option("junit", "--junit", type=PATH, default=None, help="Write JUnit XML to this file: one test case per check")
 def gate_command(
     ctx: click.Context, paths: list[str], config: Optional[Path], minimum: list[str],
     junit: Optional[Path]
@@ -524,9 +427,9 @@ def gate_command(
 
 
 @_scoring_command("report")
-@_paths_argument(_PATHS_HELP)
+@paths_argument(_PATHS_HELP)
 @_CONFIG
-@click.option("out", "-o", "--out", type=_PATH, required=True, show_default=False, help="The HTML file to write")
+@click.option("out", "-o", "--out", type=PATH, required=True, show_default=False, help="The HTML file to write")
 @click.option("title", "--title", type=click.STRING, default=None, help="The page's title")
 @click.option("documents", "--documents", type=click.IntRange(0, None), default=10, help="How many lowest-agreement documents to show with each rater's spans")
 @click.option("model", "--model", type=click.STRING, default=None, help="Also a section of an annotator model's competence table: dawid-skene | mace (docs/annotators.md)")
@@ -564,9 +467,9 @@ def report_command(
 
 
 @_scoring_command("disagreements")
-@_paths_argument(_PATHS_HELP)
+@paths_argument(_PATHS_HELP)
 @_CONFIG
-@click.option("out", "-o", "--out", type=_PATH, required=True, show_default=False, help="The file to write (.jsonl or .csv, or any name with --output)")
+@click.option("out", "-o", "--out", type=PATH, required=True, show_default=False, help="The file to write (.jsonl or .csv, or any name with --output)")
 @click.option("output", "--output", type=click.STRING, default=None, help="jsonl, csv or prodigy-review (default: from OUT's suffix)")
 @click.option("context", "--context", type=click.IntRange(0, 2**63 - 1), default=40, help="Characters of context on each side of a case")
 @click.option("include_agreed", "--include-agreed", is_flag=True, default=False, help="prodigy-review: also write the documents everyone agreed on (default: left out and counted), so the reviewed dataset is complete")
@@ -606,14 +509,14 @@ def disagreements_command(
 
 
 @_scoring_command("alt-test")
-@_paths_argument("Annotation files or directories with the humans and the candidate(s); then any --section.key VALUE config overrides")
+@paths_argument("Annotation files or directories with the humans and the candidate(s); then any --section.key VALUE config overrides")
 @click.option("candidate", "--candidate", multiple=True, required=True, show_default=False, help="The rater to test (a model); repeatable: several are ranked by advantage probability. Every other rater is a human")
 @click.option("epsilon", "--epsilon", type=click.FLOAT, default=0.2, help="Cost-benefit margin ε: 0.2 against experts, 0.15 skilled annotators, 0.1 crowd workers")
 @click.option("alpha", "--alpha", type=click.FLOAT, default=0.05, help="False discovery rate of the Benjamini-Yekutieli correction")
 @click.option("human_documents", "--min-documents-per-human", type=click.INT, default=30, help="Fewest documents a human must share with the candidate and another human to be tested")
 @_CONFIG
 @click.option("output", "--output", type=_OUTPUT_CHOICE, default="table", help="table, json or markdown")
-@click.option("out_file", "-o", "--out", type=_PATH, default=None, help="Write the output to this file")
+@click.option("out_file", "-o", "--out", type=PATH, default=None, help="Write the output to this file")
 def alt_test_command(
     ctx: click.Context, paths: list[str], candidate: list[str], epsilon: float, alpha: float,
     human_documents: int, config: Optional[Path], output: str, out_file: Optional[Path]
@@ -650,8 +553,8 @@ def alt_test_command(
 
 
 @_scoring_command("compare")
-@click.argument("old", cls=_Argument, help="The earlier round: a file or a directory of annotation files")
-@click.argument("new", cls=_Argument, help="The later round (documents matched to OLD by id)")
+@click.argument("old", cls=Argument, help="The earlier round: a file or a directory of annotation files")
+@click.argument("new", cls=Argument, help="The later round (documents matched to OLD by id)")
 @click.option("max_drop", "--max-drop", multiple=True, show_default=False, help="NAME=DELTA, repeatable: fail when the statistic dropped significantly by more than DELTA (names as in gate: pairwise_mean_psa, pooled_psa, macro_psa, macro_pooled_psa, label:<LABEL>, label_pooled:<LABEL>)")
 @_CONFIG
 @click.option("output", "--output", type=_OUTPUT_CHOICE, default="table", help="table, json or markdown")
