@@ -13,7 +13,7 @@ import traceback
 import orjson
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
-from typer.testing import CliRunner
+from click.testing import CliRunner
 
 from spanagree.app.cli import app
 

@@ -11,7 +11,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from click.testing import CliRunner
 
 import spanagree
 from spanagree.app.cli import app

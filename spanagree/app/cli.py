@@ -1,24 +1,24 @@
-"""The ``spanagree`` command line: thin typer wrappers over functions that return dicts.
+"""The ``spanagree`` command line: thin click wrappers over functions that return dicts.
 
-Exit codes: 0 ok, 1 a gate failed, 2 bad input or usage (the message names file:line).
+The flags of the commands that read and score are made from the declarations in
+:mod:`spanagree.core.options` (:mod:`spanagree.app.flags`). Exit codes: 0 ok, 1 a gate failed, 2 bad
+input or usage (the message names file:line).
 """
 from __future__ import annotations
 
-import functools
-import inspect
 import itertools
 import os
 import sys
 from enum import Enum
 from pathlib import Path
-from typing import Any, List, Optional, Sequence
+from typing import Any, Optional, Sequence
 
+import click
 import orjson
-import typer
 
 from ..errors import SPELLING, SpanagreeError
 from ..core.files import atomic_write, check_outputs, exists, write_bytes
-from ..io import formats, read
+from ..io import read
 from ..core.version import __version__
 from . import config as settings_module
 from .config import score_with_settings
@@ -27,14 +27,30 @@ from ..core import progress
 from ..outputs import text as render
 from ..errors import UsageError
 from ..core.sanitize import cut, visible
+from .flags import PATH, Argument, Group, paths_argument, with_declared
 
-app = typer.Typer(
-    name="spanagree",
+
+def _show_version(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    if value and not ctx.resilient_parsing:
+        click.echo(f"spanagree {__version__}")
+        ctx.exit()
+
+
+@click.group(
+    "spanagree",
+    cls=Group,
     help="How far raters agree on span markup: positive specific agreement and friends.",
     no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
+    context_settings={"show_default": True, "max_content_width": 120},
 )
+@click.option("--version", is_flag=True, callback=_show_version, is_eager=True, expose_value=False,
+              help="Print the version and exit")
+@click.pass_context
+def app(ctx: click.Context) -> None:
+    """spanagree: inter-annotator agreement for span markup. Definitions: docs/ in the repository."""
+    # options named in error messages read as flags while a command runs
+    token = SPELLING.set(declared.as_flag)
+    ctx.call_on_close(lambda: SPELLING.reset(token))
 
 
 class Output(str, Enum):
@@ -43,98 +59,32 @@ class Output(str, Enum):
     markdown = "markdown"
 
 
-_PARAMETERS: dict[tuple[str, bool], inspect.Parameter] = {}
-
-
-def _flag_parameter(option: declared.Option, *, config: bool) -> inspect.Parameter:
-    """A declared option as a typer parameter: its flag, default and help (with its choices, and
-    its config key when the command reads a config), made once and shared by the commands. Values
-    are checked once, by the declaration (in :func:`spanagree.app.config.load_settings`, or by the
-    function the command calls), so the flag itself takes any value of its type."""
-    if (option.name, config) not in _PARAMETERS:
-        _PARAMETERS[option.name, config] = _make_parameter(option, config=config)
-    return _PARAMETERS[option.name, config]
-
-
-def _make_parameter(option: declared.Option, *, config: bool) -> inspect.Parameter:
-    kind = option.cli_type or (str if option.default is None else type(option.default))
-    scalar = isinstance(option.default, (str, int, float, bool))
-    help_text = option.help.replace("{formats}", ", ".join(formats())) if "{formats}" in option.help else option.help
-    if option.choices and not all(c in help_text for c in option.choices):
-        help_text += f" ({'|'.join(option.choices)})"
-    if config:
-        help_text += f" (config: {option.dotted})"
-    names = [option.flag] + ([option.short] if option.short else [])
-    if kind is bool and option.default is None:  # three states: on, off (--no-...), or left to the run
-        names[0] = f"{option.flag}/--no-{option.flag[2:]}"
-    return inspect.Parameter(
-        option.name, inspect.Parameter.KEYWORD_ONLY, annotation=kind if scalar else Optional[kind],
-        default=typer.Option(option.default if scalar else None, *names, help=help_text),
-    )
-
-
-def _with_options(selected: Sequence[declared.Option], *, config: bool = True):
-    """Give a command the flags of the ``selected`` declared options (after its own parameters,
-    and not those it declares itself). The command reads them from ``ctx.params``
-    (:func:`_command_settings`); their names are kept as ``command.declared``."""
-
-    def decorate(command):
-        own = inspect.signature(command, eval_str=True).parameters
-        added = [_flag_parameter(o, config=config) for o in selected if o.name not in own]
-        names = {p.name for p in added}
-
-        @functools.wraps(command)
-        def wrapper(**kwargs):
-            with progress.shown(not kwargs.get("quiet", False)):  # bars on stderr unless --quiet
-                return command(**{k: v for k, v in kwargs.items() if k not in names})
-
-        parameters = [*own.values(), *added]
-        wrapper.__signature__ = inspect.Signature(parameters)
-        wrapper.__annotations__ = {p.name: p.annotation for p in parameters}
-        wrapper.declared = tuple(sorted(names))
-        return wrapper
-
-    return decorate
+#: ``--output`` of the commands with their own (alt-test, compare, raters): read as an :class:`Output`.
+_OUTPUT_CHOICE = click.Choice([o.value for o in Output])
 
 
 #: The parameters every command that reads and scores as ``score`` does has.
-_PATHS = typer.Argument(..., help="Annotation files or directories; then any --section.key VALUE config overrides", show_default=False)
-_CONFIG = typer.Option(None, "--config", "-c", help="A .cfg file of settings; flags override it, --section.key VALUE overrides both")
+_PATHS_HELP = "Annotation files or directories; then any --section.key VALUE config overrides"
+_CONFIG = click.option("--config", "-c", type=PATH, default=None,
+                       help="A .cfg file of settings; flags override it, --section.key VALUE overrides both")
+#: A scoring command takes ``--section.key VALUE`` after its paths.
+_OVERRIDES = {"allow_extra_args": True, "ignore_unknown_options": True}
 
 
-def _scoring_command(name: str):
+def _scoring_command(name: str, group: click.Group | None = None):
     """Register a command that reads and scores as ``score`` does: it has the declared flags of
     ``name`` and takes ``--section.key VALUE`` overrides after its paths."""
 
     def register(command):
-        with_flags = _with_options(declared.flags(name))(command)
-        app.command(name, context_settings={"allow_extra_args": True, "ignore_unknown_options": True})(with_flags)
-        return with_flags
+        with_flags = with_declared(declared.flags(name))(command)
+        return (group or app).command(name, context_settings=_OVERRIDES)(with_flags)
 
     return register
 
 
-def _show_version(value: bool) -> None:
-    if value:
-        typer.echo(f"spanagree {__version__}")
-        raise typer.Exit()
-
-
-@app.callback()
-def _main(
-    ctx: typer.Context,
-    version: bool = typer.Option(False, "--version", callback=_show_version, is_eager=True, help="Print the version and exit"),
-) -> None:
-    """spanagree: inter-annotator agreement for span markup. Definitions: docs/ in the repository."""
-    # options named in error messages read as flags while a command runs
-    token = SPELLING.set(declared.as_flag)
-    ctx.call_on_close(lambda: SPELLING.reset(token))
-
-
 @app.command("info")
-def info_command(
-    json_output: bool = typer.Option(False, "--json", help="As JSON"),
-) -> None:
+@click.option("--json", "json_output", is_flag=True, default=False, help="As JSON")
+def info_command(json_output: bool) -> None:
     """What a bug report needs: versions, the formats spanagree reads and writes, the spaCy entry
     points it installs."""
     from .info import as_text, collect  # imported when the command runs (import time)
@@ -147,12 +97,10 @@ def info_command(
 
 
 @_scoring_command("score")
-def score_command(
-    ctx: typer.Context,
-    paths: List[str] = typer.Argument(..., help="Annotation files (JSONL, .spacy, ...), or directories of them; then any --section.key VALUE config overrides", show_default=False),
-    config: Optional[Path] = _CONFIG,
-    out_file: Optional[Path] = typer.Option(None, "-o", "--out", help="Write the output to this file"),
-) -> None:
+@paths_argument("Annotation files (JSONL, .spacy, ...), or directories of them; then any --section.key VALUE config overrides")
+@_CONFIG
+@click.option("out_file", "-o", "--out", type=PATH, default=None, help="Write the output to this file")
+def score_command(ctx: click.Context, paths: list[str], config: Optional[Path], out_file: Optional[Path]) -> None:
     """Align every pair of raters and report positive specific agreement.
 
     Settings, lowest precedence first: defaults, --config FILE, flags, --section.key VALUE.
@@ -210,18 +158,19 @@ def _write_tables(result, out_file: Path, kind: str) -> None:
 
     written = frames.write(result, out_file, output=kind)
     for name, n in written.items():
-        typer.echo(f"wrote {out_file / f'{name}.{kind}'} ({n} rows)", err=True)
+        click.echo(f"wrote {out_file / f'{name}.{kind}'} ({n} rows)", err=True)
 
 
 @app.command("convert")
-@_with_options(declared.flags("convert"), config=False)
+@with_declared(declared.flags("convert"), config=False)
+@paths_argument("Annotation files or directories, in any format spanagree reads")
+@click.option("out", "-o", "--out", type=PATH, required=True, show_default=False, help="The file to write")
+@click.option("to", "--to", type=click.STRING, default=None, help="Output format, one with a writer (spanagree info lists them); default from OUT's suffix (.jsonl: spanagree, .spacy: docbin)")
+@click.option("ents", "--ents", type=click.STRING, default=None, help=".spacy output: this rater's spans also go to doc.ents, for spacy train/evaluate/debug data (docs/spacy.md)")
+@click.option("spans_key", "--spans-key", type=click.STRING, default=None, help=".spacy output, with --ents: also copy that rater's spans to this span group (e.g. sc for spancat)")
 def convert_command(
-    ctx: typer.Context,
-    paths: List[str] = typer.Argument(..., help="Annotation files or directories, in any format spanagree reads", show_default=False),
-    out: Path = typer.Option(..., "-o", "--out", help="The file to write", show_default=False),
-    to: Optional[str] = typer.Option(None, "--to", help="Output format, one with a writer (spanagree info lists them); default from OUT's suffix (.jsonl: spanagree, .spacy: docbin)"),
-    ents: Optional[str] = typer.Option(None, "--ents", help=".spacy output: this rater's spans also go to doc.ents, for spacy train/evaluate/debug data (docs/spacy.md)"),
-    spans_key: Optional[str] = typer.Option(None, "--spans-key", help=".spacy output, with --ents: also copy that rater's spans to this span group (e.g. sc for spancat)"),
+    ctx: click.Context, paths: list[str], out: Path, to: Optional[str], ents: Optional[str],
+    spans_key: Optional[str]
 ) -> None:
     """Convert annotations to spanagree JSONL, Prodigy JSONL or another format with a writer."""
     from ..outputs.convert import convert  # imported when the command runs (import time)
@@ -234,38 +183,41 @@ def convert_command(
     except SpanagreeError as err:
         _fail(err)
     written = result["written"]
-    typer.echo(
+    click.echo(
         f"wrote {written['annotations']} annotations ({written['spans']} spans, {written['documents']} documents, "
         f"{len(result['raters'])} raters) to {result['out']} as {result['format']}"
     )
     for kind, reasons in result["excluded"].items():
         for reason, n in reasons.items():
-            typer.echo(f"  on reading, {kind}: {reason}: {n}")
+            click.echo(f"  on reading, {kind}: {reason}: {n}")
     for note, n in result.get("notes", {}).items():
-        typer.echo(f"  note: {note}: {n}")
+        click.echo(f"  note: {note}: {n}")
     _echo_write_notes(written)
 
 
 @app.command("consensus")
-@_with_options(declared.flags("consensus"), config=False)
+@with_declared(declared.flags("consensus"), config=False)
+@paths_argument("The raters' annotation files, or directories of them")
+@click.option("min_raters", "--min-raters", "-k", type=click.INT, default=None, show_default=False, help="Vote: keep a span when at least this many raters have a span aligned to it (required). Models: only documents at least this many raters submitted (default 1)")
+@click.option("out", "-o", "--out", type=PATH, required=True, show_default=False, help="Where to write the consensus: a .jsonl (spanagree JSONL) or .spacy (DocBin) file")
+@click.option("name", "--name", type=click.STRING, default="consensus", help="The consensus rater's name in the output")
+@click.option("language", "--language", type=click.STRING, default="en", help=".spacy output: blank spaCy tokenizer for documents without tokens")
+@click.option("report_file", "--report", type=PATH, default=None, help="Also write the full report (ties listed) as JSON to this file")
+@click.option("ents", "--ents/--no-ents", default=True, help=".spacy output: also write the consensus as doc.ents (overlapping spans counted, left out of doc.ents)")
+@click.option("spans_key", "--spans-key", type=click.STRING, default=None, help=".spacy output: also copy the consensus to this span group (e.g. sc for spancat)")
+@click.option("method", "--method", type=click.STRING, default="vote", help="vote, or an annotator model that weighs each rater: dawid-skene | mace (docs/annotators.md)")
+@click.option("threshold", "--threshold", type=click.FLOAT, default=0.5, help="Models: keep a span when its posterior exceeds this")
+@click.option("gold", "--gold", type=click.STRING, default=None, help="Models: a rater taken as gold, left out of the model; P/R/F of the consensus and of every rater against them")
+@click.option("adjudicate", "--adjudicate", type=PATH, default=None, help="Models: write the documents to adjudicate first (least certain items, by expected change) as a Prodigy review file")
+@click.option("competence_prior", "--competence-prior", type=click.FLOAT, default=0.5, help="Models: the believed share of right answers of a rater")
+@click.option("prior_strength", "--prior-strength", type=click.FLOAT, default=5.0, help="Models: how many items that belief is worth")
+@click.option("pooling", "--pooling", type=click.FLOAT, default=10.0, help="Dawid-Skene: how many items of the crowd's pooled confusion each rater's prior holds")
+@click.option("items", "--items", type=click.STRING, default="spans", help="Models: what the model sees: spans (every marked boundary) or tokens (each token's BIO tag)")
 def consensus_command(
-    ctx: typer.Context,
-    paths: List[str] = typer.Argument(..., help="The raters' annotation files, or directories of them", show_default=False),
-    min_raters: Optional[int] = typer.Option(None, "--min-raters", "-k", help="Vote: keep a span when at least this many raters have a span aligned to it (required). Models: only documents at least this many raters submitted (default 1)", show_default=False),
-    out: Path = typer.Option(..., "-o", "--out", help="Where to write the consensus: a .jsonl (spanagree JSONL) or .spacy (DocBin) file", show_default=False),
-    name: str = typer.Option("consensus", "--name", help="The consensus rater's name in the output"),
-    language: str = typer.Option("en", "--language", help=".spacy output: blank spaCy tokenizer for documents without tokens"),
-    report_file: Optional[Path] = typer.Option(None, "--report", help="Also write the full report (ties listed) as JSON to this file"),
-    ents: bool = typer.Option(True, "--ents/--no-ents", help=".spacy output: also write the consensus as doc.ents (overlapping spans counted, left out of doc.ents)"),
-    spans_key: Optional[str] = typer.Option(None, "--spans-key", help=".spacy output: also copy the consensus to this span group (e.g. sc for spancat)"),
-    method: str = typer.Option("vote", "--method", help="vote, or an annotator model that weighs each rater: dawid-skene | mace (docs/annotators.md)"),
-    threshold: float = typer.Option(0.5, "--threshold", help="Models: keep a span when its posterior exceeds this"),
-    gold: Optional[str] = typer.Option(None, "--gold", help="Models: a rater taken as gold, left out of the model; P/R/F of the consensus and of every rater against them"),
-    adjudicate: Optional[Path] = typer.Option(None, "--adjudicate", help="Models: write the documents to adjudicate first (least certain items, by expected change) as a Prodigy review file"),
-    competence_prior: float = typer.Option(0.5, "--competence-prior", help="Models: the believed share of right answers of a rater"),
-    prior_strength: float = typer.Option(5.0, "--prior-strength", help="Models: how many items that belief is worth"),
-    pooling: float = typer.Option(10.0, "--pooling", help="Dawid-Skene: how many items of the crowd's pooled confusion each rater's prior holds"),
-    items: str = typer.Option("spans", "--items", help="Models: what the model sees: spans (every marked boundary) or tokens (each token's BIO tag)"),
+    ctx: click.Context, paths: list[str], min_raters: Optional[int], out: Path, name: str, language: str,
+    report_file: Optional[Path], ents: bool, spans_key: Optional[str], method: str, threshold: float,
+    gold: Optional[str], adjudicate: Optional[Path], competence_prior: float, prior_strength: float, pooling: float,
+    items: str
 ) -> None:
     """Build a consensus gold set by vote (ties left out and listed, never broken) or by an annotator model."""
     if method != "vote":
@@ -290,20 +242,20 @@ def consensus_command(
     except SpanagreeError as err:
         _fail(err)
     clusters, documents = report["clusters"], report["documents"]
-    typer.echo(
+    click.echo(
         f"wrote {report['spans']['in_consensus']} consensus spans in {documents['in_consensus']} documents to {out} "
         f"(clusters: {clusters['kept']} kept, {clusters['below_min_raters']} below {min_raters} raters, "
         f"{clusters['tied']} tied and left out)",
         err=True,
     )
     for reason, n in documents["excluded"].items():
-        typer.echo(f"  documents left out, {reason}: {n}", err=True)
+        click.echo(f"  documents left out, {reason}: {n}", err=True)
     for what, n in report.get("notes", {}).items():
-        typer.echo(f"  {what}: {n}", err=True)
+        click.echo(f"  {what}: {n}", err=True)
     _echo_write_notes(report["written"], err=True)
     if report_file is not None:
         _write(report_file, orjson.dumps(report, option=orjson.OPT_INDENT_2) + b"\n")
-        typer.echo(f"wrote {report_file}", err=True)
+        click.echo(f"wrote {report_file}", err=True)
 
 
 def _answers(answers: Optional[str]) -> dict[str, Any]:
@@ -311,7 +263,7 @@ def _answers(answers: Optional[str]) -> dict[str, Any]:
     return {"answers": tuple(a.strip() for a in answers.split(","))} if answers else {}
 
 
-def _given(ctx: typer.Context, *, default: bool = False) -> dict[str, Any]:
+def _given(ctx: click.Context, *, default: bool = False) -> dict[str, Any]:
     """The declared options of the running command that were given on the command line (or,
     with ``default``, all of them), by name, as plain values."""
     values = {}
@@ -323,7 +275,7 @@ def _given(ctx: typer.Context, *, default: bool = False) -> dict[str, Any]:
     return values
 
 
-def _command_settings(ctx: typer.Context, paths: List[str], config: Optional[Path]):
+def _command_settings(ctx: click.Context, paths: Sequence[str], config: Optional[Path]):
     """``(input files, settings)``: defaults, ``--config``, the flags given, then
     ``--section.key VALUE`` overrides."""
 
@@ -357,47 +309,50 @@ def _model_consensus(ctx, paths, *, out, min_raters, name, language, report_file
     except SpanagreeError as err:
         _fail(err)
     convergence = report["model"]["convergence"]
-    typer.echo(
+    click.echo(
         f"wrote {report['spans']['in_consensus']} consensus spans in {report['documents']['in_consensus']} documents to {out} "
         f"({method}: {convergence['iterations']} iterations, {'converged' if convergence['converged'] else 'NOT converged'})",
         err=True,
     )
     if convergence.get("note"):
-        typer.echo(f"  note: {convergence['note']}", err=True)
+        click.echo(f"  note: {convergence['note']}", err=True)
     if "gold" in report and report["gold"]["consensus"] is not None:
         scores = report["gold"]["consensus"]
-        typer.echo(f"  against {gold}: precision {scores['precision']:.3f}, recall {scores['recall']:.3f}, F {scores['f']:.3f}", err=True)
+        click.echo(f"  against {gold}: precision {scores['precision']:.3f}, recall {scores['recall']:.3f}, F {scores['f']:.3f}", err=True)
     if "adjudication_written" in report:
-        typer.echo(f"wrote {report['adjudication_written']['documents']} documents to adjudicate to {adjudicate}", err=True)
+        click.echo(f"wrote {report['adjudication_written']['documents']} documents to adjudicate to {adjudicate}", err=True)
     if report_file is not None:
         _write(report_file, orjson.dumps(report, option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_NUMPY) + b"\n")
-        typer.echo(f"wrote {report_file}", err=True)
+        click.echo(f"wrote {report_file}", err=True)
 
 
 @app.command("raters")
-@_with_options(declared.flags("consensus"), config=False)
+@with_declared(declared.flags("consensus"), config=False)
+@paths_argument("The raters' annotation files, or directories of them")
+@click.option("model", "--model", type=click.STRING, default="dawid-skene", help="The annotator model: dawid-skene | mace (docs/annotators.md)")
+@click.option("gold", "--gold", type=click.STRING, default=None, help="A rater taken as gold, left out of the model; P/R/F of the consensus and of every rater against them")
+@click.option("threshold", "--threshold", type=click.FLOAT, default=0.5, help="Keep a consensus span when its posterior exceeds this")
+@click.option("competence_prior", "--competence-prior", type=click.FLOAT, default=0.5, help="The believed share of right answers of a rater")
+@click.option("prior_strength", "--prior-strength", type=click.FLOAT, default=5.0, help="How many items that belief is worth")
+@click.option("pooling", "--pooling", type=click.FLOAT, default=10.0, help="Dawid-Skene: how many items of the crowd's pooled confusion each rater's prior holds")
+@click.option("ci", "--ci", type=click.FLOAT, default=0.95, help="Level of the competence intervals")
+@click.option("seed", "--seed", type=click.INT, default=0, help="Seed of the draws behind the accuracy interval")
+@click.option("output", "--output", type=_OUTPUT_CHOICE, default="table", help="table, json or markdown")
+@click.option("out_file", "-o", "--out", type=PATH, default=None, help="Write to this file instead of stdout")
+@click.option("min_accuracy", "--min-accuracy", type=click.FLOAT, default=None, help="Gate: exit 1 when a rater's accuracy is below this")
+@click.option("on", "--on", type=click.STRING, default="point", help="Gate: compare the accuracy (point) or its interval's lower end (lower)")
+@click.option("items", "--items", type=click.STRING, default="spans", help="What the model sees: spans (every marked boundary) or tokens (each token's BIO tag)")
 def raters_command(
-    ctx: typer.Context,
-    paths: List[str] = typer.Argument(..., help="The raters' annotation files, or directories of them", show_default=False),
-    model: str = typer.Option("dawid-skene", "--model", help="The annotator model: dawid-skene | mace (docs/annotators.md)"),
-    gold: Optional[str] = typer.Option(None, "--gold", help="A rater taken as gold, left out of the model; P/R/F of the consensus and of every rater against them"),
-    threshold: float = typer.Option(0.5, "--threshold", help="Keep a consensus span when its posterior exceeds this"),
-    competence_prior: float = typer.Option(0.5, "--competence-prior", help="The believed share of right answers of a rater"),
-    prior_strength: float = typer.Option(5.0, "--prior-strength", help="How many items that belief is worth"),
-    pooling: float = typer.Option(10.0, "--pooling", help="Dawid-Skene: how many items of the crowd's pooled confusion each rater's prior holds"),
-    ci: float = typer.Option(0.95, "--ci", help="Level of the competence intervals"),
-    seed: int = typer.Option(0, "--seed", help="Seed of the draws behind the accuracy interval"),
-    output: Output = typer.Option(Output.table, "--output", help="table, json or markdown"),
-    out_file: Optional[Path] = typer.Option(None, "-o", "--out", help="Write to this file instead of stdout"),
-    min_accuracy: Optional[float] = typer.Option(None, "--min-accuracy", help="Gate: exit 1 when a rater's accuracy is below this"),
-    on: str = typer.Option("point", "--on", help="Gate: compare the accuracy (point) or its interval's lower end (lower)"),
-    items: str = typer.Option("spans", "--items", help="What the model sees: spans (every marked boundary) or tokens (each token's BIO tag)"),
+    ctx: click.Context, paths: list[str], model: str, gold: Optional[str], threshold: float,
+    competence_prior: float, prior_strength: float, pooling: float, ci: float, seed: int, output: str,
+    out_file: Optional[Path], min_accuracy: Optional[float], on: str, items: str
 ) -> None:
     """Whom to trust: each rater's competence per label from an annotator model, ranked.
     With --min-accuracy, a gate: exit 1 when some rater's accuracy is below the bound."""
     from ..diagnostics.annotators import MODELS, accuracy_gate, check_method, model_consensus
     from ..outputs.annotators_text import render as render_model
 
+    output = Output(output)
     given = _given(ctx, default=True)
     format, read_options = given.pop("format"), _answers(given.pop("answers"))
     model_options = {"competence_prior": competence_prior, "prior_strength": prior_strength, "pooling": pooling}
@@ -423,20 +378,21 @@ def raters_command(
     else:
         sys.stdout.write(data.decode())
     if gate is not None:
-        typer.echo(f"gate {'passed' if gate['passed'] else 'FAILED'}: {len(gate['below'])} of {len(report['competence'])} raters "
+        click.echo(f"gate {'passed' if gate['passed'] else 'FAILED'}: {len(gate['below'])} of {len(report['competence'])} raters "
                    f"with accuracy {'' if on == 'point' else '(lower end) '}below {min_accuracy:g}"
                    + (f": {', '.join(gate['below'])}" if gate["below"] else ""), err=True)
         if not gate["passed"]:
-            raise typer.Exit(code=1)
+            raise click.exceptions.Exit(1)
 
 
 @_scoring_command("gate")
+@paths_argument(_PATHS_HELP)
+@click.option("config", "--config", "-c", type=PATH, default=None, help="A .cfg file: the gate section (on, min_documents, and a gate.min table of bounds) and any score settings")
+@click.option("minimum", "--min", multiple=True, show_default=False, help="A check NAME=BOUND, repeatable: pairwise_mean_psa, pooled_psa, macro_psa, macro_pooled_psa, label:<LABEL>, label_pooled:<LABEL>, pair:<A>~<B>; with candidates kappa, alpha, pair_kappa:<A>~<B>, fleiss_kappa, fleiss_kappa_complete, conger_kappa, conger_kappa_complete, davies_fleiss_kappa, brennan_prediger, percent_agreement, gwet_ac1, light_kappa, kappa_s, category_kappa:<CAT>; unitizing alpha_u, alpha_u_label:<LABEL>, gamma, gamma_k:<LABEL>; relations and attributes relation_psa, relation_pooled_psa, relation_both_psa, relation:<LABEL>, attribute_alpha:<NAME>, attribute_kappa:<NAME> (config: the gate.min table; docs/chance-corrected.md, docs/unitizing.md, docs/structure.md)")
+@click.option("junit", "--junit", type=PATH, default=None, help="Write JUnit XML to this file: one test case per check")
 def gate_command(
-    ctx: typer.Context,
-    paths: List[str] = _PATHS,
-    config: Optional[Path] = typer.Option(None, "--config", "-c", help="A .cfg file: the gate section (on, min_documents, and a gate.min table of bounds) and any score settings"),
-    minimum: Optional[List[str]] = typer.Option(None, "--min", help="A check NAME=BOUND, repeatable: pairwise_mean_psa, pooled_psa, macro_psa, macro_pooled_psa, label:<LABEL>, label_pooled:<LABEL>, pair:<A>~<B>; with candidates kappa, alpha, pair_kappa:<A>~<B>, fleiss_kappa, fleiss_kappa_complete, conger_kappa, conger_kappa_complete, davies_fleiss_kappa, brennan_prediger, percent_agreement, gwet_ac1, light_kappa, kappa_s, category_kappa:<CAT>; unitizing alpha_u, alpha_u_label:<LABEL>, gamma, gamma_k:<LABEL>; relations and attributes relation_psa, relation_pooled_psa, relation_both_psa, relation:<LABEL>, attribute_alpha:<NAME>, attribute_kappa:<NAME> (config: the gate.min table; docs/chance-corrected.md, docs/unitizing.md, docs/structure.md)", show_default=False),
-    junit: Optional[Path] = typer.Option(None, "--junit", help="Write JUnit XML to this file: one test case per check"),
+    ctx: click.Context, paths: list[str], config: Optional[Path], minimum: list[str],
+    junit: Optional[Path]
 ) -> None:
     """Pass or fail agreement against bounds, for CI: exit 0 all checks pass, 1 a check failed or (--on lower) is inconclusive, 2 bad input.
 
@@ -467,18 +423,19 @@ def gate_command(
         _fail(err)
     sys.stdout.write(gate.as_text(result, color=sys.stdout.isatty()) + "\n")
     if not result["passed"]:
-        raise typer.Exit(code=1)
+        raise click.exceptions.Exit(1)
 
 
 @_scoring_command("report")
+@paths_argument(_PATHS_HELP)
+@_CONFIG
+@click.option("out", "-o", "--out", type=PATH, required=True, show_default=False, help="The HTML file to write")
+@click.option("title", "--title", type=click.STRING, default=None, help="The page's title")
+@click.option("documents", "--documents", type=click.IntRange(0, None), default=10, help="How many lowest-agreement documents to show with each rater's spans")
+@click.option("model", "--model", type=click.STRING, default=None, help="Also a section of an annotator model's competence table: dawid-skene | mace (docs/annotators.md)")
 def report_command(
-    ctx: typer.Context,
-    paths: List[str] = _PATHS,
-    config: Optional[Path] = _CONFIG,
-    out: Path = typer.Option(..., "-o", "--out", help="The HTML file to write", show_default=False),
-    title: Optional[str] = typer.Option(None, "--title", help="The page's title"),
-    documents: int = typer.Option(10, "--documents", min=0, help="How many lowest-agreement documents to show with each rater's spans"),
-    model: Optional[str] = typer.Option(None, "--model", help="Also a section of an annotator model's competence table: dawid-skene | mace (docs/annotators.md)"),
+    ctx: click.Context, paths: list[str], config: Optional[Path], out: Path, title: Optional[str],
+    documents: int, model: Optional[str]
 ) -> None:
     """Write one self-contained HTML page: headline numbers with intervals and bands, charts, label
     confusion, and the documents raters disagree on most. Intervals: 1000 replicates unless --bootstrap N."""
@@ -506,18 +463,19 @@ def report_command(
         written = html_report.write(result, out, title=title, max_documents=documents, sources=files, annotators=annotators)
     except (SpanagreeError, OSError) as err:
         _fail(err)
-    typer.echo(f"wrote {written['out']} ({written['bytes']} bytes)", err=True)
+    click.echo(f"wrote {written['out']} ({written['bytes']} bytes)", err=True)
 
 
 @_scoring_command("disagreements")
+@paths_argument(_PATHS_HELP)
+@_CONFIG
+@click.option("out", "-o", "--out", type=PATH, required=True, show_default=False, help="The file to write (.jsonl or .csv, or any name with --output)")
+@click.option("output", "--output", type=click.STRING, default=None, help="jsonl, csv or prodigy-review (default: from OUT's suffix)")
+@click.option("context", "--context", type=click.IntRange(0, 2**63 - 1), default=40, help="Characters of context on each side of a case")
+@click.option("include_agreed", "--include-agreed", is_flag=True, default=False, help="prodigy-review: also write the documents everyone agreed on (default: left out and counted), so the reviewed dataset is complete")
 def disagreements_command(
-    ctx: typer.Context,
-    paths: List[str] = _PATHS,
-    config: Optional[Path] = _CONFIG,
-    out: Path = typer.Option(..., "-o", "--out", help="The file to write (.jsonl or .csv, or any name with --output)", show_default=False),
-    output: Optional[str] = typer.Option(None, "--output", help="jsonl, csv or prodigy-review (default: from OUT's suffix)"),
-    context: int = typer.Option(40, "--context", min=0, max=2**63 - 1, help="Characters of context on each side of a case"),
-    include_agreed: bool = typer.Option(False, "--include-agreed", help="prodigy-review: also write the documents everyone agreed on (default: left out and counted), so the reviewed dataset is complete"),
+    ctx: click.Context, paths: list[str], config: Optional[Path], out: Path, output: Optional[str],
+    context: int, include_agreed: bool
 ) -> None:
     """List every missed, spurious, partial and wrong-label case (JSONL or CSV), or write each
     rater's version of every document with a disagreement for Prodigy's review recipe."""
@@ -537,30 +495,31 @@ def disagreements_command(
         _fail(err)
     cases = ", ".join(f"{n} {kind}" for kind, n in written["cases"].items())
     what = f"{written['tasks']} tasks" if kind == "prodigy-review" else f"{sum(written['cases'].values())} cases ({cases})"
-    typer.echo(
+    click.echo(
         f"wrote {what} from {written['documents_with_disagreements']} documents with a disagreement to "
         f"{written['out']} as {kind}",
         err=True,
     )
     if "structure_cases" in written:
         listed = ", ".join(f"{n} {name}" for name, n in written["structure_cases"].items())
-        typer.echo(f"  relations and attributes: {listed}" + (
+        click.echo(f"  relations and attributes: {listed}" + (
             f" ({written['structure_cases_note']})" if "structure_cases_note" in written else ""), err=True)
     for note, n in written.get("notes", {}).items():
-        typer.echo(f"  {note}: {n}", err=True)
+        click.echo(f"  {note}: {n}", err=True)
 
 
 @_scoring_command("alt-test")
+@paths_argument("Annotation files or directories with the humans and the candidate(s); then any --section.key VALUE config overrides")
+@click.option("candidate", "--candidate", multiple=True, required=True, show_default=False, help="The rater to test (a model); repeatable: several are ranked by advantage probability. Every other rater is a human")
+@click.option("epsilon", "--epsilon", type=click.FLOAT, default=0.2, help="Cost-benefit margin ε: 0.2 against experts, 0.15 skilled annotators, 0.1 crowd workers")
+@click.option("alpha", "--alpha", type=click.FLOAT, default=0.05, help="False discovery rate of the Benjamini-Yekutieli correction")
+@click.option("human_documents", "--min-documents-per-human", type=click.INT, default=30, help="Fewest documents a human must share with the candidate and another human to be tested")
+@_CONFIG
+@click.option("output", "--output", type=_OUTPUT_CHOICE, default="table", help="table, json or markdown")
+@click.option("out_file", "-o", "--out", type=PATH, default=None, help="Write the output to this file")
 def alt_test_command(
-    ctx: typer.Context,
-    paths: List[str] = typer.Argument(..., help="Annotation files or directories with the humans and the candidate(s); then any --section.key VALUE config overrides", show_default=False),
-    candidate: List[str] = typer.Option(..., "--candidate", help="The rater to test (a model); repeatable: several are ranked by advantage probability. Every other rater is a human", show_default=False),
-    epsilon: float = typer.Option(0.2, "--epsilon", help="Cost-benefit margin ε: 0.2 against experts, 0.15 skilled annotators, 0.1 crowd workers"),
-    alpha: float = typer.Option(0.05, "--alpha", help="False discovery rate of the Benjamini-Yekutieli correction"),
-    human_documents: int = typer.Option(30, "--min-documents-per-human", help="Fewest documents a human must share with the candidate and another human to be tested"),
-    config: Optional[Path] = _CONFIG,
-    output: Output = typer.Option(Output.table, "--output", help="table, json or markdown"),
-    out_file: Optional[Path] = typer.Option(None, "-o", "--out", help="Write the output to this file"),
+    ctx: click.Context, paths: list[str], candidate: list[str], epsilon: float, alpha: float,
+    human_documents: int, config: Optional[Path], output: str, out_file: Optional[Path]
 ) -> None:
     """Can a model replace a human annotator? The alternative annotator test (Calderon, Reichart &
     Dror 2025) on per-document PSA; see docs/alt-test.md.
@@ -571,11 +530,12 @@ def alt_test_command(
     from ..measures.alt_test import procedure as alt  # imported when the command runs (import time)
     from ..outputs import alt_test as alt_output
 
+    output = Output(output)
     try:
         files, settings = _command_settings(ctx, paths, config)
         check_outputs([None if _to_stdout(out_file) else out_file], files)
         report = score_with_settings(files, settings, progress=_progress())
-        found = alt.from_report(report, candidate, epsilon=epsilon, alpha=alpha, min_documents=human_documents)
+        found = alt.from_report(report, list(candidate), epsilon=epsilon, alpha=alpha, min_documents=human_documents)
     except SpanagreeError as err:
         _fail(err)
     results = [r.to_dict() for r in found]
@@ -587,19 +547,19 @@ def alt_test_command(
         sys.stdout.write(text + "\n")
     else:
         _write(out_file, (text + "\n").encode("utf-8"))
-        typer.echo(f"wrote {out_file}", err=True)
+        click.echo(f"wrote {out_file}", err=True)
     if not all(r.trusted for r in found):
-        raise typer.Exit(code=1)
+        raise click.exceptions.Exit(1)
 
 
 @_scoring_command("compare")
+@click.argument("old", cls=Argument, help="The earlier round: a file or a directory of annotation files")
+@click.argument("new", cls=Argument, help="The later round (documents matched to OLD by id)")
+@click.option("max_drop", "--max-drop", multiple=True, show_default=False, help="NAME=DELTA, repeatable: fail when the statistic dropped significantly by more than DELTA (names as in gate: pairwise_mean_psa, pooled_psa, macro_psa, macro_pooled_psa, label:<LABEL>, label_pooled:<LABEL>)")
+@_CONFIG
+@click.option("output", "--output", type=_OUTPUT_CHOICE, default="table", help="table, json or markdown")
 def compare_command(
-    ctx: typer.Context,
-    old: str = typer.Argument(..., help="The earlier round: a file or a directory of annotation files", show_default=False),
-    new: str = typer.Argument(..., help="The later round (documents matched to OLD by id)", show_default=False),
-    max_drop: Optional[List[str]] = typer.Option(None, "--max-drop", help="NAME=DELTA, repeatable: fail when the statistic dropped significantly by more than DELTA (names as in gate: pairwise_mean_psa, pooled_psa, macro_psa, macro_pooled_psa, label:<LABEL>, label_pooled:<LABEL>)", show_default=False),
-    config: Optional[Path] = _CONFIG,
-    output: Output = typer.Option(Output.table, "--output", help="table, json or markdown"),
+    ctx: click.Context, old: str, new: str, max_drop: list[str], config: Optional[Path], output: str
 ) -> None:
     """Did agreement change between two rounds? NEW - OLD for every headline statistic, with a
     bootstrap interval over documents, paired on shared documents (1000 replicates unless
@@ -607,6 +567,7 @@ def compare_command(
     from ..outputs import compare  # imported when the command runs (import time)
     from . import runs
 
+    output = Output(output)
     try:
         files, settings = _command_settings(ctx, [old], config)
         if len(files) != 1:
@@ -621,12 +582,12 @@ def compare_command(
         text = render.tables_as_markdown(sections) if output is Output.markdown else render.tables_as_text(sections)
     sys.stdout.write(text + "\n")
     if not result["passed"]:
-        raise typer.Exit(code=1)
+        raise click.exceptions.Exit(1)
 def _warn_few_raters(raters) -> None:
     """Say on stderr, before any table, that agreement needs two raters when the input has fewer."""
     if len(raters) < 2:
         found = f"1 rater ({raters[0]})" if raters else "no rater"
-        typer.echo(
+        click.echo(
             f"spanagree: warning: the input has {found}; agreement needs at least two, so every table below is empty "
             "(how each format names its raters: spanagree info, docs/README.md)",
             err=True,
@@ -638,7 +599,7 @@ def _echo_write_notes(written: dict, err: bool = False) -> None:
     left out of doc.ents, ...)."""
     for what, n in written.items():
         if isinstance(n, int) and what not in ("documents", "annotations", "spans"):
-            typer.echo(f"  written, {what}: {n}", err=err)
+            click.echo(f"  written, {what}: {n}", err=err)
 
 
 def _emit(report: dict, output: Output, out_file: Path | None) -> None:
@@ -652,7 +613,7 @@ def _emit(report: dict, output: Output, out_file: Path | None) -> None:
         sys.stdout.write(text + "\n")
     else:
         _write(out_file, (text + "\n").encode("utf-8"))
-        typer.echo(f"wrote {out_file}", err=True)
+        click.echo(f"wrote {out_file}", err=True)
 
 
 def _emit_chunks(chunks, out_file: Path | None) -> None:
@@ -669,7 +630,7 @@ def _emit_chunks(chunks, out_file: Path | None) -> None:
             handle.write(b"\n")
     except SpanagreeError as err:
         _fail(err)
-    typer.echo(f"wrote {out_file}", err=True)
+    click.echo(f"wrote {out_file}", err=True)
 
 
 def _to_stdout(out_file: Path | None) -> bool:
@@ -686,8 +647,8 @@ def _write(path: Path, data: bytes) -> None:
 
 
 def _fail(err: Exception) -> None:
-    typer.echo(f"spanagree: error: {visible(cut(str(err), 2000), keep_newlines=True)}", err=True)
-    raise typer.Exit(code=2)
+    click.echo(f"spanagree: error: {visible(cut(str(err), 2000), keep_newlines=True)}", err=True)
+    raise click.exceptions.Exit(2)
 
 
 def _progress():

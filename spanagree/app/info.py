@@ -16,7 +16,7 @@ from ..core.version import __version__
 from ..io import formats
 
 #: Libraries spanagree imports: required first, then the optional extras.
-REQUIRED = ("numpy", "intervaltree", "orjson", "spacy", "typer", "confection", "wasabi", "jinja2", "tqdm")
+REQUIRED = ("numpy", "intervaltree", "orjson", "spacy", "click", "confection", "wasabi", "jinja2", "tqdm")
 OPTIONAL = ("matplotlib", "pandas", "pyarrow", "dask", "distributed", "dkpro-cassis", "bioc")
 #: The entry point groups spanagree installs: spaCy's registries and the console script.
 GROUPS = ("spacy_factories", "spacy_scorers", "spacy_readers", "console_scripts")

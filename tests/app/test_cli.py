@@ -6,7 +6,7 @@ import subprocess
 import sys
 
 import pytest
-from typer.testing import CliRunner
+from click.testing import CliRunner
 
 import spanagree
 from spanagree.app.cli import app

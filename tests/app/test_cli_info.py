@@ -10,7 +10,7 @@ import sys
 import tomllib
 from importlib import metadata
 
-from typer.testing import CliRunner
+from click.testing import CliRunner
 
 import spanagree
 from spanagree.app.cli import app
@@ -72,7 +72,7 @@ def test_every_imported_library_is_declared():
     distribution = {"distributed": "dask", "cassis": "dkpro_cassis"}  # dask[distributed] installs it; dkpro-cassis is imported as cassis
     missing = {name for name in third_party if distribution.get(name, name) not in declared}
     assert not missing, f"imported but not declared in pyproject.toml: {sorted(missing)}"
-    assert {"typer", "confection", "wasabi"} <= {r.split(">")[0].split("<")[0] for r in project["dependencies"]}
+    assert {"click", "confection", "wasabi"} <= {r.split(">")[0].split("<")[0] for r in project["dependencies"]}
 
 
 def test_single_rater_input_is_warned_about_before_the_tables(write_jsonl):

@@ -7,8 +7,8 @@ import os
 import re
 
 import pytest
-import typer
-from typer.testing import CliRunner
+import click
+from click.testing import CliRunner
 
 import spanagree
 from spanagree.app import cli, config
@@ -179,7 +179,7 @@ def test_cli_and_api_defaults_give_the_same_report(example_path):
 
 
 def _flags(command, application=app):
-    return {p.name: p for p in typer.main.get_command(application).commands[command].params}
+    return {p.name: p for p in application.commands[command].params}
 
 
 def _bad_value(option):
@@ -257,10 +257,8 @@ def test_an_option_added_to_the_declaration_shows_up_everywhere(example_path, mo
     with pytest.raises(UsageError, match="greeting must be one of hello, bye, got 'nope'"):
         spanagree.score(example_path, greeting="nope")
     # the command line: a command made from the declaration has the flag
-    fresh = typer.Typer()
-    fresh.command("score", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})(
-        cli._with_options(options.flags("score"))(cli.score_command.__wrapped__)
-    )
+    fresh = click.Group()
+    cli._scoring_command("score", group=fresh)(cli.score_command.callback.__wrapped__)
     fresh.command("other")(lambda: None)
     flag = _flags("score", fresh)["greeting"]
     assert flag.opts == ["--greeting"] and flag.default == "hello" and "(config: report.greeting)" in flag.help

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from click.testing import CliRunner
 
 from spanagree.app.cli import app
 from spanagree.io.synthetic import generate_corpus, write_jsonl

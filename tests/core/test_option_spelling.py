@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from typer.testing import CliRunner
+from click.testing import CliRunner
 
 import spanagree
 from spanagree.app.cli import app

@@ -75,7 +75,7 @@ def test_the_command_line_draws_on_stderr_and_quiet_silences_it():
 
 
 def test_a_quick_run_does_not_even_import_tqdm():
-    code = ("import sys; from spanagree.app.cli import app; from typer.testing import CliRunner; "
+    code = ("import sys; from spanagree.app.cli import app; from click.testing import CliRunner; "
             "result = CliRunner().invoke(app, ['score', sys.argv[1]]); assert result.exit_code == 0; "
             "print('tqdm' in sys.modules)")
     proc = subprocess.run([sys.executable, "-c", code, str(EXAMPLE)], capture_output=True, text=True, check=True, cwd=ROOT)

@@ -6,7 +6,7 @@ import re
 
 import numpy as np
 import pytest
-from typer.testing import CliRunner
+from click.testing import CliRunner
 
 import spanagree
 from spanagree import InputError, UsageError

@@ -8,7 +8,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from typer.testing import CliRunner
+from click.testing import CliRunner
 
 import spanagree
 from spanagree.core.sanitize import csv_cell

@@ -8,7 +8,7 @@ import textwrap
 from importlib.metadata import entry_points
 
 import pytest
-from typer.testing import CliRunner
+from click.testing import CliRunner
 
 import spanagree
 from spanagree.app.cli import app

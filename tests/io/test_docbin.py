@@ -7,7 +7,7 @@ import sys
 import warnings
 
 import pytest
-from typer.testing import CliRunner
+from click.testing import CliRunner
 
 import spanagree
 from spanagree.app.cli import app

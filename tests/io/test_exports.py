@@ -138,7 +138,7 @@ def test_doccano_mixed_evidence_is_refused_naming_the_option(tmp_path):
     with pytest.raises(InputError, match=r"alice.jsonl: cannot tell which unit the offsets count in: of 2 spans.*"
                                          r"name the unit with offsets='\w+' or offsets='\w+'"):
         spanagree.read(path)
-    from typer.testing import CliRunner
+    from click.testing import CliRunner
 
     from spanagree.app.cli import app
 
@@ -299,7 +299,7 @@ def test_labelstudio_to_name_that_fits_several_fields_is_refused_naming_them(tmp
     with pytest.raises(InputError, match=r"regions name the text 'text'.*fit several data fields \(body, title\)"
                                          r".*text_field='body' or text_field='title'.*labelstudio_config="):
         spanagree.read(path)
-    from typer.testing import CliRunner
+    from click.testing import CliRunner
 
     from spanagree.app.cli import app
 
@@ -587,7 +587,7 @@ def test_brat_discontinuous_entity_is_one_span_read_in_every_count(tmp_path, mod
     note = ("discontinuous brat entity, scored as its covering span" if mode == "covering"
             else "discontinuous brat entity, scored as its 2 fragments")
     assert both["spans"]["notes"][note] == 2
-    from typer.testing import CliRunner
+    from click.testing import CliRunner
 
     from spanagree.app.cli import app
 
@@ -673,7 +673,7 @@ def test_trec_eval_qrels_comment_lines_are_skipped_and_counted():
 
 
 def test_cli_reader_options_and_messages():
-    from typer.testing import CliRunner
+    from click.testing import CliRunner
 
     from spanagree.app.cli import app
 
@@ -689,7 +689,7 @@ def test_cli_reader_options_and_messages():
 
 
 def test_convert_writes_document_labels_prints_notes_and_refuses_nothing(tmp_path):
-    from typer.testing import CliRunner
+    from click.testing import CliRunner
 
     from spanagree.app.cli import app
 

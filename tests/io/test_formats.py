@@ -735,7 +735,7 @@ def test_labelstudio_export_per_rater_takes_the_file_stem(tmp_path):
 
 
 def test_convert_command(tmp_path):
-    from typer.testing import CliRunner
+    from click.testing import CliRunner
 
     from spanagree.app.cli import app
 

@@ -336,7 +336,7 @@ def test_documents_without_the_candidate_are_counted(write_jsonl):
 
 
 def _cli(*args):
-    from typer.testing import CliRunner
+    from click.testing import CliRunner
 
     from spanagree.app.cli import app
 

@@ -9,7 +9,7 @@ import warnings
 
 import numpy as np
 import pytest
-from typer.testing import CliRunner
+from click.testing import CliRunner
 
 import spanagree
 import float_views as stats

@@ -5,7 +5,7 @@ import json
 
 import numpy as np
 import pytest
-from typer.testing import CliRunner
+from click.testing import CliRunner
 
 import spanagree
 from spanagree.app.cli import app

@@ -15,7 +15,7 @@ from spanagree.app.cli import app
 from spanagree.core.counts import OUTCOMES
 from spanagree.errors import UsageError
 from spanagree.notebook import frames
-from typer.testing import CliRunner
+from click.testing import CliRunner
 
 
 @pytest.fixture(scope="module")

@@ -5,7 +5,7 @@ import copy
 import json
 
 import pytest
-from typer.testing import CliRunner
+from click.testing import CliRunner
 
 import spanagree
 from spanagree.outputs import compare

@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from typer.testing import CliRunner
+from click.testing import CliRunner
 
 from spanagree.outputs import gate
 from spanagree.app.cli import app

@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 
 import pytest
-from typer.testing import CliRunner
+from click.testing import CliRunner
 
 import spanagree
 from spanagree.app.cli import app

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 
-from typer.testing import CliRunner
+from click.testing import CliRunner
 
 from spanagree.app.cli import app
 
