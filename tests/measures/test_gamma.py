@@ -10,9 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from spanagree.errors import UsageError
-from spanagree.measures.unitizing.gamma import (
-    SAMPLERS, Dissimilarity, _cat_disorders, best_alignment, continuum_statistics, gamma, statistical_samples,
-)
+from spanagree.measures.unitizing.gamma import SAMPLERS, Dissimilarity, _cat_disorders, best_alignment, gamma
+from spanagree.measures.unitizing.samplers import continuum_statistics, statistical_samples
 from locations import FIXTURES, ROOT
 
 FIXTURE = json.loads((FIXTURES / "pygamma_gamma.json").read_text())
