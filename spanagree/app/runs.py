@@ -16,8 +16,27 @@ def gate(paths, settings: dict[str, dict[str, Any]], extra: Sequence[str] = (), 
     scored = score_with_settings(paths, settings, progress=progress)
     # only the rater pairs a check names are built (thousands of raters make millions of pairs)
     report = scored.with_pairs(scored.pairs_written([c.argument for c in checks if c.statistic == "pair"]))
+    if any(gate_checks.STATISTICS[c.statistic].model for c in checks):
+        report["annotators"] = _annotator_model(scored, settings)
     gate = settings["gate"]
     return gate_checks.evaluate(report, checks, on=gate["on"], min_documents=gate["min_documents"])
+
+
+def _annotator_model(scored, settings) -> dict[str, Any]:
+    """The Dawid–Skene model fitted on the run's spans under its rule (docs/annotators.md)."""
+    from ..diagnostics.annotators import model_consensus  # the models, only for their checks
+    from ..errors import UsageError
+
+    if not scored.corpus.has_spans:
+        raise UsageError(
+            "rater_accuracy and min_rater_accuracy fit an annotator model on the spans, and this input was "
+            "counted in parts without keeping them (--jobs, --stream or a large input): run with --no-stream, "
+            "or use spanagree raters --model dawid-skene --min-accuracy"
+        )
+    intervals = settings["intervals"]
+    _, model, _, _ = model_consensus(scored.corpus, method="dawid-skene", rule=scored.counts.rule,
+                                     unit=scored.counts.unit_name, level=intervals["ci"], seed=intervals["seed"])
+    return {"method": model["method"], "competence": model["competence"], "convergence": model["model"]["convergence"]}
 
 
 def compare(old_paths, new_paths, settings, max_drop: Sequence[str] = (), *, progress=None) -> dict[str, Any]:

@@ -44,12 +44,18 @@ name                        statistic
 ``relation:<LABEL>``        the relation label's pairwise mean PSA
 ``attribute_alpha:<NAME>``  Krippendorff's α of the attribute over all raters (no interval)
 ``attribute_kappa:<NAME>``  mean over rater pairs of the attribute's Cohen's κ (no interval)
+``rater_accuracy:<RATER>``  the rater's accuracy under the Dawid–Skene model (posterior interval)
+``min_rater_accuracy``      the lowest rater accuracy under the Dawid–Skene model
 ==========================  =================================================================
 
 "analytic" statistics have Gwet's standard-error interval (docs/chance-corrected.md); with
 ``on = "lower"`` they use it, and a bootstrap interval when there is one. The unitizing
 statistics turn ``[unitizing] on`` for the run (docs/unitizing.md), the relation and attribute
-statistics ``[report] structure`` (docs/structure.md).
+statistics ``[report] structure`` (docs/structure.md). The rater-accuracy statistics fit the
+Dawid–Skene model with its default priors on the run's spans, under the run's rule (accuracy: the
+chance that the rater's answer to an item is its true class; docs/annotators.md); ``on = "lower"``
+uses its posterior interval (for ``min_rater_accuracy``, the lowest lower end). ``spanagree raters
+--model mace --min-accuracy`` gates on the other model or other priors.
 
 A name the gate does not know, a statistic that needs candidates when none are configured, and
 ``on = "lower"`` with a statistic that has no interval are usage errors (exit code 2). A
@@ -97,6 +103,7 @@ class Statistic:
     analytic: bool = False  # has an analytic (standard-error) interval
     unitizing: bool = False  # needs the unitizing measures
     structure: bool = False  # needs relation and attribute agreement
+    model: bool = False  # needs the annotator model fitted on the spans
 
 
 STATISTICS: dict[str, Statistic] = {
@@ -140,13 +147,17 @@ STATISTICS: dict[str, Statistic] = {
                   argument="label", structure=True),
         Statistic("attribute_kappa", "the label's mean pairwise Cohen's κ (attribute)", interval=False,
                   argument="label", structure=True),
+        Statistic("rater_accuracy", "the rater's accuracy (Dawid–Skene model)", interval=False, analytic=True,
+                  argument="rater", model=True),
+        Statistic("min_rater_accuracy", "the lowest rater accuracy (Dawid–Skene model)", interval=False,
+                  analytic=True, model=True),
     )
 }
 
 
 def allowed_names() -> list[str]:
     """Every statistic name as written on the command line (``label:<LABEL>``, ...)."""
-    placeholder = {"label": "<LABEL>", "pair": "<A>~<B>"}
+    placeholder = {"label": "<LABEL>", "pair": "<A>~<B>", "rater": "<RATER>"}
     return [s.name if s.argument is None else f"{s.name}:{placeholder[s.argument]}" for s in STATISTICS.values()]
 
 
@@ -646,6 +657,28 @@ def _attribute(coefficient: str):
     return get
 
 
+def _accuracy(report, rater):
+    """A rater's accuracy from the annotator model's competence table, or (``rater`` None) the
+    lowest, with the lowest lower end of the posterior intervals."""
+    section = report.get("annotators")
+    if section is None:
+        return None, None, "undefined: the annotator model was not fitted"
+    rows = section["competence"]
+    if not rows:
+        return None, None, "undefined: no rater is in the model"
+    method = f"posterior ({section['method']})"
+    if rater is None:
+        worst = min(rows, key=lambda row: (row["accuracy"], row["rater"]))
+        low = min(row["accuracy_interval"][0] for row in rows)
+        return worst["accuracy"], {"low": low, "high": worst["accuracy_interval"][1], "method": method}, None
+    row = next((row for row in rows if row["rater"] == rater), None)
+    if row is None:
+        shown = ", ".join(row["rater"] for row in rows[:10])
+        return None, None, f"undefined: rater {rater!r} is not in the model (raters: {shown})"
+    low, high = row["accuracy_interval"]
+    return row["accuracy"], {"low": low, "high": high, "method": method}, None
+
+
 _GETTERS: dict[str, Callable] = {
     "pairwise_mean_psa": _overall("pairwise_mean_psa", "no rater pair has a defined PSA (no spans)"),
     "pooled_psa": _overall("pooled_psa", "no rater marked any span"),
@@ -678,6 +711,8 @@ _GETTERS: dict[str, Callable] = {
     "relation": _relation("pairwise_mean_psa"),
     "attribute_alpha": _attribute("alpha"),
     "attribute_kappa": _attribute("kappa"),
+    "rater_accuracy": _accuracy,
+    "min_rater_accuracy": _accuracy,
 }
 
 
@@ -688,6 +723,8 @@ def _describe(check: Check) -> str:
         return text
     if STATISTICS[check.statistic].argument == "label":
         return text.replace("the label's", f"label {check.argument!r}:")
+    if STATISTICS[check.statistic].argument == "rater":
+        return text.replace("the rater's", f"rater {check.argument!r}:")
     return text.replace("one rater pair", f"raters {check.argument.replace('~', ' and ')}")
 
 

@@ -141,3 +141,32 @@ def test_the_html_report_gains_the_model_section(example_path, tmp_path):
     assert run("report", example_path, "-o", plain, "--bootstrap", 20).exit_code == 0
     assert 'id="annotators"' not in plain.read_text()
     assert run("report", example_path, "-o", tmp_path / "x.html", "--model", "glad").exit_code == 2
+
+
+def test_gate_checks_a_raters_accuracy_as_the_raters_command_reports_it(example_path):
+    table = json.loads(run("raters", example_path, "--model", "dawid-skene", "--output", "json").output)["competence"]
+    accuracy = {row["rater"]: row["accuracy"] for row in table}
+    low = {row["rater"]: row["accuracy_interval"][0] for row in table}
+    worst = min(accuracy, key=accuracy.get)
+    for rater, value in accuracy.items():
+        passed = run("gate", example_path, "--min", f"rater_accuracy:{rater}={value - 1e-6}")
+        failed = run("gate", example_path, "--min", f"rater_accuracy:{rater}={value + 1e-6}")
+        assert passed.exit_code == 0 and failed.exit_code == 1, (passed.output, failed.output)
+        assert f"{value:.4f}" in passed.output and "FAIL" in failed.output
+    lowest = run("gate", example_path, "--min", f"min_rater_accuracy={accuracy[worst] + 1e-6}")
+    assert lowest.exit_code == 1 and f"{accuracy[worst]:.4f}" in lowest.output
+    # --on lower holds the lowest lower end of the posterior intervals against the bound
+    bound = min(low.values())
+    assert run("gate", example_path, "--min", f"min_rater_accuracy={bound - 1e-6}", "--on", "lower").exit_code == 0
+    assert run("gate", example_path, "--min", f"min_rater_accuracy={bound + 1e-6}", "--on", "lower").exit_code == 1
+
+
+def test_gate_on_a_rater_not_in_the_model_fails_and_says_why(example_path):
+    result = run("gate", example_path, "--min", "rater_accuracy:nobody=0.1")
+    assert result.exit_code == 1
+    assert "rater 'nobody' is not in the model" in result.output
+
+
+def test_gate_on_accuracy_needs_the_spans(example_path):
+    result = run("gate", example_path, "--min", "min_rater_accuracy=0.1", "--jobs", "2")
+    assert result.exit_code == 2 and "fit an annotator model on the spans" in result.output
