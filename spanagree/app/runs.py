@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from ..errors import UsageError
 from ..outputs import compare as comparison, gate as gate_checks
 from .config import score_with_settings
 
@@ -24,8 +25,7 @@ def gate(paths, settings: dict[str, dict[str, Any]], extra: Sequence[str] = (), 
 
 def _annotator_model(scored, settings) -> dict[str, Any]:
     """The Dawid–Skene model fitted on the run's spans under its rule (docs/annotators.md)."""
-    from ..diagnostics.annotators import model_consensus  # the models, only for their checks
-    from ..errors import UsageError
+    from ..diagnostics.annotators import model_consensus  # the models (SciPy), only for their checks
 
     if not scored.corpus.has_spans:
         raise UsageError(
