@@ -42,6 +42,7 @@ The definitions and sources are in the modules that compute them and in docs/cha
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -165,8 +166,6 @@ def fleiss_kappa(ratings: ArrayLike | RawRatings | None = None, *, table: ArrayL
 
 def _with_fleiss_z(result: Agreement, ratings: Any, categories: ArrayLike | None, missing: str) -> Agreement:
     """Add Fleiss, Nee & Landis (1979)'s z when every used item has the same number of ratings."""
-    from dataclasses import replace
-
     data = _family.raw_ratings(ratings, categories)
     per_item = np.bincount(data.item, minlength=data.n_items)
     rated = per_item[per_item > 0]
@@ -297,7 +296,6 @@ def cohen_kappa(table: ArrayLike | None = None, *, ratings: ArrayLike | None = N
                              "for more, use conger_kappa or fleiss_kappa")
         if missing == "available":
             result = family(coded, weights=weights, coefficients=["conger_kappa"], confidence=confidence)
-            from dataclasses import replace
             return _told(replace(result["conger_kappa"], coefficient="cohen_kappa"))
         if missing not in MISSING:
             raise ValueError(f"missing={missing!r} is not one of {', '.join(map(repr, MISSING))}")
