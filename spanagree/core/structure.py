@@ -61,10 +61,6 @@ class Structure:
     lost: list[str] = field(default_factory=list)
 
     @property
-    def attribute_names(self) -> list[str]:
-        return sorted({row.name for row in self.attributes})
-
-    @property
     def binary(self) -> frozenset[str]:
         """Attributes every value of which is ``True`` (flags: absent means false)."""
         values: dict[str, set] = {}

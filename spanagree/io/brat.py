@@ -130,8 +130,9 @@ def _read_one(path: Path, builder: CorpusBuilder, check: str, discontinuous: str
     else:
         rater = path.resolve().parent.name
         anns, unannotated = [path], []
+    symmetric = _symmetric_types(path if path.is_dir() else path.parent)  # annotation.conf, once per folder
     for ann in anns:
-        _read_pair(ann, rater, builder, check, discontinuous, shapes)
+        _read_pair(ann, rater, builder, check, discontinuous, shapes, symmetric)
     for txt in unannotated:
         text = read_text(txt)
         builder.tick(len(text))
@@ -139,7 +140,8 @@ def _read_one(path: Path, builder: CorpusBuilder, check: str, discontinuous: str
 
 
 def _read_pair(
-    ann: Path, rater: str, builder: CorpusBuilder, check: str, discontinuous: str, shapes: dict
+    ann: Path, rater: str, builder: CorpusBuilder, check: str, discontinuous: str, shapes: dict,
+    symmetric: frozenset[str] = frozenset(),
 ) -> None:
     doc_id = ann.stem
     txt = ann.with_suffix(".txt")
@@ -156,7 +158,9 @@ def _read_pair(
     if "\r\n" in text and check != "off" and _lf_fits_better(lines, text):
         text = text.replace("\r\n", "\n")
         builder.exclusions.notes["brat .txt with CRLF line breaks read with LF (the annotations' texts match only so)"] += 1
-    triggers = _event_triggers(lines, doc_id)
+    event_trigger = _event_triggers(lines, doc_id)
+    triggers = set(event_trigger.values())
+    bound: list[tuple[str, str, list]] = []  # every T line parsed: (id, label, fragments), for relations
     spans: list[SpanTuple] = []
     extra = 0  # fragments beyond the first of discontinuous entities scored apart
     structured = False
@@ -167,6 +171,7 @@ def _read_pair(
         kind = line[0]
         if kind == "T":
             ann_id, label, fragments = _text_bound(line, text, where, doc_id, check)
+            bound.append((ann_id, label, fragments))
             if ann_id in triggers:
                 excluded["brat event trigger (not an entity)"] += 1
                 builder.n_spans_read += 1
@@ -197,29 +202,24 @@ def _read_pair(
     if extra:
         builder.parts(doc_id, rater, extra)
     if structured:
-        read_structure(lines, text, builder, doc_id, rater, check, discontinuous, triggers, _symmetric_types(ann.parent))
+        read_structure(lines, bound, event_trigger, builder, doc_id, rater, discontinuous, symmetric)
 
 
 def read_structure(
-    lines: list[tuple[Location, str]], text: str, builder: CorpusBuilder, doc_id: str, rater: str, check: str,
-    discontinuous: str, triggers: set[str], symmetric: frozenset[str],
+    lines: list[tuple[Location, str]], bound: list[tuple[str, str, list]], event_trigger: dict[str, str],
+    builder: CorpusBuilder, doc_id: str, rater: str, discontinuous: str, symmetric: frozenset[str],
 ) -> None:
     """The ``R``, ``E``, ``A``/``M``, ``N`` and ``*`` lines of one ``.ann`` into the builder's
-    structure for (``doc_id``, ``rater``), their ``T`` ids resolved to the spans as scored."""
+    structure for (``doc_id``, ``rater``), their ``T`` ids (``bound``, as :func:`_read_pair` parsed
+    them; ``event_trigger``: each event's trigger id) resolved to the spans as scored."""
     pending = builder.structure(doc_id, rater)
+    triggers = set(event_trigger.values())
     span_of: dict[str, SpanTuple | None] = {}  # T id -> its span as scored (None: scored as fragments)
-    for where, line in lines:
-        if line.startswith("T"):
-            ann_id, label, fragments = _text_bound(line, text, where, doc_id, "off")
-            whole = (fragments[0][0], max(end for _, end in fragments), label)
-            span_of[ann_id] = None if len(fragments) > 1 and discontinuous == "fragments" else whole
-            if ann_id in triggers:
-                pending.extra_spans.append(whole)
-    event_trigger: dict[str, str] = {}
-    for where, line in lines:
-        if line.startswith("E"):
-            fields = line.split("\t")
-            event_trigger[fields[0]] = fields[1].split(" ", 1)[0].split(":", 1)[1]
+    for ann_id, label, fragments in bound:
+        whole = (fragments[0][0], max(end for _, end in fragments), label)
+        span_of[ann_id] = None if len(fragments) > 1 and discontinuous == "fragments" else whole
+        if ann_id in triggers:
+            pending.extra_spans.append(whole)
 
     def target(ref: str, where: Location, place: str) -> SpanTuple | None:
         """The span a T or E id stands for; None when it is not scored as one span (counted by
@@ -388,9 +388,9 @@ def _symmetric_types(folder: Path) -> frozenset[str]:
     return frozenset()
 
 
-def _event_triggers(lines: list[tuple[Location, str]], doc_id: str) -> set[str]:
-    """The ids of the text-bound annotations that events use as triggers (``E1<TAB>TYPE:T3 ...``)."""
-    triggers = set()
+def _event_triggers(lines: list[tuple[Location, str]], doc_id: str) -> dict[str, str]:
+    """Each event's trigger, the id of the text-bound annotation it uses (``E1<TAB>TYPE:T3 ...``)."""
+    triggers: dict[str, str] = {}
     for where, line in lines:
         if not line.startswith("E"):
             continue
@@ -401,7 +401,7 @@ def _event_triggers(lines: list[tuple[Location, str]], doc_id: str) -> set[str]:
                 f"got {describe(line)}; expected an event 'E1<TAB>TYPE:T1 ROLE:T2 ...'",
                 where=where, doc_id=doc_id, field="trigger",
             )
-        triggers.add(head.split(":", 1)[1])
+        triggers[fields[0]] = head.split(":", 1)[1]
     return triggers
 
 

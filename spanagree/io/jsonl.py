@@ -86,7 +86,7 @@ def _read_lines(stem: str, builder: CorpusBuilder, lines: LineSource) -> None:
                 last_tokens = (doc_id, len(text), written or _as_json(tokens), offsets)
                 tokens = offsets
         add_unchecked(doc_id, doc_id, text, rater, raw_spans, where, tokens)
-        if "relations" in obj or "events" in obj or "triggers" in obj:
+        if any(field in obj for field in STRUCTURE_FIELDS):
             _read_structure(obj, builder, doc_id, text, rater, where)
 
 

@@ -27,7 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from ..errors import InputError, Location, UsageError
+from ..errors import InputError, Location
+from .common import choice as one_of
 
 #: The named-entity layer of DKPro Core, INCEpTION's built-in span layer for entities.
 NAMED_ENTITY = "de.tudarmstadt.ukp.dkpro.core.api.ner.type.NamedEntity"
@@ -217,10 +218,7 @@ def looks_like_rater_files(path: Path, is_format) -> bool:
 
 
 def check_layout(layout: str | None) -> str:
-    value = "auto" if layout is None else layout
-    if value not in LAYOUTS:
-        raise UsageError(f"layout={value!r}: expected one of {', '.join(LAYOUTS)} (config: [input] layout)")
-    return value
+    return one_of("layout", "auto" if layout is None else layout, LAYOUTS)
 
 
 def collect(paths: Sequence[Path], suffixes: tuple[str, ...]) -> list[tuple[Path, Path]]:

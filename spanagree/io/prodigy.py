@@ -201,6 +201,7 @@ def task_relations(raw, spans: list, text: str, unit: str, where, doc_id: str, b
     if type(raw) is not list:
         raise InputError(f"got {describe(raw)}; expected a list of relations", where=where, doc_id=doc_id, field="relations")
     marked = set(spans)
+    n = length(text, unit)
     out = []
     for i, relation in enumerate(raw):
         at = f"relations[{i}]"
@@ -223,7 +224,7 @@ def task_relations(raw, spans: list, text: str, unit: str, where, doc_id: str, b
             if not end.get("label"):  # a bare token: rel.manual allows relations between tokens
                 ends = None
                 break
-            (span,) = parse_spans([end], length(text, unit), where, doc_id, f"{at}.{name}")
+            (span,) = parse_spans([end], n, where, doc_id, f"{at}.{name}")
             if unit != "codepoint":
                 (span,) = convert_spans([span], text, unit, where, doc_id, f"{at}.{name}")
             ends.append(span)

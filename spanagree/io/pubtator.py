@@ -27,9 +27,9 @@ from ..errors import InputError, describe
 from ..core.model import CorpusBuilder
 from . import Format
 from ._text import peek, text_lines
-from .layers import looks_like_rater_files, rater_files
+from .layers import looks_like_rater_files, rater_files, stem
 
-SUFFIXES = (".txt", ".pubtator", ".pubtator.txt")
+SUFFIXES = (".pubtator.txt", ".pubtator", ".txt")  # longest first
 _TEXT = re.compile(r"^([^|\t]+)\|([a-zA-Z]+)\|(.*)$")
 
 
@@ -40,12 +40,7 @@ def read_pubtator(path: Path, builder: CorpusBuilder) -> None:
 
 
 def _rater_of(path: Path) -> str:
-    return path.name[: -len(_suffix(path))] if _suffix(path) else path.stem
-
-
-def _suffix(path: Path) -> str:
-    name = path.name.lower()
-    return next((s for s in sorted(SUFFIXES, key=len, reverse=True) if name.endswith(s)), "")
+    return stem(path, SUFFIXES)
 
 
 def _read_file(path: Path, rater: str, builder: CorpusBuilder) -> None:
@@ -113,7 +108,7 @@ def _finish(document: dict | None, rater: str, builder: CorpusBuilder) -> None:
 
 
 def _is_pubtator(path: Path) -> bool:
-    if not _suffix(path):
+    if not path.name.lower().endswith(SUFFIXES):
         return False
     head = (peek(path, 2048) or "").lstrip("\ufeff \r\n")
     first = head.split("\n", 1)[0]
