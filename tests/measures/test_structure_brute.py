@@ -378,3 +378,16 @@ def test_attribute_kappa_reproduces_a_published_table(tmp_path):
     pair = cli_json(path)["structure"]["attributes"]["attributes"]["q"]["pairs"][0]
     assert pair["items"] == 10 and pair["percent_agreement"]["value"] == 0.7
     assert round(pair["cohen_kappa"]["value"], 3) == 0.348
+
+
+def test_attribute_codes_that_look_like_a_table_are_still_ratings():
+    """Two matched span pairs coded [[0, 12], [12, 12]] (codes are corpus-wide) form a square matrix
+    with a zero and a large value: the coefficients must read it as ratings, not refuse it as a
+    contingency table."""
+    import numpy as np
+
+    from spanagree.measures.structure.attributes import _pair_entry
+
+    entry = _pair_entry(["x", "y"], np.array([0.0, 12.0]), np.array([12.0, 12.0]), {}, "nominal")
+    assert entry["percent_agreement"]["value"] == 0.5
+    assert entry["krippendorff_alpha"]["value"] is not None

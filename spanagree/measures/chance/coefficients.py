@@ -157,6 +157,8 @@ def fleiss_kappa(ratings: ArrayLike | RawRatings | None = None, *, table: ArrayL
     >>> round(est.value, 5), round(est.standard_error, 5)
     (0.76117, 0.15302)
     """
+    if table is None and ratings is not None:  # coded once, for κ and its z
+        ratings, categories = _family.raw_ratings(ratings, categories), None
     result = _coefficient("fleiss_kappa", ratings, table, categories=categories, weights=weights, missing=missing,
                           confidence=confidence, population=population)
     if table is None and result.defined and (isinstance(weights, str) and weights == "identity"):

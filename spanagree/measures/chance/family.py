@@ -47,9 +47,9 @@ from __future__ import annotations
 import math
 from numbers import Real
 import warnings
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from functools import cached_property
-from typing import Any, Iterable, Literal, Mapping
+from typing import Any, Iterable, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike

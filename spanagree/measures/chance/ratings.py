@@ -318,7 +318,7 @@ def counts_to_ratings(counts: ArrayLike) -> np.ndarray:
     width = int(per_item.max(initial=0))
     out = np.full((c.shape[0], width), np.nan)
     item = np.repeat(np.arange(c.shape[0]), per_item)
-    codes = np.concatenate([np.repeat(np.arange(c.shape[1]), row.astype(np.int64)) for row in c]) if len(c) else []
+    codes = np.repeat(np.tile(np.arange(c.shape[1]), c.shape[0]), c.astype(np.int64).ravel())
     starts = np.concatenate([[0], np.cumsum(per_item)[:-1]])
     out[item, np.arange(len(item)) - starts[item]] = codes
     return out

@@ -164,8 +164,7 @@ def warn_undefined(message: str) -> None:
     frame = sys._getframe(0)
     here = __file__.rpartition("/")[0]
     level = 1
-    while frame is not None and (frame.f_code.co_filename.startswith(here)
-                                 or frame.f_code.co_filename.endswith("/spanagree/stats.py")):
+    while frame is not None and frame.f_code.co_filename.startswith(here):
         frame = frame.f_back
         level += 1
     warnings.warn(message, UndefinedAgreementWarning, stacklevel=level)

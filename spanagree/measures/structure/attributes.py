@@ -164,12 +164,10 @@ def _pair_entry(raters: list[str], a: np.ndarray, b: np.ndarray, skipped: dict, 
     if not len(a):
         entry.update(percent_agreement=None, cohen_kappa=None, krippendorff_alpha=None)
         return entry
-    categories, coded = np.unique(np.concatenate([a, b]), return_inverse=True)  # the values the pair used
-    k, a_codes, b_codes = len(categories), coded[: len(a)], coded[len(a):]
-    table = np.zeros((k, k), dtype=np.int64)
-    np.add.at(table, (a_codes, b_codes), 1)
+    pair = np.stack([a, b], axis=1)
+    table = stats.ratings_to_table(pair, categories=np.unique(pair)).table  # the values the pair used
     entry.update(_table_coefficients(table))
-    entry["krippendorff_alpha"] = _alpha(np.stack([a, b], axis=1), scale)
+    entry["krippendorff_alpha"] = _alpha(pair, scale)
     return entry
 
 
@@ -177,15 +175,15 @@ def _pair_entry(raters: list[str], a: np.ndarray, b: np.ndarray, skipped: dict, 
 
 def _table_coefficients(table: np.ndarray) -> dict[str, dict]:
     """Percent agreement and Cohen's κ (nominal) on a k×k table of two raters."""
-    return {
-        "percent_agreement": _quiet(stats.percent_agreement, table=table),
-        "cohen_kappa": _quiet(stats.cohen_kappa, table),
-    }
+    both = stats.table_family(table, coefficients=["percent_agreement", "cohen_kappa"])
+    return {name: result.to_dict() for name, result in both.items()}
 
 
 def _alpha(ratings: np.ndarray, scale: str) -> dict:
-    """Krippendorff's α on items × raters codes (NaN missing) with the scale's distance."""
-    return _quiet(stats.krippendorff_alpha, ratings, metric=scale)
+    """Krippendorff's α on items × raters codes (NaN missing) with the scale's distance; the codes
+    are labels (``categories=`` says so: a square matrix of codes is not a contingency table)."""
+    seen = np.unique(ratings[~np.isnan(ratings)])
+    return _quiet(stats.krippendorff_alpha, ratings, categories=seen, metric=scale)
 
 
 def _clusters(corpus: Corpus, table: SpanTable, alignment: Alignment) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, int]:
