@@ -37,6 +37,7 @@ LAZY: dict[tuple[str, str], str] = {
     ("spanagree.measures.alt_test.procedure", "spanagree.measures.chance.coefficients"): "Shah's S, only with candidate items",
     ("spanagree.report", "spanagree.diagnostics.raters"): _SECTION,
     ("spanagree.app.runs", "spanagree.diagnostics.annotators"): "the annotator models, only for a gate's rater-accuracy checks",
+    ("spanagree.app.runs", "spanagree.measures.annotators.decode"): "the same: the competence table of the fitted model",
     ("spanagree.report", "spanagree.measures.psa.intervals"): _SECTION,
     ("spanagree.report", "spanagree.measures.chance.candidates"): _SECTION,
     ("spanagree.report", "spanagree.measures.chance.section"): _SECTION,

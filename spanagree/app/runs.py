@@ -25,7 +25,8 @@ def gate(paths, settings: dict[str, dict[str, Any]], extra: Sequence[str] = (), 
 
 def _annotator_model(scored, settings) -> dict[str, Any]:
     """The Dawid–Skene model fitted on the run's spans under its rule (docs/annotators.md)."""
-    from ..diagnostics.annotators import model_consensus  # the models (SciPy), only for their checks
+    from ..diagnostics.annotators import fit_model  # the models (SciPy), only for their checks
+    from ..measures.annotators.decode import competence
 
     if not scored.corpus.has_spans:
         raise UsageError(
@@ -34,9 +35,9 @@ def _annotator_model(scored, settings) -> dict[str, Any]:
             "or use spanagree raters --model dawid-skene --min-accuracy"
         )
     intervals = settings["intervals"]
-    _, model, _, _ = model_consensus(scored.corpus, method="dawid-skene", rule=scored.counts.rule,
-                                     unit=scored.counts.unit_name, level=intervals["ci"], seed=intervals["seed"])
-    return {"method": model["method"], "competence": model["competence"], "convergence": model["model"]["convergence"]}
+    fit = fit_model(scored.corpus, method="dawid-skene", rule=scored.counts.rule, unit=scored.counts.unit_name)
+    return {"method": "dawid-skene", "competence": competence(fit, level=intervals["ci"], seed=intervals["seed"]),
+            "convergence": fit.convergence()}
 
 
 def compare(old_paths, new_paths, settings, max_drop: Sequence[str] = (), *, progress=None) -> dict[str, Any]:

@@ -7,7 +7,6 @@ writes the adjudication list as a Prodigy review file. Definitions: docs/annotat
 """
 from __future__ import annotations
 
-from collections import defaultdict
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -197,9 +196,7 @@ def write_adjudication(corpus: Corpus, gold: Corpus, report: dict[str, Any], out
             worst[entry["doc_id"]] = entry
             order.append(entry["doc_id"])
     wanted = set(order)
-    both = _merge(corpus, gold)
-    keep = [d for d in both.doc_ids if d in wanted]
-    tasks, notes = review_tasks(_merge(both, keep=set(keep)), None, language, include_agreed=True)
+    tasks, notes = review_tasks(_merge(corpus, gold, keep=wanted), None, language, include_agreed=True)
     rank = {doc_id: i for i, doc_id in enumerate(order)}
     tasks.sort(key=lambda t: (rank[t["meta"]["doc_id"]], t["meta"]["rater"]))
     for task in tasks:
@@ -264,15 +261,6 @@ def run(
         modelled = split_gold(corpus, options_.get("gold_rater"))[0]
         report["adjudication_written"] = write_adjudication(modelled, gold, report, adjudication_out, language=language)
     return report
-
-
-def by_label_ranking(table: list[dict[str, Any]]) -> dict[str, list[str]]:
-    """Per label, the raters by ``marks_present`` (highest first)."""
-    out: dict[str, list[tuple[float, str]]] = defaultdict(list)
-    for row in table:
-        for label, shares in row["labels"].items():
-            out[label].append((-shares["marks_present"], row["rater"]))
-    return {label: [name for _, name in sorted(rows)] for label, rows in sorted(out.items())}
 
 
 def accuracy_gate(table: list[dict[str, Any]], bound: float, *, on: str = "point") -> dict[str, Any]:

@@ -33,7 +33,7 @@ import numpy as np
 
 from ...core import options
 from ...core.align import AlignmentRule, align
-from ...core.counts import make_comparisons, side
+from ...core.counts import make_comparisons, side, unit_positions
 from ...core.model import Corpus
 
 
@@ -116,11 +116,10 @@ def rule_and_unit(rule: str | AlignmentRule, alignment: dict[str, Any]) -> tuple
 
 
 def unit_offsets(corpus: Corpus, unit: str, notes: Counter) -> tuple[np.ndarray, np.ndarray]:
-    """(spans,) starts and ends in the unit (tokens: :meth:`Corpus.token_offsets`, its notes added)."""
-    if unit != "token":
-        return corpus.span_start, corpus.span_end
-    starts, ends, token_notes = corpus.token_offsets()
-    notes.update(token_notes)
+    """The spans' starts and ends in the unit (:func:`spanagree.core.counts.unit_positions`), its
+    notes added to ``notes``."""
+    starts, ends, unit_notes = unit_positions(corpus, unit)
+    notes.update(unit_notes)
     return starts, ends
 
 
