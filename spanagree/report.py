@@ -21,7 +21,6 @@ import gc
 import uuid
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
 import numpy as np

@@ -268,7 +268,7 @@ def _given(ctx: click.Context, *, default: bool = False) -> dict[str, Any]:
     with ``default``, all of them), by name, as plain values."""
     values = {}
     for name in ctx.command.callback.declared:
-        if name == "quiet":  # how the run looks, not a setting (read by _with_options)
+        if name == "quiet":  # how the run looks, not a setting (read by with_declared)
             continue
         if default or getattr(ctx.get_parameter_source(name), "name", "DEFAULT") != "DEFAULT":
             values[name] = ctx.params[name]
@@ -603,9 +603,8 @@ def _echo_write_notes(written: dict, err: bool = False) -> None:
 
 
 def _emit(report: dict, output: Output, out_file: Path | None) -> None:
-    if output is Output.json:
-        text = orjson.dumps(report, option=orjson.OPT_INDENT_2).decode("utf-8")
-    elif output is Output.markdown:
+    """The report as a table or Markdown (JSON is written in pieces: :func:`_emit_chunks`)."""
+    if output is Output.markdown:
         text = render.as_markdown(report)
     else:
         text = render.as_text(report)

@@ -44,7 +44,6 @@ import csv
 import hashlib
 import re
 from collections import Counter
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 

@@ -22,6 +22,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..errors import UsageError
+from ..measures.psa.specific import spans_marked
 from .frames import rater_section
 
 #: How many raters the heatmap shows at most (those submitting the most documents).
@@ -54,11 +55,6 @@ def style():
     """The charts' matplotlib settings, for drawing and for saving."""
     with matplotlib().rc_context(RC):
         yield
-
-
-def spans_marked(entry: dict) -> float:
-    """The spans a per-label entry's pooled counts hold: each match pairs two spans (2a + b + c)."""
-    return 2 * entry["a"] + entry["b"] + entry["c"]
 
 
 def labels_shown(data: dict[str, Any]) -> list[str]:

@@ -85,6 +85,7 @@ from ..errors import UsageError, option
 from ..core.files import write_bytes
 from ..core.templates import render
 from ..core.sanitize import cut, markdown, visible
+from .structure_text import mean_pair_kappa
 
 #: Bootstrap replicates used when ``on = "lower"`` and no ``--bootstrap`` was given.
 DEFAULT_REPLICATES = 1000
@@ -649,10 +650,10 @@ def _attribute(coefficient: str):
         entry = attributes[name]
         if coefficient == "alpha":
             return _coefficient(entry["all_raters"].get("krippendorff_alpha"), f"attribute_alpha:{name}")
-        values = [p["cohen_kappa"]["value"] for p in entry["pairs"] if p.get("cohen_kappa") and p["cohen_kappa"]["value"] is not None]
-        if not values:
+        value = mean_pair_kappa(entry)
+        if value is None:
             return None, None, f"undefined: no rater pair has a defined Cohen's κ for attribute {name!r}"
-        return sum(values) / len(values), None, None
+        return value, None, None
 
     return get
 

@@ -3,9 +3,13 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
-from .tables import MAX_PAIRS, largest, shown_of
+from .tables import MAX_PAIRS, Table, ci, largest, shown_of, spans_marked
 
-Table = tuple[str, list[str], list[list[Any]]]
+
+def mean_pair_kappa(entry: Mapping[str, Any]) -> float | None:
+    """An attribute's Cohen's κ averaged over the rater pairs where it is defined; None when none is."""
+    kappas = [p["cohen_kappa"]["value"] for p in entry["pairs"] if p.get("cohen_kappa") and p["cohen_kappa"]["value"] is not None]
+    return sum(kappas) / len(kappas) if kappas else None
 
 
 def headline_rows(section: Mapping[str, Any], num: Callable) -> list[list[Any]]:
@@ -15,7 +19,7 @@ def headline_rows(section: Mapping[str, Any], num: Callable) -> list[list[Any]]:
         return [["relation agreement", _absent(section)]]
     overall, both = relations["overall"], relations["both_spans_marked"]
     return [
-        ["relation pairwise mean PSA", num(overall["pairwise_mean_psa"]) + _ci(overall, "pairwise_mean_psa")],
+        ["relation pairwise mean PSA", num(overall["pairwise_mean_psa"]) + ci(overall, "pairwise_mean_psa")],
         ["relation PSA, both spans marked", num(both["pairwise_mean_psa"])],
     ]
 
@@ -24,13 +28,6 @@ def _absent(section: Mapping[str, Any]) -> str:
     if section.get("lost"):
         return "not available: " + "; ".join(section["lost"])
     return section.get("note", "none")
-
-
-def _ci(holder: Mapping[str, Any], key: str) -> str:
-    interval = holder.get(f"{key}_interval")
-    if not interval or interval.get("low") is None:
-        return ""
-    return f" [{interval['low']:.3f}, {interval['high']:.3f}]"
 
 
 def tables(section: Mapping[str, Any], num: Callable) -> list[Table]:
@@ -46,8 +43,8 @@ def tables(section: Mapping[str, Any], num: Callable) -> list[Table]:
     counted = relations["relations"]
     rows = [
         ["relations read / compared", f"{counted['read']} / {counted['compared']}"],
-        ["pairwise mean PSA", num(overall["pairwise_mean_psa"]) + _ci(overall, "pairwise_mean_psa")],
-        ["pooled PSA", num(overall["pooled_psa"]) + _ci(overall, "pooled_psa")],
+        ["pairwise mean PSA", num(overall["pairwise_mean_psa"]) + ci(overall, "pairwise_mean_psa")],
+        ["pooled PSA", num(overall["pooled_psa"]) + ci(overall, "pooled_psa")],
         ["a / b / c", f"{num(overall['a'], 2)} / {num(overall['b'], 2)} / {num(overall['c'], 2)}"],
         ["both spans marked: pairwise mean / pooled PSA", f"{num(both['pairwise_mean_psa'])} / {num(both['pooled_psa'])}"],
         ["both spans marked: a / b / c", f"{num(both['a'], 2)} / {num(both['b'], 2)} / {num(both['c'], 2)}"],
@@ -63,11 +60,11 @@ def tables(section: Mapping[str, Any], num: Callable) -> list[Table]:
     out.append((
         "Relations per pair" + note,
         ["pair (A ~ B)", "docs", "PSA", "a", "b", "c", "PSA, both spans marked"],
-        [[f"{p['raters'][0]} ~ {p['raters'][1]}", p["documents"], num(p["psa"]) + _ci(p, "psa"), num(p["a"], 2),
+        [[f"{p['raters'][0]} ~ {p['raters'][1]}", p["documents"], num(p["psa"]) + ci(p, "psa"), num(p["a"], 2),
           num(p["b"], 2), num(p["c"], 2), num(p["both_spans_marked"]["psa"])] for p in pairs[:MAX_PAIRS]],
     ))
     labels = relations["labels"]
-    shown = largest(list(labels), lambda name: 2 * labels[name]["a"] + labels[name]["b"] + labels[name]["c"])
+    shown = largest(list(labels), lambda name: spans_marked(labels[name]))
     note = shown_of(len(shown), len(labels), "the {n} with most relations")
     out.append((
         "Relations per label" + (f" ({note})" if note else ""),
@@ -80,7 +77,6 @@ def tables(section: Mapping[str, Any], num: Callable) -> list[Table]:
         for name, entry in attributes["attributes"].items():
             alpha = entry["all_raters"].get("krippendorff_alpha") or {}
             items = sum(p["items"] for p in entry["pairs"])
-            kappas = [p["cohen_kappa"]["value"] for p in entry["pairs"] if p.get("cohen_kappa") and p["cohen_kappa"]["value"] is not None]
             agree = [p["percent_agreement"]["value"] for p in entry["pairs"] if p.get("percent_agreement")]
             skipped: dict[str, int] = {}
             for p in entry["pairs"]:
@@ -89,7 +85,7 @@ def tables(section: Mapping[str, Any], num: Callable) -> list[Table]:
             rows.append([
                 name, entry["scale"] + (" (binary)" if entry["binary"] else ""), items,
                 num(sum(agree) / len(agree)) if agree else num(None),
-                num(sum(kappas) / len(kappas)) if kappas else num(None),
+                num(mean_pair_kappa(entry)),
                 num(alpha.get("value")), alpha.get("n_items", 0),
                 "; ".join(f"{reason}: {n}" for reason, n in skipped.items()) or "-",
             ])

@@ -5,7 +5,7 @@ import re
 from typing import Any, Callable, Sequence
 
 from ..core.sanitize import markdown, visible
-from ..notebook.figures import spans_marked  # noqa: F401  (re-exported: the tables rank labels by it)
+from ..measures.psa.specific import spans_marked  # noqa: F401  (re-exported: the tables rank labels by it)
 
 #: How many pairs, documents and labels (or categories) the tables show (the JSON output has
 #: them all).
@@ -14,6 +14,14 @@ MAX_DOCUMENTS = 10
 MAX_LABELS = 50
 
 Table = tuple[str, list[str], list[list[Any]]]
+
+
+def ci(holder: dict, name: str) -> str:
+    """`` [low, high]`` when the statistic ``name`` of ``holder`` has an interval, else nothing."""
+    interval = holder.get(f"{name}_interval")
+    if not interval or interval.get("low") is None:
+        return ""
+    return f" [{interval['low']:.3f}, {interval['high']:.3f}]"
 
 
 def tables_as_text(sections: list[Table]) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Any
 
 from .tables import (
-    MAX_DOCUMENTS, MAX_PAIRS, Table, largest, num, shown_of, spans_marked, tables_as_markdown, tables_as_text,
+    MAX_DOCUMENTS, MAX_PAIRS, Table, ci, largest, num, shown_of, spans_marked, tables_as_markdown, tables_as_text,
 )
 from .chance_text import document_tables
 from .unitizing_text import headline_rows
@@ -28,9 +28,9 @@ def tables(report: dict) -> list[Table]:
         ["raters", len(report["raters"])],
         ["documents scored / read", f"{docs['scored']} / {docs['read']}"],
         ["rater pairs", overall["pairs"]],
-        ["pairwise mean PSA", num(overall["pairwise_mean_psa"]) + _ci(overall, "pairwise_mean_psa")],
-        ["pooled PSA", num(overall["pooled_psa"]) + _ci(overall, "pooled_psa")],
-        ["macro PSA (mean over labels)", num(report["macro"]["pairwise_mean_psa"]) + _ci(report["macro"], "pairwise_mean_psa")],
+        ["pairwise mean PSA", num(overall["pairwise_mean_psa"]) + ci(overall, "pairwise_mean_psa")],
+        ["pooled PSA", num(overall["pooled_psa"]) + ci(overall, "pooled_psa")],
+        ["macro PSA (mean over labels)", num(report["macro"]["pairwise_mean_psa"]) + ci(report["macro"], "pairwise_mean_psa")],
         ["a / b / c", f"{num(overall['a'], 2)} / {num(overall['b'], 2)} / {num(overall['c'], 2)}"],
     ]
     if "unitizing" in report:
@@ -47,7 +47,7 @@ def tables(report: dict) -> list[Table]:
     pairs = sorted(report["pairs"], key=lambda p: -p["documents"])
     n_pairs = report["overall"]["pairs"]
     rows = [
-        [f"{p['raters'][0]} ~ {p['raters'][1]}", p["documents"], num(p["psa"]) + _ci(p, "psa"), num(p["a"], 2), num(p["b"], 2),
+        [f"{p['raters'][0]} ~ {p['raters'][1]}", p["documents"], num(p["psa"]) + ci(p, "psa"), num(p["a"], 2), num(p["b"], 2),
          num(p["c"], 2), *p["outcomes"].values()]
         for p in pairs[:MAX_PAIRS]
     ]
@@ -60,7 +60,7 @@ def tables(report: dict) -> list[Table]:
     labels = report["labels"]
     shown = largest(list(labels), lambda name: spans_marked(labels[name]))
     rows = [
-        [name, num(v["pairwise_mean_psa"]) + _ci(v, "pairwise_mean_psa"), num(v["pooled_psa"]), num(v["a"], 2),
+        [name, num(v["pairwise_mean_psa"]) + ci(v, "pairwise_mean_psa"), num(v["pooled_psa"]), num(v["a"], 2),
          num(v["b"], 2), num(v["c"], 2)]
         for name, v in ((name, labels[name]) for name in shown)
     ]
@@ -115,7 +115,7 @@ def rater_table(rows: list[dict], limit: int | None = MAX_PAIRS) -> Table:
     """The per-rater view as a table, lowest mean PSA first (the raters to look at first)."""
     ordered = sorted(rows, key=lambda r: (r["mean_psa"] is None, r["mean_psa"] or 0.0, r["rater"]))
     shown = ordered[:limit] if limit else ordered
-    body = [rater_cells(r, _ci) for r in shown]
+    body = [rater_cells(r, ci) for r in shown]
     title = "Per rater (lowest mean PSA first" + (f"; {len(shown)} of {len(rows)})" if len(shown) < len(rows) else ")")
     return title, RATER_COLUMNS, body
 
@@ -146,13 +146,5 @@ def as_markdown(report: dict) -> str:
     """GitHub-flavoured Markdown tables."""
     return tables_as_markdown(tables(report))
 
-
-
-def _ci(holder: dict, name: str) -> str:
-    """`` [low, high]`` when the statistic has an interval, else nothing."""
-    interval = holder.get(f"{name}_interval")
-    if not interval or interval["low"] is None:
-        return ""
-    return f" [{interval['low']:.3f}, {interval['high']:.3f}]"
 
 

@@ -34,6 +34,12 @@ def psa(a: float, b: float, c: float) -> float | None:
     return None if denominator == 0 else 2 * a / denominator
 
 
+def spans_marked(entry: dict) -> float:
+    """The spans a per-label entry's pooled counts hold: each match pairs two spans (2a + b + c),
+    the denominator of PSA."""
+    return 2 * entry["a"] + entry["b"] + entry["c"]
+
+
 def _scaled(a: float, b: float, c: float) -> tuple[float, float, float]:
     """Counts near the float limit divided by the largest, so that no sum overflows (the
     ratios do not change); others as given, so that results stay exact to the last bit."""

@@ -10,6 +10,7 @@ import csv
 from pathlib import Path
 from typing import Any
 
+from ..tables import ci
 from ..text import RATER_COLUMNS, rater_cells
 from . import charts
 from ...notebook.figures import raters_ordered
@@ -30,7 +31,7 @@ def per_rater(rows: list[dict], labels: list[str]) -> dict[str, Any]:
     grid = [{"rater": r["rater"], "f": [(r["against_others"]["labels"].get(label) or {}).get("f") for label in shown]}
             for r in ordered]
     return {
-        "columns": RATER_COLUMNS, "cells": [[str(c) for c in rater_cells(r, _interval_text)] for r in ordered],
+        "columns": RATER_COLUMNS, "cells": [[str(c) for c in rater_cells(r, ci)] for r in ordered],
         "chart": charts.raters(rows) if rows else None, "grid_labels": shown, "grid": grid,
     }
 
@@ -93,13 +94,6 @@ def layers(spans: list[tuple[int, int, int, bool]]) -> list[list[tuple[int, int,
     for span in ordered:
         by_label.setdefault(span[2], []).append(span)
     return [by_label[k] for k in sorted(by_label)]
-
-
-def _interval_text(holder: dict, name: str) -> str:
-    interval = holder.get(f"{name}_interval")
-    if not interval or interval.get("low") is None:
-        return ""
-    return f" [{interval['low']:.3f}, {interval['high']:.3f}]"
 
 
 def _csv_num(value: Any) -> str:
