@@ -187,23 +187,27 @@ def parse(path: Path, typesystems: dict, tick=None, given: tuple[Path, ...] = ()
     text = cas.sofa_string or ""
     doc = CasDocument(path, text, {})
     every = getattr(cas, "select_all_annotations", None) or cas.select_all  # cassis < 0.10 has select_all
+    kinds: dict[str, tuple[bool, bool, list[str]]] = {}  # type -> (a layer?, a relation?, its label features)
     for fs in every():
         type_ = fs.type
         name = type_.name
         if name == "de.tudarmstadt.ukp.dkpro.core.api.metadata.type.DocumentMetaData":
             doc.title = getattr(fs, "documentTitle", None)
-        if name in NOT_LAYERS or not ts.subsumes("uima.tcas.Annotation", name):
+        kind = kinds.get(name)
+        if kind is None:  # what a type is, worked out once per type
+            layer = name not in NOT_LAYERS and ts.subsumes("uima.tcas.Annotation", name)
+            kind = kinds[name] = (layer, layer and _is_relation(type_), _label_features(ts, type_) if layer else [])
+        layer, relation, features = kind
+        if not layer:
             continue
         if name == TOKEN:
             doc.tokens.append((fs.begin, fs.end))
-        if _is_relation(type_):
+        if relation:
             ends = [getattr(fs, end, None) for end in ("Governor", "Dependent")]
             spans = [None if e is None else (e.type.name, e.begin, e.end) for e in ends]
-            doc.relations.append(Relation(name, spans[0], spans[1], {f: fs.get(f) for f in _label_features(ts, type_)}))
+            doc.relations.append(Relation(name, spans[0], spans[1], {f: fs.get(f) for f in features}))
             continue
-        features = doc.layers.get(name)
-        if features is None:
-            features = doc.layers[name] = _label_features(ts, type_)
+        doc.layers.setdefault(name, features)
         doc.spans.append(Span(name, fs.begin, fs.end, {f: fs.get(f) for f in features}, fs.xmiID))
     return doc
 

@@ -268,8 +268,11 @@ def _rebuild(doc: Document, sentences) -> str:
     row's offsets checked to lie in its sentence, and its token to be the text there."""
     placed: list[tuple[int, bytes]] = []
     end = 0
+    offsets: list[list[tuple[int, int]]] = []  # each sentence's rows' offsets, parsed once
     for _, lines, rows in sentences:
         encoded = "\n".join(lines).encode("utf-16-le", "surrogatepass")
+        parsed: list[tuple[int, int]] = []
+        offsets.append(parsed)
         if not rows:
             continue
         where, cells = rows[0]
@@ -279,6 +282,7 @@ def _rebuild(doc: Document, sentences) -> str:
         stop = begin + len(encoded) // 2
         for row_where, row in rows:
             first, last = _offsets(row[1], row_where)
+            parsed.append((first, last))
             if not begin <= first <= last <= stop:
                 raise InputError(
                     f"offsets {first}-{last} lie outside the sentence's text ({begin}-{stop} in UTF-16 code units, "
@@ -286,7 +290,7 @@ def _rebuild(doc: Document, sentences) -> str:
                     where=row_where, field="offsets",
                 )
         placed.append((begin, encoded))
-        end = max(end, max(_offsets(c[1], w)[1] for w, c in rows))
+        end = max(end, max(last for _, last in parsed))
     limit = MAX_GROWTH * max(doc.path.stat().st_size, 1024) if doc.path.is_file() else end
     if end > limit:
         raise InputError(
@@ -297,9 +301,8 @@ def _rebuild(doc: Document, sentences) -> str:
     for begin, encoded in placed:
         piece = encoded[: max(0, 2 * end - 2 * begin)]
         buffer[2 * begin: 2 * begin + len(piece)] = piece
-    for _, _, rows in sentences:
-        for where, cells in rows:
-            start, stop = _offsets(cells[1], where)
+    for (_, _, rows), parsed in zip(sentences, offsets):
+        for (where, cells), (start, stop) in zip(rows, parsed):
             token = unescape(cells[2])
             if bytes(buffer[2 * start: 2 * stop]) != token.encode("utf-16-le", "surrogatepass"):
                 seen = bytes(buffer[2 * start: 2 * stop]).decode("utf-16-le", "replace")
