@@ -30,6 +30,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
 
 from ...core import options
 from ...core.align import AlignmentRule, align
@@ -126,38 +128,29 @@ def unit_offsets(corpus: Corpus, unit: str, notes: Counter) -> tuple[np.ndarray,
 def cluster_roots(corpus: Corpus, starts: np.ndarray, ends: np.ndarray, rule: AlignmentRule) -> np.ndarray:
     """(spans,) the cluster of every span: the smallest span index of its connected component in
     the graph of every pair's optimal matching (under ``rule``)."""
-    parent = np.arange(corpus.n_spans)
-    for i, j in matched_pairs(corpus, starts, ends, rule):
-        union(parent, i, j)
-    return np.array([find(parent, i) for i in range(corpus.n_spans)], dtype=np.int64)
+    return component_roots(corpus.n_spans, *matched_pairs(corpus, starts, ends, rule))
 
 
 def matched_pairs(corpus: Corpus, starts: np.ndarray, ends: np.ndarray, rule: AlignmentRule):
-    """Global span indices ``(i, j)`` of every match between two raters on one document."""
+    """Global span indices ``(i, j)``, two arrays, of every match between two raters on one document."""
     comparisons = make_comparisons(corpus)
     if not len(comparisons):
-        return []
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
     side_a, idx_a = side(corpus, comparisons.ann_a, starts, ends)
     side_b, idx_b = side(corpus, comparisons.ann_b, starts, ends)
     found = align(side_a, side_b, rule)
-    return zip(idx_a[found.a_index].tolist(), idx_b[found.b_index].tolist())
+    return idx_a[found.a_index], idx_b[found.b_index]
 
 
-def find(parent: np.ndarray, i: int) -> int:
-    """The root of ``i`` in a union-find forest, compressing the path."""
-    root = i
-    while parent[root] != root:
-        root = parent[root]
-    while parent[i] != root:
-        parent[i], i = root, parent[i]
-    return int(root)
-
-
-def union(parent: np.ndarray, i: int, j: int) -> None:
-    """Join the trees of ``i`` and ``j`` (the smaller root stays the root)."""
-    ri, rj = find(parent, i), find(parent, j)
-    if ri != rj:
-        parent[max(ri, rj)] = min(ri, rj)
+def component_roots(n: int, i: np.ndarray, j: np.ndarray) -> np.ndarray:
+    """(n,) each node's connected component in the graph of the edges ``(i, j)``, named by its
+    smallest node index."""
+    if n == 0:
+        return np.zeros(0, np.int64)
+    _, component = connected_components(coo_matrix((np.ones(len(i)), (i, j)), shape=(n, n)), directed=False)
+    root = np.full(int(component.max()) + 1, n, dtype=np.int64)
+    np.minimum.at(root, component, np.arange(n))
+    return root[component]
 
 
 def span_items(
@@ -198,7 +191,7 @@ def span_items(
     has_other = rule.rule != "exact"
     nothing = n_labels + (1 if has_other else 0)
 
-    roots = cluster_roots(corpus, starts, ends, rule)
+    matched_a, matched_b = matched_pairs(corpus, starts, ends, rule)
     keep = np.flatnonzero(has_extent)
     # items: distinct (document, start, end); the spans at one place join one cluster
     keys = np.stack([span_doc[keep], starts[keep], ends[keep]], axis=1)
@@ -207,14 +200,12 @@ def span_items(
         span_item = span_item.reshape(-1)
     else:
         item_keys, span_item = np.zeros((0, 3), np.int64), np.zeros(0, np.int64)
-    parent = roots.copy()
-    first_of_item = np.full(len(item_keys), -1, dtype=np.int64)
-    for i, item in zip(keep.tolist(), span_item.tolist()):
-        if first_of_item[item] < 0:
-            first_of_item[item] = i
-        else:
-            union(parent, first_of_item[item], i)
-    span_cluster_root = np.array([find(parent, int(i)) for i in keep], dtype=np.int64)
+    # clusters: the matched spans joined, and the spans at one place joined to its first span
+    first_of_item = np.full(len(item_keys), corpus.n_spans, dtype=np.int64)
+    np.minimum.at(first_of_item, span_item, keep)
+    roots = component_roots(corpus.n_spans, np.concatenate([matched_a, first_of_item[span_item]]),
+                            np.concatenate([matched_b, keep]))
+    span_cluster_root = roots[keep]
     item_root = np.zeros(len(item_keys), dtype=np.int64)
     item_root[span_item] = span_cluster_root
     _, item_cluster = np.unique(np.stack([item_keys[:, 0], item_root], axis=1), axis=0, return_inverse=True) \
