@@ -229,8 +229,7 @@ def dawid_skene(
     posterior = initial_posterior(items)
     unanimous = bool(items.unanimous().all())
     if unanimous:
-        posterior = np.eye(classes)[np.bincount(items.obs_item, weights=items.obs_response, minlength=items.n_items).astype(np.int64)
-                                    // np.maximum(np.bincount(items.obs_item, minlength=items.n_items), 1)]
+        posterior = np.eye(classes)[posterior.argmax(1)]  # every rater gave the one answer the vote has
         iterations, change, converged = 0, 0.0, True
     else:
         def update(posterior):

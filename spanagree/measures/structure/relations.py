@@ -124,7 +124,7 @@ class RelationCounts:
         # both spans marked: B's endpoints matched back to A's spans
         marked_b = (alignment.partner_of_b(comp_b, head_b) >= 0) & (alignment.partner_of_b(comp_b, child_b) >= 0)
         self.marked_b = marked_b
-        both_a = np.bincount(comp_a[(head_a >= 0) & (child_a >= 0)], minlength=n_comparisons)
+        both_a = np.bincount(comp_a[mappable], minlength=n_comparisons)
         both_b = np.bincount(comp_b[marked_b], minlength=n_comparisons)
         self.both = np.stack([a, both_a - a, both_b - a], axis=1)
         # per (comparison, label) cells, strict labels, only where a relation is
