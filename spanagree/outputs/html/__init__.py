@@ -43,7 +43,7 @@ import numpy as np
 from ...core.files import write_bytes
 from ...core.templates import MAX_SHOWN, render as render_template
 from . import bands, charts
-from .page import CSP, label_colours
+from .page import CSP, label_colours, template_tables
 from ...core.version import __version__
 from ...diagnostics.disagreements import disputed_spans, from_report, label_confusion_pairs
 from ...diagnostics.raters import rater_view
@@ -281,8 +281,7 @@ def _kappa_curve(chance: dict, data: dict) -> dict[str, Any]:
 
 def _structure(section: dict) -> list[dict[str, Any]]:
     """Relations and attributes (docs/structure.md): the text output's tables, for the template."""
-    return [{"title": title, "header": list(header), "rows": [[str(cell) for cell in row] for row in rows]}
-            for title, header, rows in structure_tables(section, text_num)]
+    return template_tables(structure_tables(section, text_num))
 
 
 def _confusion(labels: list[str], pairs: tuple[np.ndarray, np.ndarray, np.ndarray]) -> dict[str, Any] | None:

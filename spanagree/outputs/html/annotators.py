@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..annotators_text import annotator_tables
+from .page import template_tables
 
 
 def section(report: dict[str, Any]) -> dict[str, Any]:
@@ -16,6 +17,5 @@ def section(report: dict[str, Any]) -> dict[str, Any]:
     :func:`spanagree.diagnostics.annotators.model_consensus`."""
     return {
         "method": report["method"],
-        "tables": [{"title": title, "header": list(header), "rows": [[str(cell) for cell in row] for row in rows]}
-                   for title, header, rows in annotator_tables(report)],
+        "tables": template_tables(annotator_tables(report)),
     }

@@ -19,3 +19,10 @@ CSP = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-acti
 def label_colours(n_labels: int) -> list[str]:
     """The colour of each label index (class ``l<k>``), cycling through :data:`PALETTE`."""
     return [PALETTE[k % len(PALETTE)] for k in range(n_labels)]
+
+
+def template_tables(tables) -> list[dict]:
+    """Tables ``(title, header, rows)`` of the text output as the page template's ``text_tables``
+    takes them: every cell as text (the template escapes and cuts it)."""
+    return [{"title": title, "header": list(header), "rows": [[str(cell) for cell in row] for row in rows]}
+            for title, header, rows in tables]
