@@ -175,8 +175,7 @@ def convert_command(
     """Convert annotations to spanagree JSONL, Prodigy JSONL or another format with a writer."""
     from ..outputs.convert import convert  # imported when the command runs (import time)
 
-    given = _given(ctx, default=True)
-    format, answers = given.pop("format"), _answers(given.pop("answers"))
+    given, format, answers = _read_given(ctx)
     options = {**{k: v for k, v in given.items() if v is not None}, **answers}
     try:
         result = convert(paths, out, to=to, format=format, ents=ents, spans_key=spans_key, **options)
@@ -223,16 +222,15 @@ def consensus_command(
     if method != "vote":
         return _model_consensus(ctx, paths, out=out, min_raters=min_raters, name=name, language=language, report_file=report_file,
                                 ents=ents, spans_key=spans_key, method=method, threshold=threshold, gold=gold,
-                                adjudicate=adjudicate, view=items, model_options={"competence_prior": competence_prior,
-                                                                                  "prior_strength": prior_strength, "pooling": pooling})
+                                adjudicate=adjudicate, view=items,
+                                model_options=_model_options(method, competence_prior, prior_strength, pooling))
     if gold is not None or adjudicate is not None:
         _fail(UsageError("--gold and --adjudicate need an annotator model (--method dawid-skene or mace)"))
     if min_raters is None:
         _fail(UsageError("the vote needs --min-raters (-k): keep a span when at least this many raters marked it"))
     from ..diagnostics.consensus import run  # imported when the command runs (import time)
 
-    given = _given(ctx, default=True)
-    format, read_options = given.pop("format"), _answers(given.pop("answers"))
+    given, format, read_options = _read_given(ctx)
     try:
         check_outputs([out, report_file], paths)
         report = run(
@@ -261,6 +259,21 @@ def consensus_command(
 def _answers(answers: Optional[str]) -> dict[str, Any]:
     """``{"answers": (...)}`` from a comma-separated ``--answers``, or nothing when not given."""
     return {"answers": tuple(a.strip() for a in answers.split(","))} if answers else {}
+
+
+def _read_given(ctx: click.Context) -> tuple[dict[str, Any], str, dict[str, Any]]:
+    """Every declared option of the running command, with the input format and the reader
+    options (answers) taken out: ``(given, format, read_options)``."""
+    given = _given(ctx, default=True)
+    return given, given.pop("format"), _answers(given.pop("answers"))
+
+
+def _model_options(method: str, competence_prior: float, prior_strength: float, pooling: float) -> dict[str, float]:
+    """The annotator model's priors as its fitting function takes them (MACE has no pooling)."""
+    options = {"competence_prior": competence_prior, "prior_strength": prior_strength, "pooling": pooling}
+    if method == "mace":
+        options.pop("pooling")
+    return options
 
 
 def _given(ctx: click.Context, *, default: bool = False) -> dict[str, Any]:
@@ -294,10 +307,7 @@ def _model_consensus(ctx, paths, *, out, min_raters, name, language, report_file
     """``consensus --method dawid-skene|mace``: fit, write the consensus (and the adjudication list)."""
     from ..diagnostics.annotators import check_method, run as run_model
 
-    given = _given(ctx, default=True)
-    format, read_options = given.pop("format"), _answers(given.pop("answers"))
-    if method == "mace":
-        model_options.pop("pooling")
+    given, format, read_options = _read_given(ctx)
     try:
         check_method(method)
         check_outputs([out, report_file, adjudicate], paths)
@@ -353,11 +363,8 @@ def raters_command(
     from ..outputs.annotators_text import render as render_model
 
     output = Output(output)
-    given = _given(ctx, default=True)
-    format, read_options = given.pop("format"), _answers(given.pop("answers"))
-    model_options = {"competence_prior": competence_prior, "prior_strength": prior_strength, "pooling": pooling}
-    if model == "mace":
-        model_options.pop("pooling")
+    given, format, read_options = _read_given(ctx)
+    model_options = _model_options(model, competence_prior, prior_strength, pooling)
     try:
         check_method(model, tuple(MODELS))
         check_outputs([out_file], paths)
