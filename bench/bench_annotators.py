@@ -234,7 +234,7 @@ def _iterations(fit) -> str:
 
 
 def _documents(corpus, keep: set[str]):
-    from spanagree.core.model import CorpusBuilder
+    from spanagree.core.builder import CorpusBuilder
     from spanagree.diagnostics.raters import copy_annotations
 
     builder = CorpusBuilder()

@@ -13,7 +13,8 @@ import itertools
 import numpy as np
 
 from spanagree.io.common import Location
-from spanagree.core.model import Corpus, CorpusBuilder
+from spanagree.core.model import Corpus
+from spanagree.core.builder import CorpusBuilder
 
 TRUE = ((0, 5), (10, 15))
 SPURIOUS = ((20, 25), (30, 35), (40, 45))

@@ -167,6 +167,12 @@ class _FailingHandle:
         yield self.first
         raise OSError(5, "Input/output error")
 
+    def read(self, size: int = -1) -> bytes:  # block by block: the first read ends with line 1
+        if self.first is None:
+            raise OSError(5, "Input/output error")
+        first, self.first = self.first, None
+        return first
+
 
 def test_a_read_the_system_refuses_is_an_input_error_naming_file_and_line(tmp_path, monkeypatch):
     from spanagree.io import common

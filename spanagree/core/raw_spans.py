@@ -1,6 +1,6 @@
 """Span lists as readers find them, ``[{"start": int, "end": int, "label": str}, ...]``: checked
 line by line (:func:`parse_spans`, which names the first bad span) or a block of lines at a time
-(:func:`span_columns`, the fast check of :meth:`~spanagree.core.model.CorpusBuilder.add_unchecked`)."""
+(:func:`span_columns`, the fast check of :meth:`~spanagree.core.builder.CorpusBuilder.add_unchecked`)."""
 from __future__ import annotations
 
 from typing import Any

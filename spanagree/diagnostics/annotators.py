@@ -16,7 +16,8 @@ from ..core import options
 from ..core.align import AlignmentRule
 from ..core.counts import count
 from ..core.files import atomic_write, check_outputs
-from ..core.model import Corpus, CorpusBuilder
+from ..core.model import Corpus
+from ..core.builder import CorpusBuilder
 from ..errors import UsageError
 from ..measures.annotators import decode
 from ..measures.annotators.dawid_skene import Fit, dawid_skene
@@ -126,7 +127,7 @@ def model_consensus(
 
     Examples
     --------
-    >>> from spanagree.core.model import CorpusBuilder
+    >>> from spanagree.core.builder import CorpusBuilder
     >>> b = CorpusBuilder()
     >>> for d in range(12):
     ...     for rater in "abc":

@@ -42,7 +42,8 @@ from ..errors import Location, UsageError
 from ..core.files import check_outputs
 from ..core import validate
 from ..core.validate import shown
-from ..core.model import Corpus, CorpusBuilder
+from ..core.model import Corpus
+from ..core.builder import CorpusBuilder
 from ..io import formats
 from ..io import read
 
@@ -89,7 +90,7 @@ def consensus(
 
     Examples
     --------
-    >>> from spanagree.core.model import CorpusBuilder
+    >>> from spanagree.core.builder import CorpusBuilder
     >>> b = CorpusBuilder()
     >>> for rater, spans in [("a", [(0, 5, "PER"), (9, 12, "LOC")]), ("b", [(0, 5, "PER")]), ("c", [(0, 5, "PER"), (9, 12, "LOC")])]:
     ...     b.add("d1", "d1", "Alice in Rome", rater, spans, None)

@@ -40,7 +40,7 @@ from ..core.counts import count, label_totals
 from ..measures.psa.specific import prf, psa_array
 from ..measures.psa.summary import oriented_sums
 from ..measures.psa.intervals import BLOCK
-from ..core.model import CorpusBuilder
+from ..core.builder import CorpusBuilder
 
 #: The consensus of the other raters is computed per rater up to this many raters.
 MAX_CONSENSUS_RATERS = 12

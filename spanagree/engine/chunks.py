@@ -31,7 +31,7 @@ from ..core.counts import count
 from ..errors import InputError, Location, UsageError
 from ..io import formats
 from ..io.common import json_type_name, loads_json, parse_line_slowly, open_binary
-from ..core.model import CorpusBuilder
+from ..core.builder import CorpusBuilder
 from .merge import Partial
 
 #: Formats the engines read in ranges: their readers go through ``json_lines``.

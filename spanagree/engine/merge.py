@@ -4,7 +4,7 @@ Counts are additive (see ARCHITECTURE): a task that read whole documents returns
 (a document and a rater pair), the same a, b, c, per-label and outcome rows that
 :func:`spanagree.core.counts.count` gives for those documents in the whole corpus. The merge maps
 every task's rater, label and document codes to the corpus-wide ones (sorted by name, as
-:class:`~spanagree.core.model.CorpusBuilder` sorts them) and puts the comparisons in the order the serial
+:class:`~spanagree.core.builder.CorpusBuilder` sorts them) and puts the comparisons in the order the serial
 path has them (document, then rater pair), so every sum in the report, and every bootstrap
 replicate, is computed from the same numbers in the same order: the report is the same.
 

@@ -15,7 +15,7 @@ Reference, and the choice of None or 0 for the keys spaCy reads: ``docs/spacy.md
 All three are advertised through entry points (``spacy_factories``, ``spacy_scorers``), so
 ``nlp.add_pipe("span_agreement")`` and ``{"@scorers": "spanagree.agreement_scorer.v1"}`` work
 without importing spanagree. Nothing here re-implements alignment or counting: Docs become a
-:class:`~spanagree.core.model.Corpus` through the :class:`~spanagree.core.model.CorpusBuilder`, and
+:class:`~spanagree.core.model.Corpus` through the :class:`~spanagree.core.builder.CorpusBuilder`, and
 :func:`spanagree.score` does the rest.
 
 This module imports spaCy; ``import spanagree`` does not import it.
@@ -38,7 +38,8 @@ from ..core.validate import shown
 from ..core.align import AlignmentRule
 from ..errors import Location, UsageError
 from ..io.docbin import IdClashes, doc_id_of, doc_tokens, spacy_spans, span_tuples
-from ..core.model import Corpus, CorpusBuilder
+from ..core.model import Corpus
+from ..core.builder import CorpusBuilder
 from ..diagnostics.consensus import check_min_raters
 from ..diagnostics.consensus import consensus
 

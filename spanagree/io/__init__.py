@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
 from ..errors import InputError, Location, UsageError, option
-from ..core.model import Corpus, CorpusBuilder
+from ..core.model import Corpus
+from ..core.builder import CorpusBuilder
 import numpy as np
 
 from .common import empty_file, json_lines
@@ -41,7 +42,7 @@ class Format:
     """A file format: its reader, how to recognise it, and optionally a writer.
 
     ``read(path, builder, **options)`` adds a file's (or directory's) annotations to a
-    :class:`~spanagree.core.model.CorpusBuilder`; reader options are its keyword arguments.
+    :class:`~spanagree.core.builder.CorpusBuilder`; reader options are its keyword arguments.
     ``sniff(path, first)`` says whether a path is in this format: JSON-lines formats
     (``jsonl=True``) get the file's first record as ``first``; the others get ``None`` and must
     decide from the path (suffix, directory layout, a peek at the content).

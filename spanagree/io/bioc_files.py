@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError, Location, UsageError, describe
-from ..core.model import CorpusBuilder
+from ..core.builder import CorpusBuilder
 from . import Format
 from ._text import peek
 from .common import choice

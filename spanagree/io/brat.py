@@ -44,7 +44,8 @@ import re
 from pathlib import Path
 
 from ..errors import InputError, Location, describe, option
-from ..core.model import CorpusBuilder, SpanTuple
+from ..core.model import SpanTuple
+from ..core.builder import CorpusBuilder
 from . import Format
 from ._text import read_text, text_lines
 from .common import choice, text_check

@@ -1,6 +1,7 @@
 """What every reader shares: JSON lines with located errors, and span validation."""
 from __future__ import annotations
 
+import io
 import json
 import re
 from pathlib import Path
@@ -48,36 +49,59 @@ def json_lines(path: Path, tick: Callable[[int], None] | None = None) -> Iterato
     not a JSON object, a missing file, and a file with no data at all.
     """
     name = str(path)
-    handle = open_binary(path)
     seen_data = False
-    pending = 0
-    number = 0
-    with handle:
-        try:
-            for number, raw in enumerate(handle, 1):
-                if tick is not None:
-                    pending += len(raw)
-                    if number % 4096 == 0:
-                        tick(pending)
-                        pending = 0
-                try:
-                    obj = loads_json(raw)
-                except ValueError:  # JSONDecodeError, or UnicodeDecodeError from the json fallback
-                    if not raw.strip():
-                        continue
-                    obj = parse_line_slowly(raw, Location(name, number))
-                if type(obj) is not dict:
-                    raise InputError(
-                        f"expected a JSON object per line, got a JSON {json_type_name(obj)}", where=Location(name, number)
-                    )
-                seen_data = True
-                yield Location(name, number), obj
-        except OSError as err:  # the system refuses to go on (an I/O error, a device that is not a file)
-            raise InputError(f"cannot be read ({err.strerror or err})", where=Location(name, number + 1)) from None
-    if tick is not None:
-        tick(pending)
+    for number, data in file_blocks(path, tick):
+        for item in block_lines(name, number, data):
+            seen_data = True
+            yield item
     if not seen_data:
         raise InputError("the file is empty; expected one JSON object per line", where=Location(name))
+
+
+#: :func:`file_blocks` reads about this many bytes at a time (then on to the end of the line).
+BLOCK_BYTES = 1 << 20
+
+
+def file_blocks(path: Path, tick: Callable[[int], None] | None = None, size: int | None = None) -> Iterator[tuple[int, bytes]]:
+    """Yield ``(first line number, bytes)``: the file in blocks of whole lines (the last line may
+    lack its newline), about ``size`` bytes each. ``tick(n_bytes)`` hears each block's size.
+    Raises InputError for a file that cannot be opened or read, naming the line reached."""
+    name = str(path)
+    number = 1
+    size = size or BLOCK_BYTES
+    with open_binary(path) as handle:
+        while True:
+            try:
+                data = handle.read(size)
+                if data and not data.endswith(b"\n"):
+                    data += handle.readline()
+            except OSError as err:  # the system refuses to go on (an I/O error, a device that is not a file)
+                raise InputError(f"cannot be read ({err.strerror or err})", where=Location(name, number)) from None
+            if not data:
+                return
+            if tick is not None:
+                tick(len(data))
+            yield number, data
+            number += data.count(b"\n")
+
+
+def block_lines(name: str, number: int, data: bytes, offset: int = 0) -> Iterator[tuple[Location, dict]]:
+    """Yield ``(location, object)`` for every non-blank line of ``data[offset:]``, whose first
+    line is line ``number`` of file ``name``; errors as :func:`json_lines` gives them."""
+    lines = io.BytesIO(data)
+    lines.seek(offset)
+    for number, raw in enumerate(lines, number):
+        try:
+            obj = loads_json(raw)
+        except ValueError:  # JSONDecodeError, or UnicodeDecodeError from the json fallback
+            if not raw.strip():
+                continue
+            obj = parse_line_slowly(raw, Location(name, number))
+        if type(obj) is not dict:
+            raise InputError(
+                f"expected a JSON object per line, got a JSON {json_type_name(obj)}", where=Location(name, number)
+            )
+        yield Location(name, number), obj
 
 
 def choice(option: str, value: Any, allowed: tuple[str, ...]) -> Any:

@@ -48,7 +48,8 @@ from typing import Iterator, Sequence
 import numpy as np
 
 from ..errors import InputError, Location, UsageError, describe, option
-from ..core.model import CorpusBuilder, SpanTuple
+from ..core.model import SpanTuple
+from ..core.builder import CorpusBuilder
 from . import Format
 from ._text import numbered_lines, peek
 

@@ -38,7 +38,8 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from ..errors import InputError, Location, UsageError, describe
-from ..core.model import Corpus, CorpusBuilder, SpanTuple
+from ..core.model import Corpus, SpanTuple
+from ..core.builder import CorpusBuilder
 from . import Format
 from ..core.files import write_bytes
 from ..core.sanitize import cut

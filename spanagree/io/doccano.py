@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError, Location, describe, option
-from ..core.model import CorpusBuilder
+from ..core.builder import CorpusBuilder
 from . import Format
 from .common import choice, json_lines, parse_labels, require
 from .offset_evidence import Evidence

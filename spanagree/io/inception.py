@@ -35,7 +35,7 @@ from collections import Counter
 from pathlib import Path
 
 from ..errors import InputError, Location, UsageError
-from ..core.model import CorpusBuilder
+from ..core.builder import CorpusBuilder
 from . import Format, uima_cas, webanno_tsv
 from .layers import INITIAL_CAS, Placed
 

@@ -18,12 +18,14 @@ that are not scored as spans (brat event triggers), each with its ``id``.
 """
 from __future__ import annotations
 
+from itertools import chain
 from pathlib import Path
 
-from ..errors import InputError
-from ..core.model import CorpusBuilder
+from ..errors import InputError, Location
+from ..core.builder import CorpusBuilder
 from . import Format
-from .common import LineSource, doc_id_of, dumps_json, json_lines, parse_labels, parse_tokens, require
+from .common import LineSource, block_lines, doc_id_of, dumps_json, file_blocks, parse_labels, parse_tokens, require
+from .typed_lines import add_common_lines
 from ..core.raw_spans import parse_spans
 from ..core.structure import KINDS
 from ..errors import describe
@@ -35,11 +37,31 @@ def read_spanagree(path: Path, builder: CorpusBuilder, lines: LineSource | None 
     """Read one spanagree JSONL file into ``builder``; ``lines``: where its ``(location, object)``
     lines come from instead of the whole file (the engines pass byte ranges of it)."""
     try:
-        _read_lines(path.stem, builder, json_lines(path, builder.tick) if lines is None else lines)
+        if lines is None:
+            _read_file(path, builder)
+        else:
+            _read_lines(path.stem, builder, lines)
     except InputError:
         builder.check_spans()  # a bad span of an earlier line is the first error
         raise
     builder.check_spans()
+
+
+def _read_file(path: Path, builder: CorpusBuilder) -> None:
+    """A whole file, a block of lines at a time: the block's leading common lines decoded at
+    once (:mod:`spanagree.io.typed_lines`), the rest line by line."""
+    name, stem = str(path), path.stem
+    seen_data = False
+    for number, data in file_blocks(path, builder.tick):
+        offset = add_common_lines(builder, stem, name, number, data)
+        if offset < len(data):
+            rest = block_lines(name, number + data.count(b"\n", 0, offset), data, offset)
+            for item in rest:
+                seen_data = True
+                _read_lines(stem, builder, chain([item], rest))
+        seen_data = seen_data or offset > 0
+    if not seen_data:
+        raise InputError("the file is empty; expected one JSON object per line", where=Location(name))
 
 
 def _read_lines(stem: str, builder: CorpusBuilder, lines: LineSource) -> None:

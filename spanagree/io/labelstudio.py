@@ -63,7 +63,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError, Location, describe, option
-from ..core.model import CorpusBuilder, SpanTuple
+from ..core.model import SpanTuple
+from ..core.builder import CorpusBuilder
 from . import Format
 from ._text import peek
 from .common import check_decoded, choice, line_of_bad_escape, open_binary, parse_int, parse_labels, text_check

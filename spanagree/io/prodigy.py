@@ -44,7 +44,8 @@ from pathlib import Path
 from typing import Any, Iterable, NamedTuple
 
 from ..errors import InputError, describe, option
-from ..core.model import CorpusBuilder, SpanTuple
+from ..core.model import SpanTuple
+from ..core.builder import CorpusBuilder
 from . import Format
 from .common import LineSource, choice, json_lines, labels_left_out, parse_labels, parse_tokens, require
 from ..core.raw_spans import parse_spans

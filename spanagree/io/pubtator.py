@@ -24,7 +24,7 @@ import re
 from pathlib import Path
 
 from ..errors import InputError, describe
-from ..core.model import CorpusBuilder
+from ..core.builder import CorpusBuilder
 from . import Format
 from ._text import peek, text_lines
 from .layers import looks_like_rater_files, rater_files, stem

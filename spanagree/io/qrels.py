@@ -36,7 +36,7 @@ from typing import Sequence
 import numpy as np
 
 from ..errors import InputError, Location, UsageError, describe, option
-from ..core.model import CorpusBuilder
+from ..core.builder import CorpusBuilder
 from . import Format
 from ._text import peek, text_lines
 from .common import choice

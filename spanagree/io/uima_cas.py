@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError, Location, UsageError
-from ..core.model import CorpusBuilder
+from ..core.builder import CorpusBuilder
 from . import Format
 from ._text import peek
 from .layers import Choice, Placed, check_layout, choose_for, collect, labelled, place, short_name

@@ -39,7 +39,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError, Location, describe
-from ..core.model import CorpusBuilder
+from ..core.builder import CorpusBuilder
 from . import Format
 from ._text import peek, text_lines
 from .layers import Choice, Placed, check_layout, choose_for, collect, labelled, place, short_name

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import given, settings, strategies as st
 
-from spanagree.core.model import _in_order
+from spanagree.core.builder import _in_order
 
 
 @settings(max_examples=300, deadline=None)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from spanagree.core.model import CorpusBuilder
+from spanagree.core.builder import CorpusBuilder
 from spanagree.core.raw_spans import parse_spans, span_columns
 from spanagree.errors import InputError, Location
 

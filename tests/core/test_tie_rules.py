@@ -5,7 +5,7 @@ import pytest
 
 from spanagree.core.align import align_spans
 from spanagree.diagnostics.consensus import consensus
-from spanagree.core.model import CorpusBuilder
+from spanagree.core.builder import CorpusBuilder
 
 # A's [0, 10) and B's [0, 10) are identical; A's [8, 12) overlaps only B's [0, 10) and B's [2, 4)
 # only A's [0, 10). Two half-credit pairs and the one identical pair both total 1.

@@ -8,7 +8,7 @@ import pytest
 import spanagree
 from spanagree.core.counts import MERGED, NO_TOKEN
 from spanagree.errors import InputError
-from spanagree.core.model import CorpusBuilder
+from spanagree.core.builder import CorpusBuilder
 
 TEXT = "Alice met Bob  here"  # tokens: Alice 0-5, met 6-9, Bob 10-13, here 15-19 (two spaces)
 TOKENS = np.array([[0, 5], [6, 9], [10, 13], [15, 19]])

@@ -13,7 +13,7 @@ import spanagree
 from spanagree.app.cli import app
 from spanagree.diagnostics.consensus import consensus, write
 from spanagree.errors import UsageError
-from spanagree.core.model import CorpusBuilder
+from spanagree.core.builder import CorpusBuilder
 from records import line
 
 TEXT = "President Maria Lopez met growers in Kellsbridge on Monday."

@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from spanagree.core.model import CorpusBuilder
+from spanagree.core.builder import CorpusBuilder
 from spanagree.diagnostics.annotators import model_consensus
 from spanagree.diagnostics.consensus import consensus
 from spanagree.errors import UsageError

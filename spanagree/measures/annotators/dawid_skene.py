@@ -201,7 +201,7 @@ def dawid_skene(
 
     Examples
     --------
-    >>> from spanagree.core.model import CorpusBuilder
+    >>> from spanagree.core.builder import CorpusBuilder
     >>> from spanagree.measures.annotators.items import span_items
     >>> b = CorpusBuilder()
     >>> for d in range(12):

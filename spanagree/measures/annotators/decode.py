@@ -33,7 +33,8 @@ from typing import Any
 import numpy as np
 from scipy.stats import beta as beta_distribution
 
-from ...core.model import Corpus, CorpusBuilder
+from ...core.model import Corpus
+from ...core.builder import CorpusBuilder
 from ...errors import Location
 from .dawid_skene import Fit
 from .items import bio_spans

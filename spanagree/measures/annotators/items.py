@@ -170,7 +170,7 @@ def span_items(
 
     Examples
     --------
-    >>> from spanagree.core.model import CorpusBuilder
+    >>> from spanagree.core.builder import CorpusBuilder
     >>> b = CorpusBuilder()
     >>> for rater, spans in [("a", [(0, 5, "PER")]), ("b", [(0, 5, "PER")]), ("c", [])]:
     ...     b.add("d1", "d1", "Alice in Rome", rater, spans, None)

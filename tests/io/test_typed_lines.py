@@ -1,0 +1,225 @@
+"""The two ways of reading spanagree JSONL give the same corpus, the same report and the same error.
+
+A file is read whole blocks at a time (:mod:`spanagree.io.typed_lines` decodes the common lines
+of a block at once, the rest go line by line) or line by line only, as the engines feed it
+(``lines=``). Random files mix common lines with every kind of line the typed path must leave to
+the line-by-line reader: tokens, document labels, relations, span ids and attributes, bad spans,
+blank lines, two values on a line, repeated lines, texts that differ, odd names, offsets as floats
+or beyond 64 bits. Blocks are made a few lines long so that runs start and stop mid-block.
+"""
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+import spanagree
+from spanagree.core.builder import CorpusBuilder
+from spanagree.errors import InputError
+from spanagree.io import common, jsonl
+
+TEXTS = ["Alice met Bob in Paris.", "Carol went to Rome.", "Zoë lives in Kraków now."]  # spans end by 18
+SETTINGS = settings(max_examples=300, deadline=None, derandomize=True,
+                    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+
+
+def _common_line(doc: int, rater: str, spans: list[dict], text: str | None = None) -> dict:
+    line = {"doc_id": f"d{doc}", "text": text if text is not None else TEXTS[doc % len(TEXTS)], "spans": spans}
+    if rater:
+        line["annotator"] = rater
+    return line
+
+
+span = st.builds(
+    lambda start, width, label: {"start": start, "end": start + width, "label": label},
+    st.integers(0, 12), st.integers(1, 6), st.sampled_from(["PER", "LOC", "ORG"]),
+)
+common_line = st.builds(
+    _common_line, st.integers(0, 29), st.sampled_from(["a", "b", "c", ""]), st.lists(span, max_size=4),
+    st.sampled_from([None] * 8 + ["Alice met Bob in Paris!"]),  # now and then a text another rater did not see
+)
+
+
+def _raw(line: dict) -> bytes:
+    return json.dumps(line, ensure_ascii=False).encode("utf-8")
+
+
+#: Lines only the line-by-line reader takes (or refuses), made from a common line, as bytes.
+ODD = [
+    lambda l: _raw({**l, "tokens": [{"start": 0, "end": 5}, {"start": 6, "end": 9}]}),
+    lambda l: _raw({**l, "labels": ["pos"]}),
+    lambda l: _raw({**l, "spans": [{**s, "id": f"s{i}"} for i, s in enumerate(l["spans"])],
+                    "relations": [{"head": "s0", "child": "s0", "label": "r"}] if l["spans"] else []}),
+    lambda l: _raw({**l, "spans": [{**s, "attributes": {"neg": True}} for s in l["spans"]]}),
+    lambda l: _raw({**l, "spans": l["spans"] + [{"start": 3, "end": 2, "label": "PER"}]}),
+    lambda l: _raw({**l, "spans": l["spans"] + [{"start": 0, "end": 999, "label": "PER"}]}),
+    lambda l: _raw({**l, "spans": [{"start": 1.0, "end": 3, "label": "PER"}]}),
+    lambda l: _raw({**l, "spans": [{"start": 0, "end": 2**64, "label": "PER"}]}),
+    lambda l: _raw({**l, "spans": [{"start": 0, "end": 2, "label": " "}]}),
+    lambda l: _raw({**l, "annotator": "Zoë"}),
+    lambda l: _raw({**l, "annotator": " "}),
+    lambda l: _raw({**l, "doc_id": ""}),
+    lambda l: _raw({**l, "doc_id": "dé"}),
+    lambda l: _raw({**l, "spans": None}),
+    lambda l: _raw(l) + b" " + _raw(l),
+    lambda l: b"",
+    lambda l: b"  ",
+    lambda l: b"\r",
+    lambda l: b"[1]",
+    lambda l: b"{not json",
+    lambda l: b'{"doc_id": "d1", "text": "\\ud800", "spans": []}',
+    lambda l: b'\xef\xbb\xbf' + _raw(l),
+]
+odd_line = st.builds(lambda make, l: make(l), st.sampled_from(ODD), common_line)
+line = st.one_of(
+    common_line.map(lambda l: {**l, "tokens": [{"start": 0, "end": 5}, {"start": 6, "end": 9}]}).map(_raw),
+    common_line.map(lambda l: {**l, "labels": ["pos"]}).map(_raw),
+    common_line.map(lambda l: {**l, "spans": [{**s, "id": f"s{i}"} for i, s in enumerate(l["spans"])],
+                               "relations": [{"head": "s0", "child": "s0", "label": "r"}] if l["spans"] else []}).map(_raw),
+    common_line.map(lambda l: {**l, "spans": [{**s, "attributes": {"neg": True}} for s in l["spans"]]}).map(_raw),
+    common_line.map(lambda l: {**l, "spans": l["spans"] + [{"start": 3, "end": 2, "label": "PER"}]}).map(_raw),
+    common_line.map(lambda l: {**l, "spans": l["spans"] + [{"start": 0, "end": 999, "label": "PER"}]}).map(_raw),
+    common_line.map(lambda l: {**l, "spans": [{"start": 1.0, "end": 3, "label": "PER"}]}).map(_raw),
+    common_line.map(lambda l: {**l, "spans": [{"start": 0, "end": 2**64, "label": "PER"}]}).map(_raw),
+    common_line.map(lambda l: {**l, "spans": [{"start": 0, "end": 2, "label": " "}]}).map(_raw),
+    common_line.map(lambda l: {**l, "annotator": "Zoë"}).map(_raw),
+    common_line.map(lambda l: {**l, "annotator": " "}).map(_raw),
+    common_line.map(lambda l: {**l, "doc_id": ""}).map(_raw),
+    common_line.map(lambda l: {**l, "doc_id": "dé"}).map(_raw),
+    common_line.map(lambda l: {**l, "spans": None}).map(_raw),
+    common_line.map(lambda l: _raw(l) + b" " + _raw(l)),
+    st.sampled_from([b"", b"  ", b"\r", b"[1]", b"{not json", b'{"doc_id": "d1", "text": "\\ud800", "spans": []}',
+                     b'\xef\xbb\xbf{"doc_id": "d9", "text": "x", "spans": []}']),
+)
+line = st.one_of(*[common_line.map(_raw)] * 9, odd_line)  # mostly common lines: long typed runs
+
+
+def _line_by_line(path: Path) -> spanagree.Corpus:
+    builder = CorpusBuilder()
+    jsonl.read_spanagree(path, builder, lines=common.json_lines(path))
+    return builder.build()
+
+
+def _by_blocks(path: Path) -> spanagree.Corpus:
+    builder = CorpusBuilder()
+    jsonl.read_spanagree(path, builder)
+    return builder.build()
+
+
+def _outcome(read, path: Path):
+    try:
+        return read(path)
+    except InputError as error:
+        return str(error)
+
+
+def _same_corpus(first, second) -> None:
+    for name in ("doc_ids", "texts", "raters", "labels", "n_documents_read", "n_annotations_read", "n_spans_read",
+                 "doc_label_names", "extra_parts", "token_conflicts"):
+        assert getattr(first, name) == getattr(second, name), name
+    for name in ("ann_doc", "ann_rater", "ann_ptr", "span_start", "span_end", "span_label",
+                 "dl_doc", "dl_rater", "dl_label", "dl_value"):
+        assert np.array_equal(getattr(first, name), getattr(second, name)), name
+    assert [None if t is None else t.tolist() for t in first.doc_tokens] == \
+        [None if t is None else t.tolist() for t in second.doc_tokens]
+    assert first.exclusions == second.exclusions
+    if first.structure is None or second.structure is None:
+        assert first.structure is second.structure
+    else:
+        assert first.structure.relations == second.structure.relations
+        assert first.structure.attributes == second.structure.attributes
+
+
+@SETTINGS
+@given(lines=st.lists(line, min_size=1, max_size=40), block=st.sampled_from([1, 60, 200, 1 << 20]),
+       newline_at_end=st.booleans())
+def test_blocks_and_lines_read_alike(tmp_path_factory, monkeypatch, lines, block, newline_at_end):
+    path = tmp_path_factory.mktemp("typed") / "r.jsonl"
+    path.write_bytes(b"\n".join(lines) + (b"\n" if newline_at_end else b""))
+    monkeypatch.setattr(common, "BLOCK_BYTES", block)
+    expected, got = _outcome(_line_by_line, path), _outcome(_by_blocks, path)
+    if isinstance(expected, str) or isinstance(got, str):
+        assert got == expected
+        return
+    _same_corpus(got, expected)
+    assert spanagree.score(got).to_dict() == spanagree.score(expected).to_dict()
+
+
+def _random_common_line(rng: random.Random) -> dict:
+    spans = []
+    for _ in range(rng.randrange(5)):
+        start = rng.randrange(13)
+        spans.append({"start": start, "end": start + rng.randrange(1, 7), "label": rng.choice(["PER", "LOC", "ORG"])})
+    text = "Alice met Bob in Paris!" if rng.random() < 0.01 else None
+    return _common_line(rng.randrange(60), rng.choice(["a", "b", "c", "d", ""]), spans, text)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_long_files_read_alike(tmp_path, monkeypatch, seed):
+    """Files of a few hundred lines, one odd line in fifty: long typed runs, stopped now and then."""
+    rng = random.Random(seed)
+    lines = [
+        rng.choice(ODD)(_random_common_line(rng)) if rng.random() < 0.02 else _raw(_random_common_line(rng))
+        for _ in range(rng.randrange(50, 400))
+    ]
+    path = tmp_path / "r.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    monkeypatch.setattr(common, "BLOCK_BYTES", rng.choice([100, 1000, 5000, 1 << 20]))
+    expected, got = _outcome(_line_by_line, path), _outcome(_by_blocks, path)
+    if isinstance(expected, str) or isinstance(got, str):
+        assert got == expected
+        return
+    _same_corpus(got, expected)
+    assert spanagree.score(got).to_dict() == spanagree.score(expected).to_dict()
+
+
+def test_common_lines_take_the_typed_path(tmp_path, monkeypatch):
+    """A file of common lines is read without a dict per line (the line-by-line reader never runs)."""
+    lines = [_common_line(d, r, [{"start": 0, "end": 5, "label": "PER"}]) for d in range(50) for r in "ab"]
+    path = tmp_path / "r.jsonl"
+    path.write_bytes(b"".join(_raw(l) + b"\n" for l in lines))
+    monkeypatch.setattr(common, "BLOCK_BYTES", 512)  # several blocks
+    monkeypatch.setattr(jsonl, "_read_lines", lambda *a: pytest.fail("read line by line"))
+    corpus = spanagree.read(path)
+    assert corpus.n_documents == 50 and corpus.n_annotations == 100 and corpus.n_spans == 100
+
+
+def test_an_odd_line_mid_block_goes_line_by_line_and_the_next_block_is_typed_again(tmp_path, monkeypatch):
+    lines = [_raw(_common_line(d, "a", [])) for d in range(40)]
+    lines[5] = _raw({**_common_line(5, "a", []), "tokens": [{"start": 0, "end": 5}]})
+    path = tmp_path / "r.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    monkeypatch.setattr(common, "BLOCK_BYTES", 400)
+    by_line = []
+    read_lines = jsonl._read_lines
+
+    def counting(stem, builder, source):
+        for where, obj in source:
+            by_line.append(where.line)
+            read_lines(stem, builder, [(where, obj)])
+
+    monkeypatch.setattr(jsonl, "_read_lines", counting)
+    corpus = spanagree.read(path)
+    assert corpus.n_annotations == 40 and corpus.doc_tokens[corpus.doc_ids.index("d5")] is not None
+    assert 6 in by_line and len(by_line) < 20 and 40 not in by_line
+
+
+@pytest.mark.parametrize(
+    "lines, message",
+    [
+        ([_common_line(0, "a", []), _common_line(0, "b", [], text="other")], "r.jsonl:2"),
+        ([_common_line(0, "a", []), _common_line(1, "a", [{"start": 0, "end": 99, "label": "X"}])], "r.jsonl:2"),
+        ([_common_line(0, "a", [{"start": 0, "end": 1, "label": "X"}]), _common_line(0, "a", [])], "(the other at"),
+    ],
+)
+def test_errors_name_the_line(tmp_path, lines, message):
+    path = tmp_path / "r.jsonl"
+    path.write_bytes(b"".join(_raw(l) + b"\n" for l in lines))
+    with pytest.raises(InputError) as caught:
+        spanagree.read(path)
+    assert message in str(caught.value)
+    assert str(caught.value) == _outcome(_line_by_line, path)
