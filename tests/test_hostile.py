@@ -192,11 +192,11 @@ def test_a_read_the_system_refuses_in_an_engine_is_an_input_error(tmp_path, monk
     path = tmp_path / "a.jsonl"
     path.write_bytes(_records(4))
 
-    def refuse(self, path, tick=None):
+    def refuse(self):
         raise OSError(5, "Input/output error")
         yield  # a generator, as the real one
 
-    monkeypatch.setattr(chunks._Source, "lines", refuse)
+    monkeypatch.setattr(chunks._Source, "_ranges", refuse)  # where a worker reads its byte ranges
     with pytest.raises(spanagree.InputError) as caught:
         spanagree.score(path, stream=True)
     assert "cannot be read (Input/output error)" in str(caught.value) and str(path) in str(caught.value)

@@ -21,6 +21,7 @@ import hashlib
 import inspect
 import io
 from dataclasses import dataclass, field
+from itertools import groupby
 from pathlib import Path
 from typing import Any, Callable, Hashable, Iterator
 
@@ -30,7 +31,7 @@ from ..core.align import AlignmentRule
 from ..core.counts import count
 from ..errors import InputError, Location, UsageError
 from ..io import formats
-from ..io.common import json_type_name, loads_json, parse_line_slowly, open_binary
+from ..io.common import json_type_name, loads_json, parse_line_slowly, open_binary, split_blocks
 from ..core.builder import CorpusBuilder
 from .merge import Partial
 
@@ -147,7 +148,7 @@ def _run(task: Task) -> TaskResult:
         for piece, seen, recorder in zip(task.pieces, result.pieces, recorders):
             source = _Source(piece, builder, recorder, seen, result)
             reader = reader_for(piece.format, source)
-            accepted = set(inspect.signature(formats()[piece.format].read).parameters) - {"path", "paths", "builder", "lines"}
+            accepted = set(inspect.signature(formats()[piece.format].read).parameters) - {"path", "paths", "builder", "lines", "blocks"}
             reader(Path(piece.name), builder, **{k: v for k, v in options.items() if k in accepted})
         piece = None
         corpus = builder.build()
@@ -179,7 +180,10 @@ def reader_for(format_name: str, source: "_Source") -> Callable[..., None]:
     read = formats()[format_name].read
 
     def read_ranges(path: Path, builder: CorpusBuilder, **options: Any) -> None:
-        read(path, builder, lines=source.lines(path, builder.tick), **options)
+        if hasattr(source, "blocks") and "blocks" in inspect.signature(read).parameters:
+            read(path, builder, blocks=source.blocks(path), **options)
+        else:
+            read(path, builder, lines=source.lines(path, builder.tick), **options)
 
     return read_ranges
 
@@ -308,43 +312,102 @@ class _Source:
     def lines(self, path, tick=None) -> Iterator[tuple[Location, dict]]:
         """Mirror of :func:`spanagree.io.common.json_lines` over the piece's ranges (the reader
         passes its path; the empty-file check is the driver's, over all of a file's ranges)."""
-        piece, builder, recorder, seen = self.piece, self.builder, self.recorder, self.seen
-        name = str(path)
-        handle = open_binary(piece.open_path, name)
-        data_lines = 0
-        with handle:
+        self.name = str(path)
+        for start, data, number in self._ranges():
+            yield from self.rest(number, data, 0, start)
+
+    def blocks(self, path) -> "_Blocks":
+        """The piece's ranges as blocks of whole lines, for a reader that takes them
+        (:func:`spanagree.io.jsonl.read_spanagree`): the same lines as :meth:`lines`."""
+        self.name = str(path)
+        return _Blocks(self)
+
+    def _ranges(self) -> Iterator[tuple[int, bytes, int]]:
+        """``(byte offset, bytes, first line number)`` of each range, read whole."""
+        piece, seen = self.piece, self.seen
+        with open_binary(piece.open_path, self.name) as handle:
             for start, end, first_line in piece.ranges:
                 handle.seek(start)
                 data = handle.read(end - start)
                 seen.newlines += data.count(b"\n")
                 self.result.n_bytes += len(data)
                 self.line_known = first_line is not None
-                number = (first_line if first_line is not None else UNKNOWN_LINE_BASE) - 1
-                offset = start
-                recent = self._recent_offsets
-                for raw in io.BytesIO(data):
-                    number += 1
-                    line_start = offset
-                    offset += len(raw)
-                    self.line_offset = recent[number] = line_start
-                    if len(recent) >= 4096:
-                        self._older_offsets, recent = recent, {}
-                        self._recent_offsets = recent
-                    try:
-                        obj = loads_json(raw)
-                    except ValueError:
-                        if not raw.strip():
-                            continue
-                        obj = parse_line_slowly(raw, Location(name, number))
-                    if type(obj) is not dict:
-                        raise InputError(
-                            f"expected a JSON object per line, got a JSON {json_type_name(obj)}",
-                            where=Location(name, number),
-                        )
-                    data_lines += 1
-                    builder.line_key = None
-                    yield Location(name, number), obj
-                    if recorder is not None:
-                        recorder.line(builder.line_key, line_start, offset, number)
-                seen.data_lines += data_lines
-                data_lines = 0
+                self.line_offset = start
+                yield start, data, first_line if first_line is not None else UNKNOWN_LINE_BASE
+
+    def rest(self, number: int, data: bytes, offset: int, base: int) -> Iterator[tuple[Location, dict]]:
+        """The lines of ``data[offset:]`` (``data`` starts at byte ``base`` of the file, with line
+        ``number``; ``offset`` is the start of a line), each noted where it starts and, for the
+        first pass, under the document the reader said it is about."""
+        builder, recorder, seen, name = self.builder, self.recorder, self.seen, self.name
+        number -= 1
+        position = base + offset
+        recent = self._recent_offsets
+        lines = io.BytesIO(data)
+        lines.seek(offset)
+        for raw in lines:
+            number += 1
+            line_start = position
+            position += len(raw)
+            self.line_offset = recent[number] = line_start
+            if len(recent) >= 4096:
+                self._older_offsets, recent = recent, {}
+                self._recent_offsets = recent
+            try:
+                obj = loads_json(raw)
+            except ValueError:
+                if not raw.strip():
+                    continue
+                obj = parse_line_slowly(raw, Location(name, number))
+            if type(obj) is not dict:
+                raise InputError(
+                    f"expected a JSON object per line, got a JSON {json_type_name(obj)}",
+                    where=Location(name, number),
+                )
+            seen.data_lines += 1
+            builder.line_key = None
+            yield Location(name, number), obj
+            if recorder is not None:
+                recorder.line(builder.line_key, line_start, position, number)
+
+    def taken(self, number: int, data: bytes, end: int, base: int, doc_ids: list[str]) -> None:
+        """Note the lines ``data[:end]`` a reader took at once, line ``i`` about document
+        ``doc_ids[i]`` (every one a document's line: none blank)."""
+        self.seen.data_lines += len(doc_ids)
+        self.line_offset = base + end
+        if self.recorder is None or not doc_ids:
+            return
+        line_ends = np.flatnonzero(np.frombuffer(data, np.uint8, end) == 10) + 1
+        if len(line_ends) < len(doc_ids):  # the last line has no newline
+            line_ends = np.append(line_ends, end)
+        bounds = (base + np.concatenate([[0], line_ends])).tolist()
+        i = 0
+        for key, run in groupby(doc_ids):
+            n = sum(1 for _ in run)
+            self.recorder.line(key, bounds[i], bounds[i + n], number + i)  # a run of lines as one
+            i += n
+
+
+class _Blocks:
+    """A piece as blocks of whole lines of about :data:`~spanagree.io.common.BLOCK_BYTES`
+    (``(first line number, bytes)``), with :meth:`_Source.taken` and :meth:`_Source.rest` for
+    the reader to say what it took at once and to read the rest of a block line by line."""
+
+    whole_file = False  # the empty-file check is the driver's
+
+    def __init__(self, source: _Source) -> None:
+        self.source = source
+        self.base = 0  # the byte offset of the block last yielded
+
+    def __iter__(self) -> Iterator[tuple[int, bytes]]:
+        for start, data, number in self.source._ranges():
+            for offset, block in split_blocks(data):
+                self.base = start + offset
+                yield number, block
+                number += block.count(b"\n")
+
+    def taken(self, number: int, data: bytes, end: int, doc_ids: list[str]) -> None:
+        self.source.taken(number, data, end, self.base, doc_ids)
+
+    def rest(self, number: int, data: bytes, offset: int) -> Iterator[tuple[Location, dict]]:
+        return self.source.rest(number, data, offset, self.base)

@@ -253,6 +253,6 @@ def note_raters_without_marks(notes, raters: list[str], marks: np.ndarray) -> No
 
 def _call(reader: Callable[..., None], source, builder: CorpusBuilder, options: dict) -> set[str]:
     """Call a reader with the options it accepts; return the names it accepts."""
-    accepted = set(inspect.signature(reader).parameters) - {"path", "paths", "builder", "lines"}
+    accepted = set(inspect.signature(reader).parameters) - {"path", "paths", "builder", "lines", "blocks"}
     reader(source, builder, **{k: v for k, v in options.items() if k in accepted})
     return accepted

@@ -5,7 +5,7 @@ import io
 import json
 import re
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator, Protocol
 
 from operator import le
 
@@ -39,6 +39,20 @@ def open_binary(path: Path, name: str | None = None):
 
 #: An iterable of ``(location, object)``, one per JSONL line, as :func:`json_lines` yields them.
 LineSource = Iterable[tuple[Location, dict]]
+
+
+class Blocks(Protocol):
+    """Blocks of whole JSONL lines, ``(first line number, bytes)``, as :class:`FileBlocks` and the
+    engines' byte ranges give them; a reader says which leading lines of a block it took at once
+    (``taken``) and reads the rest line by line (``rest``)."""
+
+    whole_file: bool  # True: no data line at all is an error
+
+    def __iter__(self) -> Iterator[tuple[int, bytes]]: ...
+
+    def taken(self, number: int, data: bytes, end: int, doc_ids: list[str]) -> None: ...
+
+    def rest(self, number: int, data: bytes, offset: int) -> Iterator[tuple[Location, dict]]: ...
 
 
 def json_lines(path: Path, tick: Callable[[int], None] | None = None) -> Iterator[tuple[Location, dict]]:
@@ -83,6 +97,40 @@ def file_blocks(path: Path, tick: Callable[[int], None] | None = None, size: int
                 tick(len(data))
             yield number, data
             number += data.count(b"\n")
+
+
+def split_blocks(data: bytes, size: int | None = None) -> Iterator[tuple[int, bytes]]:
+    """Yield ``(byte offset, bytes)``: ``data`` (whole lines) in blocks of whole lines of about
+    ``size`` bytes (:data:`BLOCK_BYTES`)."""
+    size = size or BLOCK_BYTES
+    start = 0
+    while start < len(data):
+        end = data.find(b"\n", start + size - 1) + 1 or len(data)
+        yield start, data[start:end] if start or end < len(data) else data
+        start = end
+
+
+class FileBlocks:
+    """A JSONL file as blocks of whole lines, ``(first line number, bytes)`` (:func:`file_blocks`),
+    for a reader that takes the leading lines of a block at once: it says so with :meth:`taken`
+    and reads the rest of the block with :meth:`rest`, line by line (:func:`block_lines`)."""
+
+    whole_file = True  # a file with no data at all is an error
+
+    def __init__(self, path: Path, tick: Callable[[int], None] | None = None) -> None:
+        self.name = str(path)
+        self.path = path
+        self.tick = tick
+
+    def __iter__(self) -> Iterator[tuple[int, bytes]]:
+        return file_blocks(self.path, self.tick)
+
+    def taken(self, number: int, data: bytes, end: int, doc_ids: list[str]) -> None:
+        """The reader took the lines of ``data[:end]`` (line ``number`` on) at once."""
+
+    def rest(self, number: int, data: bytes, offset: int) -> Iterator[tuple[Location, dict]]:
+        """The lines of ``data[offset:]``, the first being line ``number``."""
+        return block_lines(self.name, number, data, offset)
 
 
 def block_lines(name: str, number: int, data: bytes, offset: int = 0) -> Iterator[tuple[Location, dict]]:

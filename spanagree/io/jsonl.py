@@ -24,7 +24,7 @@ from pathlib import Path
 from ..errors import InputError, Location
 from ..core.builder import CorpusBuilder
 from . import Format
-from .common import LineSource, block_lines, doc_id_of, dumps_json, file_blocks, parse_labels, parse_tokens, require
+from .common import Blocks, FileBlocks, LineSource, doc_id_of, dumps_json, parse_labels, parse_tokens, require
 from .typed_lines import add_common_lines
 from ..core.raw_spans import parse_spans
 from ..core.structure import KINDS
@@ -33,34 +33,39 @@ from ..core.files import atomic_write
 
 
 
-def read_spanagree(path: Path, builder: CorpusBuilder, lines: LineSource | None = None) -> None:
-    """Read one spanagree JSONL file into ``builder``; ``lines``: where its ``(location, object)``
-    lines come from instead of the whole file (the engines pass byte ranges of it)."""
+def read_spanagree(
+    path: Path, builder: CorpusBuilder, lines: LineSource | None = None, blocks: Blocks | None = None
+) -> None:
+    """Read one spanagree JSONL file into ``builder``. ``lines``: where its ``(location, object)``
+    lines come from instead of the whole file; ``blocks``: where its blocks of whole lines come
+    from (:class:`~spanagree.io.common.FileBlocks`; the engines pass byte ranges of it)."""
     try:
-        if lines is None:
-            _read_file(path, builder)
-        else:
+        if lines is not None:
             _read_lines(path.stem, builder, lines)
+        else:
+            _read_blocks(path, builder, FileBlocks(path, builder.tick) if blocks is None else blocks)
     except InputError:
         builder.check_spans()  # a bad span of an earlier line is the first error
         raise
     builder.check_spans()
 
 
-def _read_file(path: Path, builder: CorpusBuilder) -> None:
-    """A whole file, a block of lines at a time: the block's leading common lines decoded at
-    once (:mod:`spanagree.io.typed_lines`), the rest line by line."""
+def _read_blocks(path: Path, builder: CorpusBuilder, blocks: Blocks) -> None:
+    """A block of lines at a time: the block's leading common lines decoded at once
+    (:mod:`spanagree.io.typed_lines`), the rest line by line."""
     name, stem = str(path), path.stem
     seen_data = False
-    for number, data in file_blocks(path, builder.tick):
-        offset = add_common_lines(builder, stem, name, number, data)
+    for number, data in blocks:
+        offset, doc_ids = add_common_lines(builder, stem, name, number, data)
+        if doc_ids:
+            seen_data = True
+            blocks.taken(number, data, offset, doc_ids)
         if offset < len(data):
-            rest = block_lines(name, number + data.count(b"\n", 0, offset), data, offset)
+            rest = blocks.rest(number + data.count(b"\n", 0, offset), data, offset)
             for item in rest:
                 seen_data = True
                 _read_lines(stem, builder, chain([item], rest))
-        seen_data = seen_data or offset > 0
-    if not seen_data:
+    if not seen_data and blocks.whole_file:
         raise InputError("the file is empty; expected one JSON object per line", where=Location(name))
 
 

@@ -53,22 +53,23 @@ def add_common_lines(builder: CorpusBuilder, stem: str, name: str, number: int, 
     Returns the byte offset where the block's remaining lines start (0: none was taken)."""
     first_end = data.find(b"\n")
     if not data[:first_end if first_end >= 0 else len(data)].strip() or _BLANK_LINE.search(data):
-        return 0
+        return 0, []
     n_lines = total = data.count(b"\n") + (not data.endswith(b"\n"))
     try:
         records = _DECODER.decode_lines(data)
     except (msgspec.DecodeError, ValueError) as error:  # ValidationError is a DecodeError
         n_lines = _first_bad_record(str(error), data)
         if not n_lines:
-            return 0
+            return 0, []
         try:
             records = _DECODER.decode_lines(data[:_offset_of_line(data, n_lines)])
         except (msgspec.DecodeError, ValueError):
-            return 0
+            return 0, []
     if len(records) != n_lines:  # a line that holds more than one JSON value
-        return 0
+        return 0, []
     taken = builder.add_lines(records, name, number, stem, msgspec.UNSET)
-    return len(data) if taken == total else _offset_of_line(data, taken)
+    doc_ids = [record.doc_id for record in records[:taken]]
+    return len(data) if taken == total else _offset_of_line(data, taken), doc_ids
 
 
 def _first_bad_record(message: str, data: bytes) -> int:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import random
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -20,7 +21,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 import spanagree
 from spanagree.core.builder import CorpusBuilder
 from spanagree.errors import InputError
-from spanagree.io import common, jsonl
+from spanagree.engine import plan
+from spanagree.io import common, jsonl, note_silent_raters
 
 TEXTS = ["Alice met Bob in Paris.", "Carol went to Rome.", "Zoë lives in Kraków now."]  # spans end by 18
 SETTINGS = settings(max_examples=300, deadline=None, derandomize=True,
@@ -48,32 +50,36 @@ def _raw(line: dict) -> bytes:
     return json.dumps(line, ensure_ascii=False).encode("utf-8")
 
 
-#: Lines only the line-by-line reader takes (or refuses), made from a common line, as bytes.
-ODD = [
+#: Lines only the line-by-line reader takes, made from a common line, as bytes.
+ACCEPTED = [
     lambda l: _raw({**l, "tokens": [{"start": 0, "end": 5}, {"start": 6, "end": 9}]}),
     lambda l: _raw({**l, "labels": ["pos"]}),
     lambda l: _raw({**l, "spans": [{**s, "id": f"s{i}"} for i, s in enumerate(l["spans"])],
                     "relations": [{"head": "s0", "child": "s0", "label": "r"}] if l["spans"] else []}),
     lambda l: _raw({**l, "spans": [{**s, "attributes": {"neg": True}} for s in l["spans"]]}),
+    lambda l: _raw({**l, "annotator": "Zoë"}),
+    lambda l: _raw({**l, "doc_id": l["doc_id"] + "é"}),
+    lambda l: b"",
+    lambda l: b"  ",
+]
+#: Lines the line-by-line reader refuses (or a file of which it refuses).
+REFUSED = [
     lambda l: _raw({**l, "spans": l["spans"] + [{"start": 3, "end": 2, "label": "PER"}]}),
     lambda l: _raw({**l, "spans": l["spans"] + [{"start": 0, "end": 999, "label": "PER"}]}),
     lambda l: _raw({**l, "spans": [{"start": 1.0, "end": 3, "label": "PER"}]}),
     lambda l: _raw({**l, "spans": [{"start": 0, "end": 2**64, "label": "PER"}]}),
     lambda l: _raw({**l, "spans": [{"start": 0, "end": 2, "label": " "}]}),
-    lambda l: _raw({**l, "annotator": "Zoë"}),
     lambda l: _raw({**l, "annotator": " "}),
     lambda l: _raw({**l, "doc_id": ""}),
-    lambda l: _raw({**l, "doc_id": "dé"}),
     lambda l: _raw({**l, "spans": None}),
     lambda l: _raw(l) + b" " + _raw(l),
-    lambda l: b"",
-    lambda l: b"  ",
     lambda l: b"\r",
     lambda l: b"[1]",
     lambda l: b"{not json",
     lambda l: b'{"doc_id": "d1", "text": "\\ud800", "spans": []}',
     lambda l: b'\xef\xbb\xbf' + _raw(l),
 ]
+ODD = ACCEPTED + REFUSED
 odd_line = st.builds(lambda make, l: make(l), st.sampled_from(ODD), common_line)
 line = st.one_of(
     common_line.map(lambda l: {**l, "tokens": [{"start": 0, "end": 5}, {"start": 6, "end": 9}]}).map(_raw),
@@ -101,13 +107,17 @@ line = st.one_of(*[common_line.map(_raw)] * 9, odd_line)  # mostly common lines:
 def _line_by_line(path: Path) -> spanagree.Corpus:
     builder = CorpusBuilder()
     jsonl.read_spanagree(path, builder, lines=common.json_lines(path))
-    return builder.build()
+    corpus = builder.build()
+    note_silent_raters(corpus)  # as spanagree.read does
+    return corpus
 
 
 def _by_blocks(path: Path) -> spanagree.Corpus:
     builder = CorpusBuilder()
     jsonl.read_spanagree(path, builder)
-    return builder.build()
+    corpus = builder.build()
+    note_silent_raters(corpus)
+    return corpus
 
 
 def _outcome(read, path: Path):
@@ -174,7 +184,45 @@ def test_long_files_read_alike(tmp_path, monkeypatch, seed):
         assert got == expected
         return
     _same_corpus(got, expected)
-    assert spanagree.score(got).to_dict() == spanagree.score(expected).to_dict()
+    report = spanagree.score(expected).to_dict()
+    assert spanagree.score(got).to_dict() == report
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # an engine falling back says so
+        assert spanagree.score(path, stream=True, jobs=1).to_dict() == report
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_engines_read_blocks_alike(tmp_path, monkeypatch, seed):
+    """The engines read byte ranges of a file in blocks too: the same report, or the same error."""
+    rng = random.Random(1000 + seed)
+    lines = []
+    for doc in range(rng.randrange(60, 200)):  # grouped by document, as the engines want
+        for rater in rng.sample("abcd", rng.randrange(1, 5)):
+            line = {**_random_common_line(rng), "doc_id": f"d{doc}", "annotator": rater}
+            line["text"] = TEXTS[doc % len(TEXTS)]
+            odd = rng.random()
+            lines.append(rng.choice(ACCEPTED)(line) if odd < 0.05 else rng.choice(REFUSED)(line) if odd < 0.0508 else _raw(line))
+    path = tmp_path / "r.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    monkeypatch.setattr(common, "BLOCK_BYTES", rng.choice([100, 1000, 1 << 20]))
+    monkeypatch.setattr(plan, "CHUNK_BYTES", 3000)  # many tasks
+    monkeypatch.setattr(plan, "MIN_CHUNK_BYTES", 1)
+    try:
+        expected = spanagree.score(_line_by_line(path)).to_dict()
+    except InputError as error:
+        expected = str(error)
+    tasks = []
+    for jobs in (1, 2):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # an engine falling back says so
+            try:
+                report = spanagree.score(path, stream=True, jobs=jobs)
+                got = report.to_dict()
+                tasks.append(report.corpus.engine["tasks"] if report.corpus.engine else 0)
+            except InputError as error:
+                got = str(error)
+        assert got == expected
+    return tasks
 
 
 def test_common_lines_take_the_typed_path(tmp_path, monkeypatch):
@@ -223,3 +271,10 @@ def test_errors_name_the_line(tmp_path, lines, message):
         spanagree.read(path)
     assert message in str(caught.value)
     assert str(caught.value) == _outcome(_line_by_line, path)
+
+
+def test_the_engine_test_runs_the_engines(tmp_path, monkeypatch):
+    """Most of the files above are read by an engine in many tasks (not a fallback to memory)."""
+    runs = [test_the_engines_read_blocks_alike(tmp_path / str(seed), monkeypatch, seed) for seed in range(12)
+            if not (tmp_path / str(seed)).mkdir()]
+    assert sum(1 for tasks in runs if tasks and min(tasks) > 5) >= 6, runs
