@@ -90,14 +90,7 @@ class CorpusBuilder:
         index = self._doc_index.get(key)
         if index is None:
             _check_name(doc_id, "document id", where, doc_id)
-            index = len(self._doc_ids)
-            self._doc_index[key] = index
-            self._doc_ids.append(doc_id)
-            self._texts.append(text)
-            self._text_source.append((rater, where))
-            self._tokens.append(None)
-            self._token_rater.append(None)
-            return index
+            return self._new_document(key, doc_id, text, where, rater)
         seen = self._texts[index]
         if seen != text:
             first_rater, first_where = self._text_source[index]
@@ -113,6 +106,18 @@ class CorpusBuilder:
                 doc_id=doc_id,
                 field="text",
             )
+        return index
+
+    def _new_document(self, key: Hashable, doc_id: str, text: str, where, rater: str) -> int:
+        """The code of a document seen for the first time (its id checked already); ``where``: a
+        Location, or ``(file, line)``."""
+        index = len(self._doc_ids)
+        self._doc_index[key] = index
+        self._doc_ids.append(doc_id)
+        self._texts.append(text)
+        self._text_source.append((rater, where))
+        self._tokens.append(None)
+        self._token_rater.append(None)
         return index
 
     def _new_rater(self, rater: str, where: Location, doc_id: str) -> int:
@@ -241,6 +246,7 @@ class CorpusBuilder:
         ``map`` and ``dict`` measured slower.)"""
         doc_index, held_texts, rater_index, seen = self._doc_index, self._texts, self._rater_index, self._ann_seen
         ann_doc, ann_rater, ann_len = self._ann_doc, self._ann_rater, self._ann_len
+        new_document = self._new_document
         held = self._n_spans_held
         taken = 0
         for taken, (record, n) in enumerate(zip(records, counts.tolist())):
@@ -254,15 +260,15 @@ class CorpusBuilder:
             elif not doc_id or not _plain_name(doc_id):
                 break
             code = rater_index.get(rater)
-            if code is None and (not rater or rater.isspace() or not _plain_name(rater)):
-                break
-            if doc is None:
-                doc = self.document(doc_id, doc_id, text, (file, first_line + taken), rater)
             if code is None:
+                if not rater or rater.isspace() or not _plain_name(rater):
+                    break
                 code = self._new_rater(rater, Location(file, first_line + taken), doc_id)
-            if (doc, code) in seen:
+            if doc is None:
+                doc = new_document(doc_id, doc_id, text, (file, first_line + taken), rater)
+            here = (held, n, file, first_line + taken)
+            if seen.setdefault((doc, code), here) is not here:  # read before: the reader's own path
                 break
-            seen[doc, code] = (held, n, (file, first_line + taken))
             held += n
             ann_doc.append(doc)
             ann_rater.append(code)
@@ -449,8 +455,8 @@ class CorpusBuilder:
             self.check_spans()
             spans = parse_spans(raw_spans, text_len, where, doc_id)
         n_read = len(spans)
-        first, n, first_where = previous
-        first_where = Location(*first_where)  # a Location, or (file, line) from add_lines
+        first, n, *first_where = previous  # (first, n, Location), or (first, n, file, line) from add_lines
+        first_where = Location(*first_where[-1]) if len(first_where) == 1 else Location(*first_where)
         if sorted(set(self._held_spans(first, n))) != sorted(set(spans)):
             raise InputError(
                 f"rater {rater!r} has two different annotations of this document "

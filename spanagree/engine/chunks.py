@@ -22,6 +22,7 @@ import inspect
 import io
 from dataclasses import dataclass, field
 from itertools import groupby
+from operator import attrgetter
 from pathlib import Path
 from typing import Any, Callable, Hashable, Iterator
 
@@ -35,6 +36,7 @@ from ..io.common import json_type_name, loads_json, parse_line_slowly, open_bina
 from ..core.builder import CorpusBuilder
 from .merge import Partial
 
+_DOC_ID = attrgetter("doc_id")
 #: Formats the engines read in ranges: their readers go through ``json_lines``.
 RANGE_FORMATS = ("spanagree", "prodigy")
 #: Position of an error found after reading (e.g. a usage error from counting): after every line.
@@ -314,6 +316,7 @@ class _Source:
         passes its path; the empty-file check is the driver's, over all of a file's ranges)."""
         self.name = str(path)
         for start, data, number in self._ranges():
+            self.seen.newlines += data.count(b"\n")
             yield from self.rest(number, data, 0, start)
 
     def blocks(self, path) -> "_Blocks":
@@ -329,7 +332,6 @@ class _Source:
             for start, end, first_line in piece.ranges:
                 handle.seek(start)
                 data = handle.read(end - start)
-                seen.newlines += data.count(b"\n")
                 self.result.n_bytes += len(data)
                 self.line_known = first_line is not None
                 self.line_offset = start
@@ -370,21 +372,23 @@ class _Source:
             if recorder is not None:
                 recorder.line(builder.line_key, line_start, position, number)
 
-    def taken(self, number: int, data: bytes, end: int, base: int, doc_ids: list[str]) -> None:
-        """Note the lines ``data[:end]`` a reader took at once, line ``i`` about document
-        ``doc_ids[i]`` (every one a document's line: none blank)."""
-        self.seen.data_lines += len(doc_ids)
+    def taken(self, number: int, data: bytes, end: int, base: int, records: list) -> None:
+        """Note the lines ``data[:end]`` a reader took at once, line ``i`` about the document of
+        ``records[i]`` (its ``doc_id``; every one a document's line: none blank)."""
+        self.seen.data_lines += len(records)
         self.line_offset = base + end
-        if self.recorder is None or not doc_ids:
+        if self.recorder is None or not records:
             return
+        doc_ids = list(map(_DOC_ID, records))
         line_ends = np.flatnonzero(np.frombuffer(data, np.uint8, end) == 10) + 1
         if len(line_ends) < len(doc_ids):  # the last line has no newline
             line_ends = np.append(line_ends, end)
         bounds = (base + np.concatenate([[0], line_ends])).tolist()
         i = 0
+        line = self.recorder.line
         for key, run in groupby(doc_ids):
-            n = sum(1 for _ in run)
-            self.recorder.line(key, bounds[i], bounds[i + n], number + i)  # a run of lines as one
+            n = len(list(run))
+            line(key, bounds[i], bounds[i + n], number + i)  # a run of lines as one
             i += n
 
 
@@ -399,15 +403,18 @@ class _Blocks:
         self.source = source
         self.base = 0  # the byte offset of the block last yielded
 
-    def __iter__(self) -> Iterator[tuple[int, bytes]]:
+    def __iter__(self) -> Iterator[tuple[int, int, bytes]]:
+        seen = self.source.seen
         for start, data, number in self.source._ranges():
             for offset, block in split_blocks(data):
                 self.base = start + offset
-                yield number, block
-                number += block.count(b"\n")
+                newlines = block.count(b"\n")
+                seen.newlines += newlines
+                yield number, newlines, block
+                number += newlines
 
-    def taken(self, number: int, data: bytes, end: int, doc_ids: list[str]) -> None:
-        self.source.taken(number, data, end, self.base, doc_ids)
+    def taken(self, number: int, data: bytes, end: int, records: list) -> None:
+        self.source.taken(number, data, end, self.base, records)
 
     def rest(self, number: int, data: bytes, offset: int) -> Iterator[tuple[Location, dict]]:
         return self.source.rest(number, data, offset, self.base)

@@ -42,13 +42,13 @@ LineSource = Iterable[tuple[Location, dict]]
 
 
 class Blocks(Protocol):
-    """Blocks of whole JSONL lines, ``(first line number, bytes)``, as :class:`FileBlocks` and the
+    """Blocks of whole JSONL lines, ``(first line number, newlines, bytes)``, as :class:`FileBlocks` and the
     engines' byte ranges give them; a reader says which leading lines of a block it took at once
     (``taken``) and reads the rest line by line (``rest``)."""
 
     whole_file: bool  # True: no data line at all is an error
 
-    def __iter__(self) -> Iterator[tuple[int, bytes]]: ...
+    def __iter__(self) -> Iterator[tuple[int, int, bytes]]: ...
 
     def taken(self, number: int, data: bytes, end: int, doc_ids: list[str]) -> None: ...
 
@@ -64,7 +64,7 @@ def json_lines(path: Path, tick: Callable[[int], None] | None = None) -> Iterato
     """
     name = str(path)
     seen_data = False
-    for number, data in file_blocks(path, tick):
+    for number, _, data in file_blocks(path, tick):
         for item in block_lines(name, number, data):
             seen_data = True
             yield item
@@ -76,9 +76,9 @@ def json_lines(path: Path, tick: Callable[[int], None] | None = None) -> Iterato
 BLOCK_BYTES = 1 << 20
 
 
-def file_blocks(path: Path, tick: Callable[[int], None] | None = None, size: int | None = None) -> Iterator[tuple[int, bytes]]:
-    """Yield ``(first line number, bytes)``: the file in blocks of whole lines (the last line may
-    lack its newline), about ``size`` bytes each. ``tick(n_bytes)`` hears each block's size.
+def file_blocks(path: Path, tick: Callable[[int], None] | None = None, size: int | None = None) -> Iterator[tuple[int, int, bytes]]:
+    """Yield ``(first line number, newlines, bytes)``: the file in blocks of whole lines (the last
+    line may lack its newline), about ``size`` bytes each. ``tick(n_bytes)`` hears each block's size.
     Raises InputError for a file that cannot be opened or read, naming the line reached."""
     name = str(path)
     number = 1
@@ -95,8 +95,9 @@ def file_blocks(path: Path, tick: Callable[[int], None] | None = None, size: int
                 return
             if tick is not None:
                 tick(len(data))
-            yield number, data
-            number += data.count(b"\n")
+            newlines = data.count(b"\n")
+            yield number, newlines, data
+            number += newlines
 
 
 def split_blocks(data: bytes, size: int | None = None) -> Iterator[tuple[int, bytes]]:
@@ -111,7 +112,7 @@ def split_blocks(data: bytes, size: int | None = None) -> Iterator[tuple[int, by
 
 
 class FileBlocks:
-    """A JSONL file as blocks of whole lines, ``(first line number, bytes)`` (:func:`file_blocks`),
+    """A JSONL file as blocks of whole lines, ``(first line number, newlines, bytes)`` (:func:`file_blocks`),
     for a reader that takes the leading lines of a block at once: it says so with :meth:`taken`
     and reads the rest of the block with :meth:`rest`, line by line (:func:`block_lines`)."""
 
@@ -122,7 +123,7 @@ class FileBlocks:
         self.path = path
         self.tick = tick
 
-    def __iter__(self) -> Iterator[tuple[int, bytes]]:
+    def __iter__(self) -> Iterator[tuple[int, int, bytes]]:
         return file_blocks(self.path, self.tick)
 
     def taken(self, number: int, data: bytes, end: int, doc_ids: list[str]) -> None:

@@ -55,11 +55,11 @@ def _read_blocks(path: Path, builder: CorpusBuilder, blocks: Blocks) -> None:
     (:mod:`spanagree.io.typed_lines`), the rest line by line."""
     name, stem = str(path), path.stem
     seen_data = False
-    for number, data in blocks:
-        offset, doc_ids = add_common_lines(builder, stem, name, number, data)
-        if doc_ids:
+    for number, newlines, data in blocks:
+        offset, records = add_common_lines(builder, stem, name, number, newlines, data)
+        if records:
             seen_data = True
-            blocks.taken(number, data, offset, doc_ids)
+            blocks.taken(number, data, offset, records)
         if offset < len(data):
             rest = blocks.rest(number + data.count(b"\n", 0, offset), data, offset)
             for item in rest:

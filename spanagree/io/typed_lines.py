@@ -47,14 +47,17 @@ _RECORD_AT = re.compile(r"`\$\[(\d+)\]")
 _BYTE_AT = re.compile(r"\(byte (\d+)\)")
 
 
-def add_common_lines(builder: CorpusBuilder, stem: str, name: str, number: int, data: bytes) -> int:
-    """Add the leading common lines of a block (``data``: whole lines, the first being line
-    ``number`` of file ``name``; the rater is ``stem`` where a line names none) to ``builder``.
-    Returns the byte offset where the block's remaining lines start (0: none was taken)."""
+def add_common_lines(
+    builder: CorpusBuilder, stem: str, name: str, number: int, newlines: int, data: bytes
+) -> tuple[int, list[CommonLine]]:
+    """Add the leading common lines of a block (``data``: whole lines, ``newlines`` of them ending
+    in a newline, the first being line ``number`` of file ``name``; the rater is ``stem`` where a
+    line names none) to ``builder``. Returns the byte offset where the block's remaining lines
+    start (0: none was taken) and the records of the lines taken."""
     first_end = data.find(b"\n")
     if not data[:first_end if first_end >= 0 else len(data)].strip() or _BLANK_LINE.search(data):
         return 0, []
-    n_lines = total = data.count(b"\n") + (not data.endswith(b"\n"))
+    n_lines = total = newlines + (not data.endswith(b"\n"))
     try:
         records = _DECODER.decode_lines(data)
     except (msgspec.DecodeError, ValueError) as error:  # ValidationError is a DecodeError
@@ -68,8 +71,7 @@ def add_common_lines(builder: CorpusBuilder, stem: str, name: str, number: int, 
     if len(records) != n_lines:  # a line that holds more than one JSON value
         return 0, []
     taken = builder.add_lines(records, name, number, stem, msgspec.UNSET)
-    doc_ids = [record.doc_id for record in records[:taken]]
-    return len(data) if taken == total else _offset_of_line(data, taken), doc_ids
+    return len(data) if taken == total else _offset_of_line(data, taken), records[:taken]
 
 
 def _first_bad_record(message: str, data: bytes) -> int:
