@@ -18,6 +18,7 @@ import orjson
 
 from ..errors import SPELLING, SpanagreeError
 from ..core.files import atomic_write, check_outputs, exists, write_bytes
+from ..core.heap import keep_freed_memory
 from ..io import read
 from ..core.version import __version__
 from . import config as settings_module
@@ -712,6 +713,7 @@ def main() -> None:
     import signal
 
     _MAIN_PID[:] = [os.getpid()]
+    keep_freed_memory()  # this process is ours: arrays freed are reused, not paged in again
     SPELLING.set(declared.as_flag)  # also for an error that reaches main after its command closed
     _notes_on_stderr()
     for signum in (signal.SIGINT, signal.SIGTERM):

@@ -32,7 +32,8 @@ from ..core.model import Corpus
 from .dask import DaskExecutor
 from ..errors import UsageError, option
 from .chunks import UNKNOWN_LINE_BASE, ErrorInfo, Groups, Job, Piece, Task, TaskResult, run_task
-from .merge import CorpusSummary, merge, release_memory
+from ..core.heap import release_memory
+from .merge import CorpusSummary, merge
 from .plan import Plan, chunk_size, make_plan
 from .local import local_executor, resolve_jobs
 from ..core.counts import count

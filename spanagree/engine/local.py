@@ -14,6 +14,7 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from typing import Iterable, Iterator
 
 from ..errors import UsageError
+from ..core.heap import keep_freed_memory
 from .chunks import Task, TaskResult, run_task
 
 
@@ -106,6 +107,7 @@ def _worker_setup(parent: int) -> None:
             pass
     if os.getppid() != parent:
         os._exit(0)
+    keep_freed_memory()  # a worker's tasks free and allocate arrays of the same sizes again and again
 
 
 def local_executor(jobs: int):

@@ -25,6 +25,7 @@ import numpy as np
 from ..core.align import AlignmentRule
 from ..core.arrays import dense_codes
 from ..core.counts import Counts, Comparisons, comparison_totals
+from ..core.heap import release_memory
 from ..core.model import Exclusions, one_line
 from ..io import note_raters_without_marks, rater_marks
 
@@ -295,19 +296,6 @@ def _merge_label_cells(partials, comparison_offsets, destination, label_maps, n_
         comparison, code, abc = comparison[order], code[order], abc[order]
     release_memory()
     return comparison, code, abc
-
-
-def release_memory() -> None:
-    """Give freed heap memory back to the system (glibc only; elsewhere nothing happens).
-
-    Task results are many small arrays; once copied and freed, their memory stays in the heap
-    unless trimmed, and the merged arrays are allocated beside it: the peak would count both."""
-    try:
-        import ctypes
-
-        ctypes.CDLL("libc.so.6").malloc_trim(0)
-    except (OSError, AttributeError):
-        pass
 
 
 def _sort_order(ids: "DocIds") -> np.ndarray | None:
