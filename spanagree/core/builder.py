@@ -17,7 +17,7 @@ from typing import Any, Callable, Hashable, Sequence
 
 import numpy as np
 
-from .arrays import ranges
+from .arrays import in_order, ranges
 from .model import Corpus, Exclusions
 from .raw_spans import SpanTuple, parse_spans, span_columns
 from .structure import PendingStructure, Structure, check_attribute_value, resolve
@@ -203,13 +203,16 @@ class CorpusBuilder:
             if len(queue) >= self.UNCHECKED_LINES:
                 self.check_spans()
 
-    def add_lines(self, records: Sequence[Any], file: str, first_line: int, default_rater: str, unset: Any) -> int:
+    def add_lines(
+        self, records: Sequence[Any], file: str, first_line: int, default_rater: str, unset: Any,
+        tokens: Sequence[np.ndarray | None] | None = None,
+    ) -> int:
         """Add the leading run of clean common lines of a block; return how many were added.
 
         ``records`` have ``doc_id``, ``text``, ``annotator`` (``unset`` when the line names no
         rater: then ``default_rater``) and ``spans`` of ``start``, ``end``, ``label``, their types
         checked already (:mod:`spanagree.io.typed_lines`); record ``i`` is line ``first_line + i``
-        of ``file``. The same as :meth:`add_unchecked` line by line, only faster: the spans of
+        of ``file``, with token offsets ``tokens[i]`` (validated; None: no tokens). The same as :meth:`add_unchecked` line by line, only faster: the spans of
         the block are checked at once and no dict is made per line. The first line that needs
         more than that (a bad span, an empty or new non-ASCII name, a text that differs, a
         repeated document and rater) ends the run: the caller reads it and the rest line by line,
@@ -232,7 +235,7 @@ class CorpusBuilder:
                 bad |= np.array([x == label for x in labels], dtype=bool)
         ends_at = np.cumsum(counts)
         run = int(np.searchsorted(ends_at, np.argmax(bad), side="right")) if bad.any() else len(records)
-        taken = self._add_run(records[:run], counts[:run], file, first_line, default_rater, unset)
+        taken = self._add_run(records[:run], counts[:run], file, first_line, default_rater, unset, tokens)
         n_spans = int(ends_at[taken - 1]) if taken else 0
         self.n_annotations_read += taken
         self.n_spans_read += n_spans
@@ -240,7 +243,10 @@ class CorpusBuilder:
             self._store_block(starts[:n_spans], ends[:n_spans], labels[:n_spans])
         return taken
 
-    def _add_run(self, records, counts: np.ndarray, file: str, first_line: int, default_rater: str, unset: Any) -> int:
+    def _add_run(
+        self, records, counts: np.ndarray, file: str, first_line: int, default_rater: str, unset: Any,
+        tokens: Sequence[np.ndarray | None] | None,
+    ) -> int:
         """The lines of :meth:`add_lines` whose spans are good, up to the first line that needs the
         reader's own path; returns how many were added. (One loop: a pass per column with
         ``map`` and ``dict`` measured slower.)"""
@@ -266,6 +272,8 @@ class CorpusBuilder:
                 code = self._new_rater(rater, Location(file, first_line + taken), doc_id)
             if doc is None:
                 doc = new_document(doc_id, doc_id, text, (file, first_line + taken), rater)
+            if tokens is not None and tokens[taken] is not None:
+                self._add_tokens(doc, rater, tokens[taken], (file, first_line + taken))
             here = (held, n, file, first_line + taken)
             if seen.setdefault((doc, code), here) is not here:  # read before: the reader's own path
                 break
@@ -446,6 +454,8 @@ class CorpusBuilder:
         if len(versions) > 1:
             first, second = sorted(versions.values())[:2]
             self._token_conflicts[doc] = (first, second)
+            if where is not None and not isinstance(where, Location):  # (file, line) from add_lines
+                where = Location(*where)
             self._token_conflict_where.setdefault(doc, where)
 
     def _repeated(self, previous, spans, rater, doc_id, where, raw_spans=None, text_len=0) -> None:
@@ -535,7 +545,7 @@ class CorpusBuilder:
         # gather spans annotation by annotation in the new order, then sort each annotation's
         # by (start, end, label code); input that is in order already (grouped by document,
         # raters and spans in order) skips the sorts
-        if _in_order(ann_doc, ann_rater):
+        if in_order(ann_doc, ann_rater):
             ann_order = np.arange(len(ann_doc))
             lens = ann_len
             starts, ends, labs = held_starts, held_ends, label_rank[held_codes]
@@ -546,7 +556,7 @@ class CorpusBuilder:
             span_idx = ranges(old_ptr[ann_order], lens)
             starts, ends, labs = held_starts[span_idx], held_ends[span_idx], label_rank[held_codes[span_idx]]
         ann_of_span = np.repeat(np.arange(len(lens)), lens)
-        if not _in_order(ann_of_span, starts, ends, labs):
+        if not in_order(ann_of_span, starts, ends, labs):
             span_order = np.lexsort((labs, ends, starts, ann_of_span))
             starts, ends, labs, ann_of_span = (
                 starts[span_order], ends[span_order], labs[span_order], ann_of_span[span_order]
@@ -617,22 +627,6 @@ class CorpusBuilder:
         structure = resolve(pending, spans_of, doc_id_of, self.exclusions.relations, self.exclusions.attributes)
         structure.lost = list(self._lost)
         return structure
-
-
-def _in_order(*keys: np.ndarray) -> bool:
-    """True when the rows are in lexicographic order of ``keys`` (the first key first; ties
-    allowed), as ``np.lexsort(keys[::-1])`` would put them."""
-    if len(keys[0]) < 2:
-        return True
-    tied = np.ones(len(keys[0]) - 1, dtype=bool)
-    for key in keys:
-        before, after = key[:-1], key[1:]
-        if (tied & (after < before)).any():
-            return False
-        tied &= after == before
-        if not tied.any():
-            break
-    return True
 
 
 def _check_name(name: Any, what: str, where: Location, doc_id: Any) -> None:

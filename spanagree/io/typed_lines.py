@@ -1,13 +1,13 @@
 """The common spanagree JSONL line, decoded a block of lines at a time into typed records.
 
 Most lines of a spanagree JSONL file are ``{"doc_id", "text", "annotator"?, "spans": [{"start",
-"end", "label"}]}`` and nothing else. msgspec decodes a whole block of such lines in one call
+"end", "label"}], "tokens"?: [{"start", "end"}]}`` and nothing else. msgspec decodes a whole block of such lines in one call
 (``Decoder.decode_lines``) into :class:`CommonLine` records, checking every field's type as it
 goes (integers are integers, not 1.0 or true; labels are strings; no other field), without a
 dict per line or per span. :meth:`~spanagree.core.builder.CorpusBuilder.add_lines` then adds the
 block's leading run of clean lines at once.
 
-Whatever is not such a line (tokens, document labels, relations, span ids or attributes, a type
+Whatever is not such a line (document labels, relations, span ids or attributes, a type
 or JSON error, a blank line) goes, with every line after it in the block, to the line-by-line
 reader (:mod:`spanagree.io.jsonl`), which accepts or names the problem exactly as it always has:
 this path only takes lines that reader would take, and takes them the same way.
@@ -15,8 +15,10 @@ this path only takes lines that reader would take, and takes them the same way.
 from __future__ import annotations
 
 import re
+from operator import le
 
 import msgspec
+import numpy as np
 
 from ..core.builder import CorpusBuilder
 
@@ -29,13 +31,22 @@ class CommonSpan(msgspec.Struct, forbid_unknown_fields=True, gc=False):
     label: str
 
 
+class CommonToken(msgspec.Struct, gc=False):
+    """``{"start": int, "end": int}``; other fields (a token's text, its id) pass unread."""
+
+    start: int
+    end: int
+
+
 class CommonLine(msgspec.Struct, forbid_unknown_fields=True, gc=False):
-    """One rater's spans for one document, nothing more (``annotator`` may be left out)."""
+    """One rater's spans for one document, nothing more (``annotator`` and ``tokens`` may be
+    left out)."""
 
     doc_id: str
     text: str
     spans: list[CommonSpan]
     annotator: str | msgspec.UnsetType = msgspec.UNSET
+    tokens: list[CommonToken] | msgspec.UnsetType = msgspec.UNSET
 
 
 _DECODER = msgspec.json.Decoder(CommonLine)
@@ -70,8 +81,45 @@ def add_common_lines(
             return 0, []
     if len(records) != n_lines:  # a line that holds more than one JSON value
         return 0, []
-    taken = builder.add_lines(records, name, number, stem, msgspec.UNSET)
+    tokens = _token_offsets(records)
+    if tokens is not None and len(tokens) < len(records):  # a bad token list: that line on, line by line
+        records = records[:len(tokens)]
+    taken = builder.add_lines(records, name, number, stem, msgspec.UNSET, tokens)
     return len(data) if taken == total else _offset_of_line(data, taken), records[:taken]
+
+
+def _token_offsets(records: list[CommonLine]) -> list[np.ndarray | None] | None:
+    """Each record's token offsets as an (n, 2) array (None: no tokens), up to the first record
+    whose tokens are not in text order within its text (the list stops there); None when no
+    record has tokens. A document's lines one after another with the same tokens share one
+    array, as the line-by-line reader shares it."""
+    if all(record.tokens is msgspec.UNSET for record in records):
+        return None
+    out: list[np.ndarray | None] = []
+    previous = None
+    for record in records:
+        tokens = record.tokens
+        if tokens is msgspec.UNSET:
+            out.append(None)
+            continue
+        if previous is not None and previous.doc_id == record.doc_id and previous.tokens == tokens:
+            out.append(out[-1])
+        else:
+            starts = [token.start for token in tokens]
+            ends = [token.end for token in tokens]
+            if tokens and (
+                starts[0] < 0 or ends[-1] > len(record.text)
+                or not all(map(le, starts, ends)) or not all(map(le, ends, starts[1:]))
+            ):
+                break
+            offsets = np.empty((len(tokens), 2), dtype=np.int64)
+            try:
+                offsets[:, 0], offsets[:, 1] = starts, ends
+            except OverflowError:
+                break
+            out.append(offsets)
+        previous = record
+    return out
 
 
 def _first_bad_record(message: str, data: bytes) -> int:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import given, settings, strategies as st
 
-from spanagree.core.builder import _in_order
+from spanagree.core.arrays import in_order
 
 
 @settings(max_examples=300, deadline=None)
@@ -13,4 +13,4 @@ def test_in_order_is_what_lexsort_leaves_in_place(rows):
     keys = [np.array([row[i] for row in rows], dtype=np.int64) for i in range(len(rows[0]))] if rows else [np.zeros(0, np.int64)]
     order = np.lexsort(keys[::-1])
     already = all(np.array_equal(key, key[order]) for key in keys)
-    assert _in_order(*keys) == already
+    assert in_order(*keys) == already

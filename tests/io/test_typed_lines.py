@@ -238,7 +238,7 @@ def test_common_lines_take_the_typed_path(tmp_path, monkeypatch):
 
 def test_an_odd_line_mid_block_goes_line_by_line_and_the_next_block_is_typed_again(tmp_path, monkeypatch):
     lines = [_raw(_common_line(d, "a", [])) for d in range(40)]
-    lines[5] = _raw({**_common_line(5, "a", []), "tokens": [{"start": 0, "end": 5}]})
+    lines[5] = _raw({**_common_line(5, "a", []), "labels": ["pos"]})
     path = tmp_path / "r.jsonl"
     path.write_bytes(b"\n".join(lines) + b"\n")
     monkeypatch.setattr(common, "BLOCK_BYTES", 400)
@@ -252,7 +252,7 @@ def test_an_odd_line_mid_block_goes_line_by_line_and_the_next_block_is_typed_aga
 
     monkeypatch.setattr(jsonl, "_read_lines", counting)
     corpus = spanagree.read(path)
-    assert corpus.n_annotations == 40 and corpus.doc_tokens[corpus.doc_ids.index("d5")] is not None
+    assert corpus.n_annotations == 40 and corpus.doc_label_names == ["pos"]
     assert 6 in by_line and len(by_line) < 20 and 40 not in by_line
 
 

@@ -37,7 +37,7 @@ import numpy as np
 
 from ...core.align import AlignmentRule, SpanColumns, align
 from ...errors import InputError, Location, UsageError, describe
-from ...core.arrays import expand, ranges
+from ...core.arrays import expand, in_order, ranges
 from ...core.model import Corpus
 from ...io.common import json_lines, require
 from ...io.docbin import blank
@@ -353,8 +353,9 @@ def _ratings(
     ann = ranges(doc_first_ann[item_doc[order]], per_item[order])
     item = np.repeat(order, per_item[order])
     rater = corpus.ann_rater[ann]
-    sort = np.lexsort((rater, item))
-    item, rater = item[sort], rater[sort]
+    if not in_order(item, rater):  # tokens come in document order: most often they are
+        sort = np.lexsort((rater, item))
+        item, rater = item[sort], rater[sort]
     key = item * n_raters + rater
     code = np.zeros(len(key), dtype=np.int64)
     bits = np.zeros((len(key), max(1, (n_labels + 63) // 64)), dtype=np.uint64)
