@@ -54,6 +54,11 @@ def _raw(line: dict) -> bytes:
 ACCEPTED = [
     lambda l: _raw({**l, "tokens": [{"start": 0, "end": 5}, {"start": 6, "end": 9}]}),
     lambda l: _raw({**l, "labels": ["pos"]}),
+    lambda l: _raw({**l, "tokens": [{"start": 0, "end": 5, "text": "x", "id": 0}, {"start": 6, "end": 9}]}),
+    lambda l: _raw({**l, "tokens": [{"start": 0, "end": 9}]}),  # another rater's tokens may differ
+    lambda l: _raw({**l, "tokens": []}),
+    lambda l: _raw({**l, "tokens": None}),  # read as no tokens
+    lambda l: _raw({**l, "tokens": [{"start": 0, "end": 22}]}),  # beyond the shortest text only
     lambda l: _raw({**l, "spans": [{**s, "id": f"s{i}"} for i, s in enumerate(l["spans"])],
                     "relations": [{"head": "s0", "child": "s0", "label": "r"}] if l["spans"] else []}),
     lambda l: _raw({**l, "spans": [{**s, "attributes": {"neg": True}} for s in l["spans"]]}),
@@ -64,6 +69,10 @@ ACCEPTED = [
 ]
 #: Lines the line-by-line reader refuses (or a file of which it refuses).
 REFUSED = [
+    lambda l: _raw({**l, "tokens": [{"start": 6, "end": 9}, {"start": 0, "end": 5}]}),
+    lambda l: _raw({**l, "tokens": [{"start": 0, "end": 999}]}),
+    lambda l: _raw({**l, "tokens": [{"start": 0.0, "end": 5}]}),
+    lambda l: _raw({**l, "tokens": [{"start": 0}]}),
     lambda l: _raw({**l, "spans": l["spans"] + [{"start": 3, "end": 2, "label": "PER"}]}),
     lambda l: _raw({**l, "spans": l["spans"] + [{"start": 0, "end": 999, "label": "PER"}]}),
     lambda l: _raw({**l, "spans": [{"start": 1.0, "end": 3, "label": "PER"}]}),
@@ -278,3 +287,15 @@ def test_the_engine_test_runs_the_engines(tmp_path, monkeypatch):
     runs = [test_the_engines_read_blocks_alike(tmp_path / str(seed), monkeypatch, seed) for seed in range(12)
             if not (tmp_path / str(seed)).mkdir()]
     assert sum(1 for tasks in runs if tasks and min(tasks) > 5) >= 6, runs
+
+
+def test_tokens_shared_only_within_a_document(tmp_path):
+    """The same token list on the next line of another document is checked against that text."""
+    tokens = [{"start": 0, "end": 22}]
+    lines = [{**_common_line(0, "a", []), "tokens": tokens}, {**_common_line(1, "a", []), "tokens": tokens}]
+    path = tmp_path / "r.jsonl"
+    path.write_bytes(b"".join(_raw(l) + b"\n" for l in lines))
+    with pytest.raises(InputError) as caught:
+        spanagree.read(path)
+    assert "r.jsonl:2" in str(caught.value) and "tokens" in str(caught.value)
+    assert str(caught.value) == _outcome(_line_by_line, path)
