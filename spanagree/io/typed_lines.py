@@ -46,10 +46,11 @@ class CommonLine(msgspec.Struct, forbid_unknown_fields=True, gc=False):
     text: str
     spans: list[CommonSpan]
     annotator: str | msgspec.UnsetType = msgspec.UNSET
-    tokens: list[CommonToken] | msgspec.UnsetType = msgspec.UNSET
+    tokens: msgspec.Raw | msgspec.UnsetType = msgspec.UNSET  # decoded once per document (below)
 
 
 _DECODER = msgspec.json.Decoder(CommonLine)
+_TOKENS = msgspec.json.Decoder(list[CommonToken])
 #: A line that is empty or only white space (``decode_lines`` passes over it; the line numbers
 #: of the records after it would be off by one).
 _BLANK_LINE = re.compile(rb"\n[ \t\r]*\n")
@@ -90,9 +91,10 @@ def add_common_lines(
 
 def _token_offsets(records: list[CommonLine]) -> list[np.ndarray | None] | None:
     """Each record's token offsets as an (n, 2) array (None: no tokens), up to the first record
-    whose tokens are not in text order within its text (the list stops there); None when no
-    record has tokens. A document's lines one after another with the same tokens share one
-    array, as the line-by-line reader shares it."""
+    whose tokens are not a list of tokens in text order within its text (the list stops there);
+    None when no record has tokens. A document's lines one after another with the same tokens
+    (the same JSON) share one array, as the line-by-line reader shares it; the tokens of the
+    others are decoded here, as they are needed (a document's raters repeat them)."""
     if all(record.tokens is msgspec.UNSET for record in records):
         return None
     out: list[np.ndarray | None] = []
@@ -105,6 +107,10 @@ def _token_offsets(records: list[CommonLine]) -> list[np.ndarray | None] | None:
         if previous is not None and previous.doc_id == record.doc_id and previous.tokens == tokens:
             out.append(out[-1])
         else:
+            try:
+                tokens = _TOKENS.decode(tokens)
+            except (msgspec.DecodeError, ValueError):
+                break
             starts = [token.start for token in tokens]
             ends = [token.end for token in tokens]
             if tokens and (
