@@ -32,7 +32,7 @@ from ..core.align import AlignmentRule
 from ..core.counts import count
 from ..errors import InputError, Location, UsageError
 from ..io import formats
-from ..io.common import json_type_name, loads_json, parse_line_slowly, open_binary, split_blocks
+from ..io.common import json_type_name, loads_json, newline_offsets, parse_line_slowly, open_binary, split_blocks
 from ..core.builder import CorpusBuilder
 from .merge import Partial
 
@@ -327,7 +327,7 @@ class _Source:
 
     def _ranges(self) -> Iterator[tuple[int, bytes, int]]:
         """``(byte offset, bytes, first line number)`` of each range, read whole."""
-        piece, seen = self.piece, self.seen
+        piece = self.piece
         with open_binary(piece.open_path, self.name) as handle:
             for start, end, first_line in piece.ranges:
                 handle.seek(start)
@@ -372,17 +372,19 @@ class _Source:
             if recorder is not None:
                 recorder.line(builder.line_key, line_start, position, number)
 
-    def taken(self, number: int, data: bytes, end: int, base: int, records: list) -> None:
-        """Note the lines ``data[:end]`` a reader took at once, line ``i`` about the document of
-        ``records[i]`` (its ``doc_id``; every one a document's line: none blank)."""
-        self.seen.data_lines += len(records)
-        self.line_offset = base + end
+    def taken(self, number: int, data: bytes, newlines: np.ndarray, base: int, records: list) -> None:
+        """Note the block's first ``len(records)`` lines, which a reader took at once, line ``i``
+        about the document of ``records[i]`` (its ``doc_id``; every one a document's line: none
+        blank). ``newlines``: the offsets of the block's newlines; it starts at byte ``base``."""
+        n = len(records)
+        line_ends = newlines[:n] + 1
+        if len(line_ends) < n:  # the last line has no newline
+            line_ends = np.append(line_ends, len(data))
+        self.seen.data_lines += n
+        self.line_offset = base + int(line_ends[-1]) if n else base
         if self.recorder is None or not records:
             return
         doc_ids = list(map(_DOC_ID, records))
-        line_ends = np.flatnonzero(np.frombuffer(data, np.uint8, end) == 10) + 1
-        if len(line_ends) < len(doc_ids):  # the last line has no newline
-            line_ends = np.append(line_ends, end)
         bounds = (base + np.concatenate([[0], line_ends])).tolist()
         i = 0
         line = self.recorder.line
@@ -394,7 +396,7 @@ class _Source:
 
 class _Blocks:
     """A piece as blocks of whole lines of about :data:`~spanagree.io.common.BLOCK_BYTES`
-    (``(first line number, bytes)``), with :meth:`_Source.taken` and :meth:`_Source.rest` for
+    (``(first line number, newline offsets, bytes)``), with :meth:`_Source.taken` and :meth:`_Source.rest` for
     the reader to say what it took at once and to read the rest of a block line by line."""
 
     whole_file = False  # the empty-file check is the driver's
@@ -403,18 +405,18 @@ class _Blocks:
         self.source = source
         self.base = 0  # the byte offset of the block last yielded
 
-    def __iter__(self) -> Iterator[tuple[int, int, bytes]]:
+    def __iter__(self) -> Iterator[tuple[int, np.ndarray, bytes]]:
         seen = self.source.seen
         for start, data, number in self.source._ranges():
             for offset, block in split_blocks(data):
                 self.base = start + offset
-                newlines = block.count(b"\n")
-                seen.newlines += newlines
+                newlines = newline_offsets(block)
+                seen.newlines += len(newlines)
                 yield number, newlines, block
-                number += newlines
+                number += len(newlines)
 
-    def taken(self, number: int, data: bytes, end: int, records: list) -> None:
-        self.source.taken(number, data, end, self.base, records)
+    def taken(self, number: int, data: bytes, newlines: np.ndarray, records: list) -> None:
+        self.source.taken(number, data, newlines, self.base, records)
 
     def rest(self, number: int, data: bytes, offset: int) -> Iterator[tuple[Location, dict]]:
         return self.source.rest(number, data, offset, self.base)

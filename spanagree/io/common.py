@@ -42,15 +42,15 @@ LineSource = Iterable[tuple[Location, dict]]
 
 
 class Blocks(Protocol):
-    """Blocks of whole JSONL lines, ``(first line number, newlines, bytes)``, as :class:`FileBlocks` and the
+    """Blocks of whole JSONL lines, ``(first line number, newline offsets, bytes)``, as :class:`FileBlocks` and the
     engines' byte ranges give them; a reader says which leading lines of a block it took at once
     (``taken``) and reads the rest line by line (``rest``)."""
 
     whole_file: bool  # True: no data line at all is an error
 
-    def __iter__(self) -> Iterator[tuple[int, int, bytes]]: ...
+    def __iter__(self) -> Iterator[tuple[int, np.ndarray, bytes]]: ...
 
-    def taken(self, number: int, data: bytes, end: int, doc_ids: list[str]) -> None: ...
+    def taken(self, number: int, data: bytes, newlines: np.ndarray, records: list) -> None: ...
 
     def rest(self, number: int, data: bytes, offset: int) -> Iterator[tuple[Location, dict]]: ...
 
@@ -76,9 +76,10 @@ def json_lines(path: Path, tick: Callable[[int], None] | None = None) -> Iterato
 BLOCK_BYTES = 1 << 20
 
 
-def file_blocks(path: Path, tick: Callable[[int], None] | None = None, size: int | None = None) -> Iterator[tuple[int, int, bytes]]:
-    """Yield ``(first line number, newlines, bytes)``: the file in blocks of whole lines (the last
-    line may lack its newline), about ``size`` bytes each. ``tick(n_bytes)`` hears each block's size.
+def file_blocks(path: Path, tick: Callable[[int], None] | None = None, size: int | None = None) -> Iterator[tuple[int, np.ndarray, bytes]]:
+    """Yield ``(first line number, newline offsets, bytes)``: the file in blocks of whole lines
+    (the last line may lack its newline), about ``size`` bytes each, with the offset of every
+    newline in the block (:func:`newline_offsets`). ``tick(n_bytes)`` hears each block's size.
     Raises InputError for a file that cannot be opened or read, naming the line reached."""
     name = str(path)
     number = 1
@@ -95,9 +96,15 @@ def file_blocks(path: Path, tick: Callable[[int], None] | None = None, size: int
                 return
             if tick is not None:
                 tick(len(data))
-            newlines = data.count(b"\n")
+            newlines = newline_offsets(data)
             yield number, newlines, data
-            number += newlines
+            number += len(newlines)
+
+
+def newline_offsets(data: bytes) -> np.ndarray:
+    """The offset of every ``\n`` in ``data`` (one NumPy pass: faster than ``bytes.count``, and
+    the lines' bounds come with it)."""
+    return np.flatnonzero(np.frombuffer(data, np.uint8) == 10)
 
 
 def split_blocks(data: bytes, size: int | None = None) -> Iterator[tuple[int, bytes]]:
@@ -112,7 +119,7 @@ def split_blocks(data: bytes, size: int | None = None) -> Iterator[tuple[int, by
 
 
 class FileBlocks:
-    """A JSONL file as blocks of whole lines, ``(first line number, newlines, bytes)`` (:func:`file_blocks`),
+    """A JSONL file as blocks of whole lines, ``(first line number, newline offsets, bytes)`` (:func:`file_blocks`),
     for a reader that takes the leading lines of a block at once: it says so with :meth:`taken`
     and reads the rest of the block with :meth:`rest`, line by line (:func:`block_lines`)."""
 
@@ -123,11 +130,11 @@ class FileBlocks:
         self.path = path
         self.tick = tick
 
-    def __iter__(self) -> Iterator[tuple[int, int, bytes]]:
+    def __iter__(self) -> Iterator[tuple[int, np.ndarray, bytes]]:
         return file_blocks(self.path, self.tick)
 
-    def taken(self, number: int, data: bytes, end: int, doc_ids: list[str]) -> None:
-        """The reader took the lines of ``data[:end]`` (line ``number`` on) at once."""
+    def taken(self, number: int, data: bytes, newlines: np.ndarray, records: list) -> None:
+        """The reader took the block's first ``len(records)`` lines (line ``number`` on) at once."""
 
     def rest(self, number: int, data: bytes, offset: int) -> Iterator[tuple[Location, dict]]:
         """The lines of ``data[offset:]``, the first being line ``number``."""

@@ -59,9 +59,9 @@ def _read_blocks(path: Path, builder: CorpusBuilder, blocks: Blocks) -> None:
         offset, records = add_common_lines(builder, stem, name, number, newlines, data)
         if records:
             seen_data = True
-            blocks.taken(number, data, offset, records)
+            blocks.taken(number, data, newlines, records)
         if offset < len(data):
-            rest = blocks.rest(number + data.count(b"\n", 0, offset), data, offset)
+            rest = blocks.rest(number + len(records), data, offset)
             for item in rest:
                 seen_data = True
                 _read_lines(stem, builder, chain([item], rest))
@@ -172,7 +172,7 @@ def _read_structure(obj: dict, builder: CorpusBuilder, doc_id: str, text: str, r
             )
         for end in ("head", "child"):
             if end not in item:
-                raise InputError(f"missing; expected a span id", where=where, doc_id=doc_id, field=f"{place}.{end}")
+                raise InputError("missing; expected a span id", where=where, doc_id=doc_id, field=f"{place}.{end}")
         pending.relations.append((
             ref(item["head"], f"{place}.head"), ref(item["child"], f"{place}.child"),
             text_field(item, "label", place), symmetric, kind, where, place,

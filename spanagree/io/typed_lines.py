@@ -51,33 +51,36 @@ class CommonLine(msgspec.Struct, forbid_unknown_fields=True, gc=False):
 
 _DECODER = msgspec.json.Decoder(CommonLine)
 _TOKENS = msgspec.json.Decoder(list[CommonToken])
-#: A line that is empty or only white space (``decode_lines`` passes over it; the line numbers
-#: of the records after it would be off by one).
-_BLANK_LINE = re.compile(rb"\n[ \t\r]*\n")
+_OPEN_BRACE = ord("{")
 #: Where msgspec says a record went wrong: ``$[12]`` (the thirteenth record) or ``(byte 345)``.
 _RECORD_AT = re.compile(r"`\$\[(\d+)\]")
 _BYTE_AT = re.compile(r"\(byte (\d+)\)")
 
 
 def add_common_lines(
-    builder: CorpusBuilder, stem: str, name: str, number: int, newlines: int, data: bytes
+    builder: CorpusBuilder, stem: str, name: str, number: int, newlines: np.ndarray, data: bytes
 ) -> tuple[int, list[CommonLine]]:
-    """Add the leading common lines of a block (``data``: whole lines, ``newlines`` of them ending
-    in a newline, the first being line ``number`` of file ``name``; the rater is ``stem`` where a
-    line names none) to ``builder``. Returns the byte offset where the block's remaining lines
-    start (0: none was taken) and the records of the lines taken."""
-    first_end = data.find(b"\n")
-    if not data[:first_end if first_end >= 0 else len(data)].strip() or _BLANK_LINE.search(data):
+    """Add the leading common lines of a block (``data``: whole lines, with a newline at each offset
+    of ``newlines``, the first being line ``number`` of file ``name``; the rater is ``stem`` where
+    a line names none) to ``builder``. Returns the byte offset where the block's remaining lines
+    start (0: none was taken) and the records of the lines taken, one per line.
+
+    Only lines that start with ``{`` are tried (so no blank line hides among them and shifts the
+    records against the lines), up to the first that does not."""
+    total = len(newlines) + (not data.endswith(b"\n"))
+    starts = np.concatenate([[0], newlines[: total - 1] + 1])
+    not_object = np.flatnonzero(np.frombuffer(data, np.uint8)[starts] != _OPEN_BRACE)
+    n_lines = int(not_object[0]) if len(not_object) else total
+    if not n_lines:
         return 0, []
-    n_lines = total = newlines + (not data.endswith(b"\n"))
     try:
-        records = _DECODER.decode_lines(data)
+        records = _DECODER.decode_lines(data if n_lines == total else data[: _offset_of_line(newlines, n_lines, data)])
     except (msgspec.DecodeError, ValueError) as error:  # ValidationError is a DecodeError
-        n_lines = _first_bad_record(str(error), data)
+        n_lines = _first_bad_record(str(error), data, newlines)
         if not n_lines:
             return 0, []
         try:
-            records = _DECODER.decode_lines(data[:_offset_of_line(data, n_lines)])
+            records = _DECODER.decode_lines(data[: _offset_of_line(newlines, n_lines, data)])
         except (msgspec.DecodeError, ValueError):
             return 0, []
     if len(records) != n_lines:  # a line that holds more than one JSON value
@@ -86,7 +89,7 @@ def add_common_lines(
     if tokens is not None and len(tokens) < len(records):  # a bad token list: that line on, line by line
         records = records[:len(tokens)]
     taken = builder.add_lines(records, name, number, stem, msgspec.UNSET, tokens)
-    return len(data) if taken == total else _offset_of_line(data, taken), records[:taken]
+    return _offset_of_line(newlines, taken, data), records[:taken]
 
 
 def _token_offsets(records: list[CommonLine]) -> list[np.ndarray | None] | None:
@@ -128,22 +131,17 @@ def _token_offsets(records: list[CommonLine]) -> list[np.ndarray | None] | None:
     return out
 
 
-def _first_bad_record(message: str, data: bytes) -> int:
-    """The index of the record (= line: the block has no blank line) msgspec stopped at."""
+def _first_bad_record(message: str, data: bytes, newlines: np.ndarray) -> int:
+    """The index of the record (= line: every line holds an object) msgspec stopped at."""
     found = _RECORD_AT.search(message)
     if found:
         return int(found.group(1))
     found = _BYTE_AT.search(message)
     if found:
-        return data.count(b"\n", 0, int(found.group(1)))
+        return int(np.searchsorted(newlines, int(found.group(1))))
     return 0
 
 
-def _offset_of_line(data: bytes, index: int) -> int:
-    """The byte offset where line ``index`` (0-based) of ``data`` starts (``len(data)`` past the last)."""
-    offset = 0
-    for _ in range(index):
-        offset = data.find(b"\n", offset) + 1
-        if not offset:
-            return len(data)
-    return offset
+def _offset_of_line(newlines: np.ndarray, index: int, data: bytes) -> int:
+    """The byte offset where line ``index`` (0-based) starts (``len(data)`` past the last)."""
+    return int(newlines[index - 1]) + 1 if 0 < index <= len(newlines) else 0 if index <= 0 else len(data)

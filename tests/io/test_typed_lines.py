@@ -299,3 +299,16 @@ def test_tokens_shared_only_within_a_document(tmp_path):
         spanagree.read(path)
     assert "r.jsonl:2" in str(caught.value) and "tokens" in str(caught.value)
     assert str(caught.value) == _outcome(_line_by_line, path)
+
+
+def test_a_blank_line_and_a_line_of_two_objects_in_one_block(tmp_path):
+    """decode_lines passes over a blank line and reads two values from one line: together the
+    records would match the lines in number but not in place. The line by line reader's verdict
+    stands (the second value on line 2 is an error)."""
+    one, two = _raw(_common_line(0, "a", [])), _raw(_common_line(1, "a", []))
+    path = tmp_path / "r.jsonl"
+    path.write_bytes(one + b"\n" + two + b" " + one + b"\n\n" + two + b"\n")
+    with pytest.raises(InputError) as caught:
+        spanagree.read(path)
+    assert "r.jsonl:2" in str(caught.value)
+    assert str(caught.value) == _outcome(_line_by_line, path)
