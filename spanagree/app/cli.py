@@ -160,6 +160,9 @@ def _write_tables(result, out_file: Path, kind: str) -> None:
     written = frames.write(result, out_file, output=kind)
     for name, n in written.items():
         click.echo(f"wrote {out_file / f'{name}.{kind}'} ({n} rows)", err=True)
+    if "disagreements" not in written:
+        click.echo("  not written: disagreements (the engine that read this input on every core keeps counts, not "
+                   "spans; --no-stream reads it into memory)", err=True)
 
 
 @app.command("convert")

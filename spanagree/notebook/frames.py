@@ -125,18 +125,41 @@ def rater_section(report, data: dict[str, Any] | None = None) -> list[dict[str, 
 
 def frame(report, name: str, data: dict[str, Any] | None = None):
     """Table ``name`` of ``report`` as a pandas DataFrame (columns :data:`COLUMNS`)."""
-    pd = pandas()
-    found = rows(report, name, data)
+    return _as_frame(pandas(), name, rows(report, name, data))
+
+
+def _as_frame(pd, name: str, found: list[dict[str, Any]]):
     columns = COLUMNS[name]
     table = pd.DataFrame.from_records(found, columns=[c for c, _ in columns]) if found else pd.DataFrame(
         {c: [] for c, _ in columns})
     return table.astype(dict(columns))
 
 
+#: Rows of the documents table made and written at a time by :func:`write` (a million documents
+#: would otherwise be a million dicts and their frame at once).
+DOCUMENTS_PER_PIECE = 100_000
+
+
+def _pieces(report, name: str, data: dict[str, Any]):
+    """Table ``name`` as DataFrames to write one after the other: the documents table in pieces of
+    :data:`DOCUMENTS_PER_PIECE` rows made from the report's per-document arrays (as
+    :meth:`~spanagree.report.AgreementReport.json_chunks` writes them), any other table whole."""
+    pd = pandas()
+    if name != "documents":
+        yield frame(report, name, data)
+        return
+    columns = report._per_document_columns()
+    n = len(columns[0])
+    for begin in range(0, max(n, 1), DOCUMENTS_PER_PIECE):  # one piece at least: the header
+        yield _as_frame(pd, name, report._per_document_rows(*(x[begin:begin + DOCUMENTS_PER_PIECE] for x in columns)))
+
+
 def available(report, data: dict[str, Any]) -> list[str]:
-    """The tables ``report`` has (``chance`` needs candidates, ``unitizing`` α_U/γ)."""
+    """The tables ``report`` has (``chance`` needs candidates, ``unitizing`` α_U/γ, and
+    ``disagreements`` the spans and texts, which an engine's counts do not keep)."""
     return [name for name in TABLES if (name != "chance" or "chance_corrected" in data)
-            and (name != "unitizing" or "unitizing" in data)]
+            and (name != "unitizing" or "unitizing" in data)
+            and (name != "disagreements" or hasattr(report.corpus, "span_start"))]
 
 
 def check_writer(output: str) -> None:
@@ -160,21 +183,31 @@ def write(report, folder: str | Path, *, output: str = "csv") -> dict[str, Any]:
     if folder.exists() and not folder.is_dir():
         raise UsageError(f"{folder}: tables are written to a folder, and this is a file")
     folder.mkdir(parents=True, exist_ok=True)
-    data = report.to_dict()
+    data = report._build(None, None, per_document="the documents table is written in pieces")
     written = {}
     for name in available(report, data):
-        table = frame(report, name, data)
         path = folder / f"{name}.{output}"
+        written[name] = 0
         if output == "csv":  # text a spreadsheet would run as a formula gets a leading '
             text_columns = [c for c, kind in COLUMNS[name] if kind == _TEXT]
-            safe = table.assign(**{c: table[c].map(csv_cell, na_action="ignore") for c in text_columns})
-            text = safe.to_csv(index=False, lineterminator="\n")
             with atomic_write(path, "w", encoding="utf-8", newline="") as f:
-                f.write(text)
+                for i, table in enumerate(_pieces(report, name, data)):
+                    safe = table.assign(**{c: table[c].map(csv_cell, na_action="ignore") for c in text_columns})
+                    f.write(safe.to_csv(index=False, header=i == 0, lineterminator="\n"))
+                    written[name] += len(table)
         else:
+            import pyarrow
+            import pyarrow.parquet
+
             with atomic_write(path, "wb") as f:
-                table.to_parquet(f, index=False)
-        written[name] = len(table)
+                writer = None
+                for table in _pieces(report, name, data):
+                    arrow = pyarrow.Table.from_pandas(table, preserve_index=False)
+                    if writer is None:
+                        writer = pyarrow.parquet.ParquetWriter(f, arrow.schema)
+                    writer.write_table(arrow)
+                    written[name] += len(table)
+                writer.close()
     return written
 
 

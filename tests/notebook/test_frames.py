@@ -3,6 +3,7 @@ folder of CSV files, and the message when pandas is missing."""
 from __future__ import annotations
 
 import csv
+import importlib.util
 import math
 import sys
 
@@ -13,6 +14,7 @@ pd = pytest.importorskip("pandas")
 import spanagree
 from spanagree.app.cli import app
 from spanagree.core.counts import OUTCOMES
+from spanagree.core.sanitize import csv_cell
 from spanagree.errors import UsageError
 from spanagree.notebook import frames
 from click.testing import CliRunner
@@ -222,3 +224,28 @@ def test_a_run_that_kept_counts_only_has_every_table_but_the_disagreements(examp
     with pytest.raises(UsageError, match="needs the spans"):
         counted.frame("disagreements")
     assert counted.plot.pairs() is not None
+
+
+def test_the_documents_table_is_written_in_pieces_equal_to_the_frame(example_path, tmp_path, monkeypatch):
+    """The documents table goes out a piece at a time (memory does not grow with documents): the
+    same CSV as the whole frame, from a report in memory and from one an engine counted."""
+    monkeypatch.setattr(frames, "DOCUMENTS_PER_PIECE", 7)
+    for options in ({}, {"stream": True, "jobs": 1}):
+        report = spanagree.score(example_path, **options)
+        written = frames.write(report, tmp_path / str(len(options)), output="csv")
+        whole = report.frame("documents")
+        assert written["documents"] == len(whole) > 7
+        safe = whole.assign(doc_id=whole["doc_id"].map(csv_cell, na_action="ignore"))  # as a spreadsheet must see it
+        assert (tmp_path / str(len(options)) / "documents.csv").read_text(encoding="utf-8") == safe.to_csv(
+            index=False, lineterminator="\n")
+        if importlib.util.find_spec("pyarrow") is not None:
+            frames.write(report, tmp_path / f"p{len(options)}", output="parquet")
+            pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / f"p{len(options)}" / "documents.parquet"), whole)
+
+
+def test_an_engines_report_writes_every_table_but_the_disagreements_and_says_so(example_path, tmp_path):
+    result = CliRunner().invoke(app, ["score", str(example_path), "--stream", "--jobs", "1", "--output", "csv",
+                                      "-o", str(tmp_path / "t")])
+    assert result.exit_code == 0, result.output
+    assert "not written: disagreements" in result.output
+    assert {p.stem for p in (tmp_path / "t").iterdir()} == {"pairs", "labels", "documents", "raters", "outcomes"}
