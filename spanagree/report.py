@@ -417,20 +417,24 @@ class AgreementReport:
         n_docs = self.corpus.n_documents
         abc = bin_rows(comparisons.doc, self.counts.abc, n_docs)
         comparison_psa = psa_of(np.asarray(self.counts.abc, dtype=np.float64))
-        defined = ~np.isnan(comparison_psa)
-        # undefined comparisons add 0 (no copies of the defined comparisons' documents and values)
-        mean_sum = np.bincount(comparisons.doc, weights=np.where(defined, comparison_psa, 0.0), minlength=n_docs)
+        undefined = np.flatnonzero(np.isnan(comparison_psa))
+        # undefined comparisons add 0 to the sum and are not counted (a million documents: no
+        # array of every comparison beyond their PSA, which is summed in place)
+        comparison_psa[undefined] = 0.0
+        mean_sum = np.bincount(comparisons.doc, weights=comparison_psa, minlength=n_docs)
         del comparison_psa
-        mean_n = np.bincount(comparisons.doc, weights=defined, minlength=n_docs)
-        del defined
         n_pairs = np.bincount(comparisons.doc, minlength=n_docs)
+        mean_n = n_pairs - np.bincount(comparisons.doc[undefined], minlength=n_docs)
         raters = np.bincount(self.corpus.ann_doc, minlength=n_docs)
         scored = np.flatnonzero(n_pairs)
-        mean_values = ratio(mean_sum[scored], mean_n[scored].astype(np.float64))
+        every = len(scored) == n_docs  # the usual case: no copies of the per-document arrays
+        mean_values = ratio(mean_sum if every else mean_sum[scored], (mean_n if every else mean_n[scored]).astype(np.float64))
         if limit is not None:
             lowest = np.argsort(np.where(np.isnan(mean_values), np.inf, mean_values), kind="stable")[:limit]
             lowest = lowest[~np.isnan(mean_values[lowest])]
-            scored, mean_values = scored[lowest], mean_values[lowest]
+            scored, mean_values, every = scored[lowest], mean_values[lowest], False
+        if every:
+            return scored, raters, n_pairs, abc, psa_of(abc), mean_values
         return scored, raters[scored], n_pairs[scored], abc[scored], psa_of(abc[scored]), mean_values
 
     def _per_document_rows(self, scored, raters, n_pairs, abc, pooled, means) -> list[dict]:
