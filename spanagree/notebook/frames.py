@@ -21,12 +21,14 @@ table                     one row per
 """
 from __future__ import annotations
 
+import csv
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable
 
 from ..core.counts import OUTCOMES
 from ..core.files import atomic_write
+from ..core.heap import release_memory
 from ..core.sanitize import csv_cell
 from ..errors import UsageError
 
@@ -137,21 +139,33 @@ def _as_frame(pd, name: str, found: list[dict[str, Any]]):
 
 #: Rows of the documents table made and written at a time by :func:`write` (a million documents
 #: would otherwise be a million dicts and their frame at once).
-DOCUMENTS_PER_PIECE = 100_000
+DOCUMENTS_PER_PIECE = 10_000
 
 
-def _pieces(report, name: str, data: dict[str, Any]):
-    """Table ``name`` as DataFrames to write one after the other: the documents table in pieces of
-    :data:`DOCUMENTS_PER_PIECE` rows made from the report's per-document arrays (as
+def _row_pieces(report, name: str, data: dict[str, Any]):
+    """The rows of table ``name`` in lists to write one after the other: the documents table in
+    pieces of :data:`DOCUMENTS_PER_PIECE` rows made from the report's per-document arrays (as
     :meth:`~spanagree.report.AgreementReport.json_chunks` writes them), any other table whole."""
-    pd = pandas()
     if name != "documents":
-        yield frame(report, name, data)
+        yield rows(report, name, data)
         return
     columns = report._per_document_columns()
     n = len(columns[0])
     for begin in range(0, max(n, 1), DOCUMENTS_PER_PIECE):  # one piece at least: the header
-        yield _as_frame(pd, name, report._per_document_rows(*(x[begin:begin + DOCUMENTS_PER_PIECE] for x in columns)))
+        yield report._per_document_rows(*(x[begin:begin + DOCUMENTS_PER_PIECE] for x in columns))
+
+
+def _csv_value(value: Any, kind: str) -> Any:
+    """One CSV cell as pandas' ``to_csv`` writes the frame's column of dtype ``kind``: missing and
+    NaN empty, floats in their shortest round-trip form, text a spreadsheet would run as a
+    formula with a leading ``'``."""
+    if value is None or (isinstance(value, float) and value != value):
+        return ""
+    if kind == _FLOAT:
+        return repr(float(value))
+    if kind in (_INT, _OPTIONAL_INT):
+        return int(value)
+    return csv_cell(str(value))
 
 
 def available(report, data: dict[str, Any]) -> list[str]:
@@ -163,12 +177,12 @@ def available(report, data: dict[str, Any]) -> list[str]:
 
 
 def check_writer(output: str) -> None:
-    """Raise a UsageError unless tables can be written as ``output`` here (pandas installed,
-    and pyarrow for Parquet)."""
+    """Raise a UsageError unless tables can be written as ``output`` here (Parquet: pandas and
+    pyarrow installed; CSV needs neither)."""
     if output not in ("csv", "parquet"):
         raise UsageError(f"tables are written as csv or parquet, got {output!r}")
-    pandas()
     if output == "parquet":
+        pandas()
         try:
             import pyarrow  # noqa: F401  (pandas writes Parquet through it)
         except ImportError:
@@ -176,8 +190,10 @@ def check_writer(output: str) -> None:
 
 
 def write(report, folder: str | Path, *, output: str = "csv") -> dict[str, Any]:
-    """Every table ``report`` has as ``folder/<table>.csv`` (or ``.parquet``, which needs
-    pyarrow); returns ``{table: rows}``."""
+    """Every table ``report`` has as ``folder/<table>.csv`` (or ``.parquet``, which needs pandas
+    and pyarrow); returns ``{table: rows}``. CSV goes through the standard library's ``csv``
+    module, row by row, the same text as the frames' ``to_csv`` (so pandas is not needed, nor its
+    memory, for a million documents)."""
     check_writer(output)
     folder = Path(folder)
     if folder.exists() and not folder.is_dir():
@@ -186,27 +202,30 @@ def write(report, folder: str | Path, *, output: str = "csv") -> dict[str, Any]:
     data = report._build(None, None, per_document="the documents table is written in pieces")
     written = {}
     for name in available(report, data):
+        release_memory()  # what the table before freed goes back, not under the next one's peak
         path = folder / f"{name}.{output}"
+        columns = COLUMNS[name]
         written[name] = 0
-        if output == "csv":  # text a spreadsheet would run as a formula gets a leading '
-            text_columns = [c for c, kind in COLUMNS[name] if kind == _TEXT]
+        if output == "csv":
             with atomic_write(path, "w", encoding="utf-8", newline="") as f:
-                for i, table in enumerate(_pieces(report, name, data)):
-                    safe = table.assign(**{c: table[c].map(csv_cell, na_action="ignore") for c in text_columns})
-                    f.write(safe.to_csv(index=False, header=i == 0, lineterminator="\n"))
-                    written[name] += len(table)
+                out = csv.writer(f, lineterminator="\n")
+                out.writerow([column for column, _ in columns])
+                for piece in _row_pieces(report, name, data):
+                    out.writerows([_csv_value(row.get(column), kind) for column, kind in columns] for row in piece)
+                    written[name] += len(piece)
         else:
             import pyarrow
             import pyarrow.parquet
 
+            pd = pandas()
             with atomic_write(path, "wb") as f:
                 writer = None
-                for table in _pieces(report, name, data):
-                    arrow = pyarrow.Table.from_pandas(table, preserve_index=False)
+                for piece in _row_pieces(report, name, data):
+                    arrow = pyarrow.Table.from_pandas(_as_frame(pd, name, piece), preserve_index=False)
                     if writer is None:
                         writer = pyarrow.parquet.ParquetWriter(f, arrow.schema)
                     writer.write_table(arrow)
-                    written[name] += len(table)
+                    written[name] += len(piece)
                 writer.close()
     return written
 

@@ -226,21 +226,32 @@ def test_a_run_that_kept_counts_only_has_every_table_but_the_disagreements(examp
     assert counted.plot.pairs() is not None
 
 
-def test_the_documents_table_is_written_in_pieces_equal_to_the_frame(example_path, tmp_path, monkeypatch):
-    """The documents table goes out a piece at a time (memory does not grow with documents): the
-    same CSV as the whole frame, from a report in memory and from one an engine counted."""
+def _pandas_csv(table) -> str:
+    """A frame as CSV the way pandas writes it, formula-like text escaped as the writer escapes it."""
+    text = [c for c, kind in frames.COLUMNS[table.attrs.get("name", "")] if kind == "string"] if table.attrs.get("name") else []
+    safe = table.assign(**{c: table[c].map(csv_cell, na_action="ignore") for c in text})
+    return safe.to_csv(index=False, lineterminator="\n")
+
+
+@pytest.mark.parametrize("options", [{}, {"stream": True, "jobs": 1}, {"candidates": "tokens", "bootstrap": 30, "seed": 1}])
+def test_csv_tables_are_the_frames_as_pandas_writes_them_in_pieces(example_path, tmp_path, monkeypatch, options):
+    """The CSV writer (the standard library's, row by row; the documents table a piece at a time,
+    memory not growing with documents) writes what pandas' ``to_csv`` writes of each frame, byte
+    for byte: from a report in memory, from one an engine counted, with intervals and the
+    chance-corrected table."""
     monkeypatch.setattr(frames, "DOCUMENTS_PER_PIECE", 7)
-    for options in ({}, {"stream": True, "jobs": 1}):
-        report = spanagree.score(example_path, **options)
-        written = frames.write(report, tmp_path / str(len(options)), output="csv")
-        whole = report.frame("documents")
-        assert written["documents"] == len(whole) > 7
-        safe = whole.assign(doc_id=whole["doc_id"].map(csv_cell, na_action="ignore"))  # as a spreadsheet must see it
-        assert (tmp_path / str(len(options)) / "documents.csv").read_text(encoding="utf-8") == safe.to_csv(
-            index=False, lineterminator="\n")
-        if importlib.util.find_spec("pyarrow") is not None:
-            frames.write(report, tmp_path / f"p{len(options)}", output="parquet")
-            pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / f"p{len(options)}" / "documents.parquet"), whole)
+    report = spanagree.score(example_path, **options)
+    written = frames.write(report, tmp_path / "t", output="csv")
+    assert written["documents"] > 7
+    for name, n in written.items():
+        whole = report.frame(name)
+        whole.attrs["name"] = name
+        assert n == len(whole)
+        assert (tmp_path / "t" / f"{name}.csv").read_text(encoding="utf-8") == _pandas_csv(whole), name
+    if importlib.util.find_spec("pyarrow") is not None:
+        frames.write(report, tmp_path / "p", output="parquet")
+        for name in written:
+            pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "p" / f"{name}.parquet"), report.frame(name))
 
 
 def test_an_engines_report_writes_every_table_but_the_disagreements_and_says_so(example_path, tmp_path):
