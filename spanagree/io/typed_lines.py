@@ -101,14 +101,14 @@ def _token_offsets(records: list[CommonLine]) -> list[np.ndarray | None] | None:
     if all(record.tokens is msgspec.UNSET for record in records):
         return None
     out: list[np.ndarray | None] = []
-    previous = None
+    previous, previous_offsets = None, None  # the last record with tokens, and its offsets
     for record in records:
         tokens = record.tokens
         if tokens is msgspec.UNSET:
             out.append(None)
             continue
         if previous is not None and previous.doc_id == record.doc_id and previous.tokens == tokens:
-            out.append(out[-1])
+            out.append(previous_offsets)
         else:
             try:
                 tokens = _TOKENS.decode(tokens)
@@ -127,7 +127,7 @@ def _token_offsets(records: list[CommonLine]) -> list[np.ndarray | None] | None:
             except OverflowError:
                 break
             out.append(offsets)
-        previous = record
+        previous, previous_offsets = record, out[-1]
     return out
 
 

@@ -312,3 +312,19 @@ def test_a_blank_line_and_a_line_of_two_objects_in_one_block(tmp_path):
         spanagree.read(path)
     assert "r.jsonl:2" in str(caught.value)
     assert str(caught.value) == _outcome(_line_by_line, path)
+
+
+def test_a_line_without_tokens_between_two_with_the_same_tokens(tmp_path):
+    """The third line shares the first line's tokens across a line that has none: who saw which
+    tokens, and so the message when raters' tokens differ, is the same either way."""
+    same, other = [{"start": 0, "end": 5}], [{"start": 0, "end": 9}]
+    lines = [{**_common_line(0, "b", []), "tokens": same}, _common_line(0, "x", []),
+             {**_common_line(0, "a", []), "tokens": same}, {**_common_line(0, "d", []), "tokens": other}]
+    path = tmp_path / "r.jsonl"
+    path.write_bytes(b"".join(_raw(l) + b"\n" for l in lines))
+    messages = []
+    for corpus in (_by_blocks(path), _line_by_line(path)):
+        with pytest.raises(InputError) as caught:
+            spanagree.score(corpus, unit="token")
+        messages.append(str(caught.value))
+    assert messages[0] == messages[1] and "'a'" in messages[0] and "'d'" in messages[0]
