@@ -328,3 +328,29 @@ def test_a_line_without_tokens_between_two_with_the_same_tokens(tmp_path):
             spanagree.score(corpus, unit="token")
         messages.append(str(caught.value))
     assert messages[0] == messages[1] and "'a'" in messages[0] and "'d'" in messages[0]
+
+
+TOKEN_LISTS = [[{"start": 0, "end": 5}], [{"start": 0, "end": 9}], [{"start": 0, "end": 5}, {"start": 6, "end": 9}], []]
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_token_heavy_files_score_alike_in_tokens(tmp_path, monkeypatch, seed):
+    """Raters who see the same or other tokens, lines with and without them: the token-unit
+    report (or its error naming the raters whose tokens differ) is the same from both readers."""
+    rng = random.Random(seed)
+    lines = []
+    for _ in range(rng.randrange(2, 14)):
+        line = _common_line(rng.randrange(3), rng.choice("abcdx"), [{"start": 0, "end": 5, "label": "X"}] * rng.randrange(2))
+        if rng.random() < 0.7:
+            line["tokens"] = rng.choice(TOKEN_LISTS)
+        lines.append(_raw(line))
+    path = tmp_path / "r.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    monkeypatch.setattr(common, "BLOCK_BYTES", rng.choice([1, 60, 1 << 20]))
+    outcomes = []
+    for read in (_line_by_line, _by_blocks):
+        try:
+            outcomes.append(spanagree.score(read(path), unit="token").to_dict())
+        except (InputError, spanagree.UsageError) as error:
+            outcomes.append(str(error))
+    assert outcomes[0] == outcomes[1]
