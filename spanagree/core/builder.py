@@ -34,14 +34,14 @@ class CorpusBuilder:
         self._doc_index: dict[Hashable, int] = {}
         self._doc_ids: list[str] = []
         self._texts: list[str] = []
-        self._text_source: list[tuple[str, Location]] = []
+        self._text_source: list[tuple[str, Location | tuple[str, int] | None]] = []  # rater, where (_location)
         self._tokens: list[np.ndarray | None] = []
         self._token_rater: list[str | None] = []
         self._token_conflicts: dict[int, tuple[str, str]] = {}
         self._token_conflict_where: dict[int, Location] = {}
         self._token_versions: dict[int, dict[bytes, str]] = {}
         self._rater_index: dict[str, int] = {}
-        self._ann_seen: dict[tuple[int, int], tuple[int, int, Location]] = {}
+        self._ann_seen: dict[tuple[int, int], tuple[int, int, Location | tuple[str, int] | None]] = {}
         self._ann_doc: list[int] = []
         self._ann_rater: list[int] = []
         self._ann_len: list[int] = []
@@ -94,7 +94,7 @@ class CorpusBuilder:
         seen = self._texts[index]
         if seen != text:
             first_rater, first_where = self._text_source[index]
-            first_where = Location(*first_where)  # a Location, or (file, line) from add_lines
+            first_where = _location(first_where)
             offset = next(
                 (i for i, (x, y) in enumerate(zip(seen, text)) if x != y), min(len(seen), len(text))
             )
@@ -274,7 +274,7 @@ class CorpusBuilder:
                 doc = new_document(doc_id, doc_id, text, (file, first_line + taken), rater)
             if tokens is not None and tokens[taken] is not None:
                 self._add_tokens(doc, rater, tokens[taken], (file, first_line + taken))
-            here = (held, n, file, first_line + taken)
+            here = (held, n, (file, first_line + taken))
             if seen.setdefault((doc, code), here) is not here:  # read before: the reader's own path
                 break
             held += n
@@ -454,9 +454,7 @@ class CorpusBuilder:
         if len(versions) > 1:
             first, second = sorted(versions.values())[:2]
             self._token_conflicts[doc] = (first, second)
-            if where is not None and not isinstance(where, Location):  # (file, line) from add_lines
-                where = Location(*where)
-            self._token_conflict_where.setdefault(doc, where)
+            self._token_conflict_where.setdefault(doc, _location(where))
 
     def _repeated(self, previous, spans, rater, doc_id, where, raw_spans=None, text_len=0) -> None:
         """A second line for the same (document, rater): kept once if identical, else an error.
@@ -465,8 +463,8 @@ class CorpusBuilder:
             self.check_spans()
             spans = parse_spans(raw_spans, text_len, where, doc_id)
         n_read = len(spans)
-        first, n, *first_where = previous  # (first, n, Location), or (first, n, file, line) from add_lines
-        first_where = Location(*first_where[-1]) if len(first_where) == 1 else Location(*first_where)
+        first, n, first_where = previous
+        first_where = _location(first_where)
         if sorted(set(self._held_spans(first, n))) != sorted(set(spans)):
             raise InputError(
                 f"rater {rater!r} has two different annotations of this document "
@@ -642,6 +640,12 @@ def _check_name(name: Any, what: str, where: Location, doc_id: Any) -> None:
                 f"(character {error.start}: a file name whose bytes are not UTF-8?); rename the file or "
                 "give names that are text", where=where, doc_id=None if what == "document id" else doc_id,
             ) from None
+
+
+def _location(where: Location | tuple[str, int] | None) -> Location | None:
+    """Where a line was read, as the builder keeps it: a Location, or ``(file, line)`` from
+    :meth:`CorpusBuilder.add_lines` (a plain tuple per line costs less), or None."""
+    return None if where is None else Location(*where)
 
 
 def _plain_name(name: str) -> bool:

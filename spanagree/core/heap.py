@@ -15,11 +15,13 @@ counts.
 from __future__ import annotations
 
 import ctypes
+from functools import lru_cache
 
 #: mallopt(3) parameters.
 _M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3
 
 
+@lru_cache(maxsize=None)
 def _libc():
     try:
         return ctypes.CDLL("libc.so.6")

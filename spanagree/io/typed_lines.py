@@ -76,7 +76,7 @@ def add_common_lines(
     try:
         records = _DECODER.decode_lines(data if n_lines == total else data[: _offset_of_line(newlines, n_lines, data)])
     except (msgspec.DecodeError, ValueError) as error:  # ValidationError is a DecodeError
-        n_lines = _first_bad_record(str(error), data, newlines)
+        n_lines = _first_bad_record(str(error), newlines)
         if not n_lines:
             return 0, []
         try:
@@ -131,7 +131,7 @@ def _token_offsets(records: list[CommonLine]) -> list[np.ndarray | None] | None:
     return out
 
 
-def _first_bad_record(message: str, data: bytes, newlines: np.ndarray) -> int:
+def _first_bad_record(message: str, newlines: np.ndarray) -> int:
     """The index of the record (= line: every line holds an object) msgspec stopped at."""
     found = _RECORD_AT.search(message)
     if found:

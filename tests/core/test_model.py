@@ -14,3 +14,4 @@ def test_in_order_is_what_lexsort_leaves_in_place(rows):
     order = np.lexsort(keys[::-1])
     already = all(np.array_equal(key, key[order]) for key in keys)
     assert in_order(*keys) == already
+
