@@ -10,7 +10,7 @@ True
 """
 from __future__ import annotations
 
-from .app.api import alt_test, score
+from .app.api import alt_test, compare, consensus, gate, raters, score
 from .report import AgreementReport
 from .measures.psa.specific import f_beta, psa
 from .core.align import AlignmentRule, align_spans
@@ -30,8 +30,12 @@ __all__ = [
     "UsageError",
     "align_spans",
     "alt_test",
+    "compare",
+    "consensus",
     "f_beta",
+    "gate",
     "psa",
+    "raters",
     "read",
     "score",
 ]

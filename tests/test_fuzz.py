@@ -83,7 +83,7 @@ def _score(path) -> None:
 def _every_command(path, tmp) -> None:
     _score(path)
     _invoke(["convert", path, "-o", tmp / "converted.jsonl"])
-    _invoke(["consensus", path, "-k", "2", "-o", tmp / "gold.jsonl", "--report", tmp / "gold.report.json"])
+    _invoke(["consensus", path, "-k", "2", "-o", tmp / "gold.jsonl", "--report-file", tmp / "gold.report.json"])
     _invoke(["gate", path, "--min", "pooled_psa=0.5", "--junit", tmp / "junit.xml"])
     _invoke(["disagreements", path, "-o", tmp / "cases.csv"])
     _invoke(["score", path, "--rule", "overlap", "--candidates", "tokens", "--output", "markdown"])

@@ -306,7 +306,7 @@ def test_writers_without_a_place_for_document_labels_say_so(tmp_path):
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     for out in ("out.prodigy.jsonl", "out.spacy"):
         to = "prodigy" if out.endswith("jsonl") else "docbin"
-        result = runner.invoke(app, ["convert", str(path), "-o", str(tmp_path / out), "--to", to])
+        result = runner.invoke(app, ["convert", str(path), "-o", str(tmp_path / out), "--output", to])
         assert result.exit_code == 0, result.output
         assert "document labels not written" in result.stdout + result.stderr
 
@@ -314,7 +314,7 @@ def test_writers_without_a_place_for_document_labels_say_so(tmp_path):
 def test_prodigy_written_by_convert_reads_back_with_the_same_document_ids(tmp_path):
     path = _two_raters(tmp_path)
     out = tmp_path / "out.jsonl"
-    assert runner.invoke(app, ["convert", str(path), "-o", str(out), "--to", "prodigy"]).exit_code == 0
+    assert runner.invoke(app, ["convert", str(path), "-o", str(out), "--output", "prodigy"]).exit_code == 0
     assert spanagree.read(out).doc_ids == spanagree.read(path).doc_ids == ["d1"]
 
 
@@ -415,7 +415,7 @@ def test_a_lower_case_docstart_starts_a_document(tmp_path):
 
 def test_convert_refuses_an_empty_span_group_key(tmp_path):
     path = _two_raters(tmp_path)
-    _fails_cleanly(["convert", str(path), "-o", str(tmp_path / "out.spacy"), "--ents", "a", "--spans-key", ""],
+    _fails_cleanly(["convert", str(path), "-o", str(tmp_path / "out.spacy"), "--ents-from", "a", "--out-spans-key", ""],
                    "spans_key must be a non-empty span group key")
 
 

@@ -1,39 +1,100 @@
-"""The public entry points that read: :func:`score` and :func:`alt_test` on paths or a corpus.
+"""The public entry points: :func:`score`, :func:`gate`, :func:`compare`, :func:`consensus`,
+:func:`raters` and :func:`alt_test`, on paths or a corpus.
 
-They read the input (in this process, or in chunks through :mod:`spanagree.engine`), then hand
-the corpus and its counts to :func:`spanagree.report.score_corpus`, which builds the report.
+Each builds one :class:`~spanagree.core.request.Request` from its keywords (the command line
+builds the same request from flags and ``--config``) and hands it to :func:`run`, which reads the
+input (in this process, or in chunks through :mod:`spanagree.engine`) and has
+:func:`spanagree.report.score_corpus` build the report. The keywords are typed in the source, so a
+type checker flags a misspelled one; the package ships ``py.typed``.
 """
 from __future__ import annotations
 
-import inspect
+import os
 import warnings
-from pathlib import Path
-from typing import Any, Sequence, overload
+from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping, Sequence, TypedDict, overload
 
 from ..core import options, validate
 from ..core import progress as progress_bars
 from ..core.align import AlignmentRule
 from ..core.model import Corpus
-from ..engine.mode import asked_for_engine, choose_mode
-from ..errors import UsageError, option
-from ..io import read
+from ..core.request import Inputs, PathsLike, Request
+from ..engine.mode import choose_mode
+from ..errors import UsageError
 from ..measures.alt_test.procedure import MIN_DOCUMENTS, AltTestResult, check_parameters, from_report
 from ..report import AgreementReport, score_corpus
 
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+Rule = Literal["exact", "overlap", "partial", "proportional"]
+
+
+class ScoreOptions(TypedDict, total=False):
+    """The keyword options of :func:`score` after ``corpus``, as the other entry points take
+    them (``**options``); a test keeps them equal to :func:`score`'s signature."""
+
+    rule: Rule | AlignmentRule
+    labels: Literal["strict", "ignore"]
+    unit: Literal["char", "token"]
+    format: str
+    min_overlap: int
+    partial_credit: float
+    proportional: Literal["jaccard", "dice"]
+    search: Literal["sweep", "tree"]
+    reference: str | None
+    beta: float
+    per_rater: bool
+    structure: bool
+    attribute_scales: Sequence[str] | None
+    candidates: str | os.PathLike | None
+    language: str
+    strict_candidates: bool
+    bootstrap: int | None
+    ci: float
+    seed: int
+    unitizing: bool | dict[str, Any]
+    jobs: int | None
+    stream: bool | None
+    engine: Literal["local", "dask"]
+    read_options: dict[str, Any] | None
+
 
 def score(
-    corpus: Corpus | str | Path | Sequence[str | Path],
-    *args: Any,
+    corpus: Corpus | PathsLike,
+    rule: Rule | AlignmentRule = "exact",
+    labels: Literal["strict", "ignore"] = "strict",
+    unit: Literal["char", "token"] = "char",
+    *,
+    format: str = "auto",
+    min_overlap: int = 1,
+    partial_credit: float = 0.5,
+    proportional: Literal["jaccard", "dice"] = "jaccard",
+    search: Literal["sweep", "tree"] = "sweep",
+    reference: str | None = None,
+    beta: float = 1.0,
+    per_rater: bool = False,
+    structure: bool = False,
+    attribute_scales: Sequence[str] | None = None,
+    candidates: str | os.PathLike | None = None,
+    language: str = "en",
+    strict_candidates: bool = False,
+    bootstrap: int | None = None,
+    ci: float = 0.95,
+    seed: int = 0,
+    unitizing: bool | dict[str, Any] = False,
+    jobs: int | None = None,
+    stream: bool | None = None,
+    engine: Literal["local", "dask"] = "local",
     read_options: dict[str, Any] | None = None,
     client: Any = None,
-    progress: Any = None,
-    **kwargs: Any,
+    progress: bool | Callable[[int, int], None] | None = None,
 ) -> AgreementReport:
     """Align every pair of raters on every document they share and count agreement.
 
     Parameters
     ----------
-    corpus : a :class:`~spanagree.core.model.Corpus`, or path(s) to read with :func:`spanagree.read`.
+    corpus : a :class:`~spanagree.core.model.Corpus`, or path(s) to read with :func:`spanagree.read`
+        (a quoted glob pattern is expanded once, as on the command line).
     rule : ``"exact"``, ``"overlap"``, ``"partial"`` or ``"proportional"`` (docs/alignment.md), or an
         :class:`~spanagree.core.align.AlignmentRule`.
     labels : ``"strict"`` (labels must match) or ``"ignore"``.
@@ -43,138 +104,177 @@ def score(
     reference : a rater to score every other rater against (precision, recall, F-beta).
     candidates : ``"tokens"``, ``"documents"`` or a path to a JSONL of candidate spans: makes
         ``d`` defined and adds the chance-corrected coefficients (κ, π, S, α, ...) under
-        ``"chance_corrected"`` (docs/chance-corrected.md; see :mod:`spanagree.measures.chance.candidates`).
+        ``"chance_corrected"`` (docs/chance-corrected.md).
     language : the blank spaCy tokenizer's language for ``candidates="tokens"`` when the input
         has no tokens.
     strict_candidates : make spans that match no candidate an error instead of extra items.
     bootstrap, ci, seed : with ``bootstrap=N``, every headline statistic gets a percentile
         interval at level ``ci`` from N bootstrap replicates over documents (seeded) and a
-        jackknife standard error (docs/intervals.md; see :mod:`spanagree.measures.psa.intervals`). ``ci`` is also the
-        level of the chance-corrected family's analytic intervals (docs/chance-corrected.md).
+        jackknife standard error (docs/intervals.md). ``ci`` is also the level of the
+        chance-corrected family's analytic intervals (docs/chance-corrected.md).
     format, read_options : how to read ``corpus`` when it is paths (as :func:`spanagree.read`).
     progress : ``True`` draws progress bars on stderr (tqdm; a widget in Jupyter) for every phase
-        that runs two seconds or more: reading, aligning, the candidates, the bootstrap (also when
-        it runs later, on first use of the intervals), α_U and γ. A callable
-        ``(bytes_done, bytes_total)`` gets the reading progress instead; None or False: silent.
+        that runs two seconds or more. A callable ``(bytes_done, bytes_total)`` gets the reading
+        progress instead; None or False: silent.
     jobs, engine, client, stream : how to read and count paths (see :mod:`spanagree.engine`).
         ``jobs=N`` reads, aligns and counts in chunks in N processes (0: every core);
         ``stream=True`` does it in this process, one chunk at a time (bounded memory);
-        ``engine="dask"`` on a Dask cluster: ``client`` is a ``distributed.Client``, a scheduler
-        address, or None for a local cluster of ``jobs`` workers. The report is the same; its
-        ``corpus`` then holds ids and counts but no spans or texts (so the per-rater view's
-        span-level parts are then None, with the reason). With ``candidates``, or a
-        format other than spanagree or Prodigy JSONL, the input is read serially (and said so).
-    unitizing : also compute Krippendorff's α_U and Mathet et al.'s γ on the spans themselves
-        (no candidates needed) under ``"unitizing"``; a dict sets γ's options (``samples``,
-        ``alpha``, ``beta``, ``categorical``), and ``seed`` seeds γ's random continua (see
-        :mod:`spanagree.measures.unitizing.section`). Needs the spans in memory (not ``jobs``,
-        ``stream`` or ``engine``).
-    structure, attribute_scales : also agreement on relations, events and span attributes on the
-        span alignment under ``"structure"`` (:mod:`spanagree.measures.structure`,
-        docs/structure.md); ``attribute_scales`` declares attributes ordinal or interval for α
+        ``engine="dask"`` on a Dask cluster (``client``: a ``distributed.Client``, a scheduler
+        address, or None). The report is the same; its ``corpus`` then holds ids and counts but
+        no spans or texts.
+    unitizing : also Krippendorff's α_U and Mathet et al.'s γ on the spans themselves under
+        ``"unitizing"``; a dict sets γ's options (``samples``, ``alpha``, ``beta``, ``categorical``).
+        Needs the spans in memory.
+    structure, attribute_scales : also agreement on relations, events and span attributes
+        (docs/structure.md); ``attribute_scales`` declares attributes ordinal or interval for α
         (``["Confidence=Low<Mid<High", "Score=interval"]``). Needs the spans in memory.
+
+    Every option is declared, with its check, in :mod:`spanagree.core.options` (docs/options.md);
+    a test keeps this signature's defaults equal to the declarations.
     """
-    if not isinstance(corpus, Corpus):
-        validate.path("corpus", corpus)
-    if read_options is not None and not isinstance(read_options, dict):
-        raise UsageError(f"read_options must be a dict of reader options or None, got {validate.shown(read_options)}")
-    given = _by_name(args, kwargs)
-    rule = given.pop("rule") if isinstance(given.get("rule"), AlignmentRule) else None
-    settings = options.keywords(given, _option_names())
-    if rule is not None:
-        settings["rule"] = rule
+    given = {name: value for name, value in locals().items() if name in _OPTION_NAMES}
+    request = Request.from_keywords(corpus, given, read_options=read_options, client=client)
+    return run(request, progress=progress)
+
+
+#: The keyword options of :func:`score` (declared in :mod:`spanagree.core.options`).
+_OPTION_NAMES = frozenset(o.name for o in options.api_options())
+
+
+def run(request: Request, *, progress: Any = None) -> AgreementReport:
+    """The report a :class:`~spanagree.core.request.Request` asks for: its inputs read (in this
+    process, or counted in chunks by an engine), then scored by
+    :func:`spanagree.report.score_corpus`. ``progress`` as :func:`score` takes it."""
     if progress is True:  # bars on stderr for this call's phases (and the bootstrap, when it runs)
         with progress_bars.shown():
-            return score_settings(corpus, settings, read_options=read_options, client=client,
-                                  progress=progress_bars.reading())
-    return score_settings(corpus, settings, read_options=read_options, client=client,
-                          progress=None if progress is False else progress)
-
-
-def _option_names() -> list[str]:
-    """The keyword arguments of :func:`score` that are options (declared in :mod:`spanagree.core.options`)."""
-    return [o.name for o in options.api_options()]
-
-
-def score_settings(
-    corpus: Corpus | str | Path | Sequence[str | Path],
-    settings: dict[str, Any],
-    *,
-    read_options: dict[str, Any] | None = None,
-    client: Any = None,
-    progress: Any = None,
-) -> AgreementReport:
-    """:func:`score` with every option already checked, by name in ``settings`` (every keyword
-    option of :func:`score`, as :func:`spanagree.core.options.keywords` gives them); ``rule`` may
-    be an :class:`~spanagree.core.align.AlignmentRule`."""
-    settings = dict(settings)
-    rule = settings["rule"]
-    if not isinstance(rule, AlignmentRule):
-        rule = AlignmentRule(**{name: settings[name] for name in options.RULE_OPTIONS})
-    for name in options.RULE_OPTIONS:
-        del settings[name]
-    jobs, engine, stream, format = (settings.pop(name) for name in ("jobs", "engine", "stream", "format"))
-    if settings["structure"] and asked_for_engine(jobs, stream, engine, client):
-        raise UsageError(
-            "relation and attribute agreement (--structure) needs every span in memory, which --jobs, --stream "
-            "and --engine do not keep (they hold counts only); run it without them"
-        )
-    if settings["unitizing"] and asked_for_engine(jobs, stream, engine, client):
-        raise UsageError(
-            f"unitizing agreement needs every span in memory, which the engines ({option('jobs', 2)}, "
-            f"{option('stream', True)}, {option('engine', 'dask')}) do not keep (they hold counts only); run it "
-            f"without them, e.g. with {option('jobs', 1)}"
-        )
-    counts = None
-    if not isinstance(corpus, Corpus):
+            return run(request, progress=progress_bars.reading())
+    progress = None if progress is False else progress
+    if progress is not None and not callable(progress):
+        raise UsageError(f"progress must be True, False, None or a callable (bytes_done, bytes_total), "
+                         f"got {validate.shown(progress)}")
+    settings = request.settings
+    corpus, counts = request.inputs, None
+    if isinstance(corpus, Inputs):
+        inputs = corpus
         mode = choose_mode(
-            corpus, format, read_options, jobs=jobs, stream=stream, engine=engine, client=client,
+            list(inputs.paths), inputs.format, dict(inputs.options), jobs=request.jobs, stream=request.stream,
+            engine=request.engine, client=request.client,
             needs_spans=bool(
                 settings["unitizing"] or settings["per_rater"] or settings["candidates"] is not None or settings["structure"]
             ),
         )
         if mode.engine:
             counted = _count_with_engine(
-                corpus, rule, settings, mode.note, format=format, read_options=read_options, jobs=mode.jobs,
-                engine=engine, client=client, progress=progress,
+                list(inputs.paths), request.rule, settings, mode.note, format=inputs.format,
+                read_options=dict(inputs.options), jobs=mode.jobs, engine=request.engine, client=request.client,
+                progress=progress,
             )
             if counted is not None:
                 corpus, counts = counted
         if counts is None:
-            corpus = read(corpus, format=format, progress=progress, **(read_options or {}))
-    return score_corpus(corpus, rule, settings, counts=counts)
+            corpus = inputs.read(progress)
+    return score_corpus(corpus, request.rule, dict(settings), counts=counts)
 
 
-_POSITIONAL = tuple(o.name for o in options.api_options() if o.positional)
-
-
-def _by_name(args: Sequence[Any], kwargs: dict[str, Any]) -> dict[str, Any]:
-    """The options given to :func:`score`, by name (``rule``, ``labels`` and ``unit`` may be given
-    by position)."""
-    if len(args) > len(_POSITIONAL):
-        raise TypeError(f"score() takes at most {len(_POSITIONAL) + 1} positional arguments ({len(args) + 1} given)")
-    given = dict(zip(_POSITIONAL, args))
-    twice = sorted(set(given) & set(kwargs))
-    if twice:
-        raise TypeError(f"score() got multiple values for argument {twice[0]!r}")
-    unknown = sorted(set(kwargs) - set(_option_names()))
+def _request(corpus: Corpus | PathsLike, given: Mapping[str, Any]) -> Request:
+    """The request of an entry point's ``**options`` (those of :func:`score`)."""
+    given = dict(given)
+    unknown = sorted(set(given) - _OPTION_NAMES - {"read_options"})
     if unknown:
-        raise TypeError(f"score() got an unexpected keyword argument {unknown[0]!r}")
-    return {**given, **kwargs}
+        raise TypeError(f"unexpected keyword argument {unknown[0]!r}; the options are those of spanagree.score()")
+    return Request.from_keywords(corpus, given, read_options=given.pop("read_options", None))
 
 
-score.__signature__ = inspect.Signature([
-    inspect.Parameter("corpus", inspect.Parameter.POSITIONAL_OR_KEYWORD),
-    *(inspect.Parameter(o.name, inspect.Parameter.POSITIONAL_OR_KEYWORD if o.positional else inspect.Parameter.KEYWORD_ONLY,
-                        default=o.default) for o in options.api_options()),
-    *(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=None) for name in ("read_options", "client", "progress")),
-], return_annotation=AgreementReport)
+def gate(
+    corpus: Corpus | PathsLike,
+    min: Mapping[str, float] | Sequence[str] = (),
+    *,
+    on: Literal["point", "lower"] = "point",
+    min_documents: int | None = None,
+    progress: bool | Callable[[int, int], None] | None = None,
+    **options: Unpack[ScoreOptions],
+) -> dict[str, Any]:
+    """Pass or fail agreement against bounds, as ``spanagree gate`` does: each statistic named in
+    ``min`` (``{"pairwise_mean_psa": 0.8, "label:PER": 0.7}``, or ``["pairwise_mean_psa=0.8"]``)
+    must be at least its bound; ``on="lower"`` holds the interval's lower end against it.
+    ``spanagree info --statistics`` lists the names (docs/deciding.md). Returns the gate's result
+    (``passed``, ``verdict``, ``checks``)."""
+    from . import runs
+
+    texts = [f"{name}={bound!r}" for name, bound in min.items()] if isinstance(min, Mapping) else list(min)
+    return runs.gate(_request(corpus, options), texts, on=on, min_documents=min_documents, progress=progress)
+
+
+def compare(
+    old: Corpus | PathsLike,
+    new: Corpus | PathsLike,
+    *,
+    min: Mapping[str, float] | Sequence[str] = (),
+    progress: bool | Callable[[int, int], None] | None = None,
+    **options: Unpack[ScoreOptions],
+) -> dict[str, Any]:
+    """Did agreement change between two rounds? NEW − OLD for every headline statistic with a
+    paired bootstrap interval over shared documents, as ``spanagree compare`` does (1000
+    replicates unless ``bootstrap``); ``min`` bounds a change (``{"pairwise_mean_psa": -0.05}``:
+    fail when it dropped significantly by more than 0.05). docs/deciding.md."""
+    from . import runs
+
+    texts = [f"{name}={bound!r}" for name, bound in min.items()] if isinstance(min, Mapping) else list(min)
+    return runs.compare(_request(old, options), _request(new, options), texts, progress=progress)
+
+
+def consensus(
+    corpus: Corpus | PathsLike,
+    *,
+    method: Literal["vote", "dawid-skene", "mace"] = "vote",
+    min_raters: int | None = None,
+    name: str = "consensus",
+    threshold: float = 0.5,
+    gold: str | None = None,
+    competence_prior: float = 0.5,
+    prior_strength: float = 5.0,
+    pooling: float = 10.0,
+    items: Literal["spans", "tokens"] = "spans",
+    **options: Unpack[ScoreOptions],
+) -> tuple[Corpus, dict[str, Any]]:
+    """A consensus gold set, as ``spanagree consensus`` builds it: by vote (a span kept when at
+    least ``min_raters`` raters have a span aligned to it; ties left out and listed) or by an
+    annotator model (docs/annotators.md). Returns ``(gold, report)``: ``gold`` a one-rater
+    :class:`~spanagree.Corpus` named ``name``."""
+    from . import runs
+
+    made = runs.consensus(_request(corpus, options), method=method, min_raters=min_raters, name=name,
+                          threshold=threshold, gold=gold, items=items,
+                          priors=runs.priors(method, competence_prior, prior_strength, pooling))
+    return made.gold, made.report
+
+
+def raters(
+    corpus: Corpus | PathsLike,
+    *,
+    method: Literal["dawid-skene", "mace"] = "dawid-skene",
+    gold: str | None = None,
+    threshold: float = 0.5,
+    competence_prior: float = 0.5,
+    prior_strength: float = 5.0,
+    pooling: float = 10.0,
+    items: Literal["spans", "tokens"] = "spans",
+    **options: Unpack[ScoreOptions],
+) -> dict[str, Any]:
+    """Whom to trust, as ``spanagree raters`` says: each rater's competence per label from an
+    annotator model, ranked, with intervals at level ``ci`` (docs/annotators.md)."""
+    from . import runs
+
+    return runs.raters(_request(corpus, options), method=method, gold=gold, threshold=threshold, items=items,
+                       priors=runs.priors(method, competence_prior, prior_strength, pooling))
 
 
 @overload
-def alt_test(corpus: Any, candidate: str, **kwargs) -> AltTestResult: ...
+def alt_test(corpus: Any, candidate: str, *, epsilon: float = ..., alpha: float = ..., min_documents: int = ...,
+             **options: Unpack[ScoreOptions]) -> AltTestResult: ...
 @overload
-def alt_test(corpus: Any, candidate: Sequence[str], **kwargs) -> list[AltTestResult]: ...
+def alt_test(corpus: Any, candidate: Sequence[str], *, epsilon: float = ..., alpha: float = ...,
+             min_documents: int = ..., **options: Unpack[ScoreOptions]) -> list[AltTestResult]: ...
 
 
 def alt_test(
@@ -216,7 +316,7 @@ def alt_test(
             raise UsageError(f"score options ({', '.join(sorted(score_options))}) do not apply to a report already scored")
         report = corpus
     else:
-        report = score(corpus, **score_options)
+        report = run(_request(corpus, score_options))
     return from_report(report, candidate, epsilon=epsilon, alpha=alpha, min_documents=min_documents)
 
 

@@ -9,26 +9,31 @@ from __future__ import annotations
 import itertools
 import os
 import sys
-from enum import Enum
 from pathlib import Path
-from typing import Any, Optional, Sequence
+from typing import Any, Sequence
 
 import click
 import orjson
 
-from ..errors import SPELLING, SpanagreeError
-from ..core.files import atomic_write, check_outputs, exists, write_bytes
-from ..core.heap import keep_freed_memory
-from ..io import read
-from ..core.version import __version__
-from . import config as settings_module
-from .config import score_with_settings
 from ..core import options as declared
 from ..core import progress
-from ..outputs import text as render
-from ..errors import UsageError
+from ..core.files import atomic_write, check_outputs, exists, write_bytes
+from ..core.heap import keep_freed_memory
+from ..core.request import Request
 from ..core.sanitize import cut, visible
-from .flags import PATH, Argument, Group, paths_argument, with_declared
+from ..core.version import __version__
+from ..errors import SPELLING, SpanagreeError, UsageError, did_you_mean
+from ..outputs import text as render
+from . import config as settings_module
+from .api import run
+from .flags import Argument, Group, command, fail, paths_argument
+
+#: ``score --output`` values that write a folder of tables (spanagree.notebook.frames).
+TABLE_OUTPUTS = ("csv", "parquet")
+#: ``disagreements --output``: a list of cases, or Prodigy review tasks.
+DISAGREEMENT_OUTPUTS = ("jsonl", "csv", "prodigy-review")
+#: The annotator models (spanagree.diagnostics.annotators.MODELS).
+MODEL_NAMES = ("dawid-skene", "mace")
 
 
 def _show_version(ctx: click.Context, param: click.Parameter, value: bool) -> None:
@@ -54,88 +59,59 @@ def app(ctx: click.Context) -> None:
     ctx.call_on_close(lambda: SPELLING.reset(token))
 
 
-class Output(str, Enum):
-    table = "table"
-    json = "json"
-    markdown = "markdown"
+#: The output formats of the commands that print a report.
+_PRINTED = ("table", "json", "markdown")
+_PATHS_HELP = "Annotation files, directories or quoted glob patterns; then any --section.key VALUE config overrides"
 
 
-#: ``--output`` of the commands with their own (alt-test, compare, raters): read as an :class:`Output`.
-_OUTPUT_CHOICE = click.Choice([o.value for o in Output])
-
-
-#: The parameters every command that reads and scores as ``score`` does has.
-_PATHS_HELP = "Annotation files or directories; then any --section.key VALUE config overrides"
-_CONFIG = click.option("--config", "-c", type=PATH, default=None,
-                       help="A .cfg file of settings; flags override it, --section.key VALUE overrides both")
-#: A scoring command takes ``--section.key VALUE`` after its paths.
-_OVERRIDES = {"allow_extra_args": True, "ignore_unknown_options": True}
-
-
-def _scoring_command(name: str, group: click.Group | None = None):
-    """Register a command that reads and scores as ``score`` does: it has the declared flags of
-    ``name`` and takes ``--section.key VALUE`` overrides after its paths."""
-
-    def register(command):
-        with_flags = with_declared(declared.flags(name))(command)
-        return (group or app).command(name, context_settings=_OVERRIDES)(with_flags)
-
-    return register
-
-
-@app.command("info")
-@click.option("--json", "json_output", is_flag=True, default=False, help="As JSON")
-def info_command(json_output: bool) -> None:
+@command(app, "info", choices={"output": ("table", "json")})
+def info_command(ctx: click.Context, output: str | None, statistics: bool) -> None:
     """What a bug report needs: versions, the formats spanagree reads and writes, the spaCy entry
-    points it installs."""
-    from .info import as_text, collect  # imported when the command runs (import time)
+    points it installs; with --statistics, the catalogue of statistics."""
+    from . import info  # imported when the command runs (import time)
 
-    facts = collect()
-    if json_output:
+    facts = info.statistics() if statistics else info.collect()
+    if output == "json":
         sys.stdout.write(orjson.dumps(facts, option=orjson.OPT_INDENT_2).decode("utf-8") + "\n")
     else:
-        sys.stdout.write(as_text(facts) + "\n")
+        sys.stdout.write((info.statistics_text(facts) if statistics else info.as_text(facts)) + "\n")
 
 
-@_scoring_command("score")
-@paths_argument("Annotation files (JSONL, .spacy, ...), or directories of them; then any --section.key VALUE config overrides")
-@_CONFIG
-@click.option("out_file", "-o", "--out", type=PATH, default=None, help="Write the output to this file")
-def score_command(ctx: click.Context, paths: list[str], config: Optional[Path], out_file: Optional[Path]) -> None:
+@command(app, "score", choices={"output": (*_PRINTED, *TABLE_OUTPUTS)}, overrides=True)
+@paths_argument(_PATHS_HELP)
+def score_command(ctx: click.Context, paths: list[str], **values: Any) -> None:
     """Align every pair of raters and report positive specific agreement.
 
     Settings, lowest precedence first: defaults, --config FILE, flags, --section.key VALUE.
     """
-
+    out_file = values["out"]
     try:
-        files, settings = _command_settings(ctx, paths, config)
-        kind = settings["report"]["output"]
+        files, settings = _settings(ctx, paths, values)
+        kind = settings["report"]["output"] or "table"
+        if kind not in (*_PRINTED, *TABLE_OUTPUTS):
+            raise UsageError(f"[report] output: got {kind!r}; expected one of {', '.join((*_PRINTED, *TABLE_OUTPUTS))}"
+                             + did_you_mean(kind, (*_PRINTED, *TABLE_OUTPUTS)))
         if kind in TABLE_OUTPUTS:
             _check_table_folder(out_file, kind, files)
         else:
             check_outputs([None if _to_stdout(out_file) else out_file], files)
-        result = score_with_settings(files, settings, progress=_progress())
+        result = run(Request.from_settings(files, settings), progress=_progress())
         _warn_few_raters(result.raters)
         if kind in TABLE_OUTPUTS:
             _write_tables(result, out_file, kind)
             return
-        output = Output(kind)
-        if output is Output.json:
+        if kind == "json":
             # the per-document rows are written as they are made: memory stays bounded
             chunks = result.json_chunks()
             first = next(chunks)  # the whole report but those rows: any error is raised here
         else:
             report = result.summary(render.MAX_PAIRS, render.MAX_DOCUMENTS)
     except SpanagreeError as err:
-        _fail(err)
-    if output is Output.json:
+        fail(err)
+    if kind == "json":
         _emit_chunks(itertools.chain([first], chunks), out_file)
     else:
-        _emit(report, output, out_file)
-
-
-#: ``score --output`` values that write a folder of tables (spanagree.notebook.frames).
-TABLE_OUTPUTS = ("csv", "parquet")
+        _emit(render.as_markdown(report) if kind == "markdown" else render.as_text(report), out_file)
 
 
 def _check_table_folder(out_file: Path | None, kind: str, files) -> None:
@@ -165,26 +141,20 @@ def _write_tables(result, out_file: Path, kind: str) -> None:
                    "spans; --no-stream reads it into memory)", err=True)
 
 
-@app.command("convert")
-@with_declared(declared.flags("convert"), config=False)
-@paths_argument("Annotation files or directories, in any format spanagree reads")
-@click.option("out", "-o", "--out", type=PATH, required=True, show_default=False, help="The file to write")
-@click.option("to", "--to", type=click.STRING, default=None, help="Output format, one with a writer (spanagree info lists them); default from OUT's suffix (.jsonl: spanagree, .spacy: docbin)")
-@click.option("ents", "--ents", type=click.STRING, default=None, help=".spacy output: this rater's spans also go to doc.ents, for spacy train/evaluate/debug data (docs/spacy.md)")
-@click.option("spans_key", "--spans-key", type=click.STRING, default=None, help=".spacy output, with --ents: also copy that rater's spans to this span group (e.g. sc for spancat)")
-def convert_command(
-    ctx: click.Context, paths: list[str], out: Path, to: Optional[str], ents: Optional[str],
-    spans_key: Optional[str]
-) -> None:
-    """Convert annotations to spanagree JSONL, Prodigy JSONL or another format with a writer."""
+@command(app, "convert", required=("out",), overrides=True)
+@paths_argument(_PATHS_HELP)
+def convert_command(ctx: click.Context, paths: list[str], **values: Any) -> None:
+    """Convert annotations to spanagree JSONL, Prodigy JSONL or another format with a writer
+    (--output; default from OUT's suffix: .jsonl spanagree, .spacy docbin)."""
     from ..outputs.convert import convert  # imported when the command runs (import time)
 
-    given, format, answers = _read_given(ctx)
-    options = {**{k: v for k, v in given.items() if v is not None}, **answers}
     try:
-        result = convert(paths, out, to=to, format=format, ents=ents, spans_key=spans_key, **options)
+        files, settings = _settings(ctx, paths, values)
+        inputs = Request.from_settings(files, settings).inputs
+        result = convert(list(inputs.paths), values["out"], to=settings["report"]["output"], format=inputs.format,
+                         ents=values["ents_from"], spans_key=values["out_spans_key"], **inputs.options)
     except SpanagreeError as err:
-        _fail(err)
+        fail(err)
     written = result["written"]
     click.echo(
         f"wrote {written['annotations']} annotations ({written['spans']} spans, {written['documents']} documents, "
@@ -198,312 +168,211 @@ def convert_command(
     _echo_write_notes(written)
 
 
-@app.command("consensus")
-@with_declared(declared.flags("consensus"), config=False)
-@paths_argument("The raters' annotation files, or directories of them")
-@click.option("min_raters", "--min-raters", "-k", type=click.INT, default=None, show_default=False, help="Vote: keep a span when at least this many raters have a span aligned to it (required). Models: only documents at least this many raters submitted (default 1)")
-@click.option("out", "-o", "--out", type=PATH, required=True, show_default=False, help="Where to write the consensus: a .jsonl (spanagree JSONL) or .spacy (DocBin) file")
-@click.option("name", "--name", type=click.STRING, default="consensus", help="The consensus rater's name in the output")
-@click.option("language", "--language", type=click.STRING, default="en", help=".spacy output: blank spaCy tokenizer for documents without tokens")
-@click.option("report_file", "--report", type=PATH, default=None, help="Also write the full report (ties listed) as JSON to this file")
-@click.option("ents", "--ents/--no-ents", default=True, help=".spacy output: also write the consensus as doc.ents (overlapping spans counted, left out of doc.ents)")
-@click.option("spans_key", "--spans-key", type=click.STRING, default=None, help=".spacy output: also copy the consensus to this span group (e.g. sc for spancat)")
-@click.option("method", "--method", type=click.STRING, default="vote", help="vote, or an annotator model that weighs each rater: dawid-skene | mace (docs/annotators.md)")
-@click.option("threshold", "--threshold", type=click.FLOAT, default=0.5, help="Models: keep a span when its posterior exceeds this")
-@click.option("gold", "--gold", type=click.STRING, default=None, help="Models: a rater taken as gold, left out of the model; P/R/F of the consensus and of every rater against them")
-@click.option("adjudicate", "--adjudicate", type=PATH, default=None, help="Models: write the documents to adjudicate first (least certain items, by expected change) as a Prodigy review file")
-@click.option("competence_prior", "--competence-prior", type=click.FLOAT, default=0.5, help="Models: the believed share of right answers of a rater")
-@click.option("prior_strength", "--prior-strength", type=click.FLOAT, default=5.0, help="Models: how many items that belief is worth")
-@click.option("pooling", "--pooling", type=click.FLOAT, default=10.0, help="Dawid-Skene: how many items of the crowd's pooled confusion each rater's prior holds")
-@click.option("items", "--items", type=click.STRING, default="spans", help="Models: what the model sees: spans (every marked boundary) or tokens (each token's BIO tag)")
-def consensus_command(
-    ctx: click.Context, paths: list[str], min_raters: Optional[int], out: Path, name: str, language: str,
-    report_file: Optional[Path], ents: bool, spans_key: Optional[str], method: str, threshold: float,
-    gold: Optional[str], adjudicate: Optional[Path], competence_prior: float, prior_strength: float, pooling: float,
-    items: str
-) -> None:
-    """Build a consensus gold set by vote (ties left out and listed, never broken) or by an annotator model."""
-    if method != "vote":
-        return _model_consensus(ctx, paths, out=out, min_raters=min_raters, name=name, language=language, report_file=report_file,
-                                ents=ents, spans_key=spans_key, method=method, threshold=threshold, gold=gold,
-                                adjudicate=adjudicate, view=items,
-                                model_options=_model_options(method, competence_prior, prior_strength, pooling))
-    if gold is not None or adjudicate is not None:
-        _fail(UsageError("--gold and --adjudicate need an annotator model (--method dawid-skene or mace)"))
-    if min_raters is None:
-        _fail(UsageError("the vote needs --min-raters (-k): keep a span when at least this many raters marked it"))
-    from ..diagnostics.consensus import run  # imported when the command runs (import time)
+@command(app, "consensus", choices={"method": ("vote", *MODEL_NAMES)}, required=("out",), overrides=True)
+@paths_argument(_PATHS_HELP)
+def consensus_command(ctx: click.Context, paths: list[str], **values: Any) -> None:
+    """Build a consensus gold set by vote (ties left out and listed, never broken) or by an
+    annotator model (--method dawid-skene or mace)."""
+    from ..diagnostics import annotators, consensus as vote  # imported when the command runs (import time)
+    from . import runs
 
-    given, format, read_options = _read_given(ctx)
+    method, out, report_file, adjudicate = values["method"] or "vote", values["out"], values["report_file"], values["adjudicate"]
     try:
-        check_outputs([out, report_file], paths)
-        report = run(
-            paths, out, min_raters=min_raters, format=format, language=language, read_options=read_options,
-            name=name, ents=ents, spans_key=spans_key, **given,
-        )
+        if method == "vote" and adjudicate is not None:
+            raise UsageError("--adjudicate needs an annotator model (--method dawid-skene or mace)")
+        if Path(out).suffix.lower() not in (".jsonl", ".spacy"):
+            raise UsageError(f"cannot tell the output format of {str(out)!r}; name a .jsonl or a .spacy file")
+        files, settings = _settings(ctx, paths, values)
+        check_outputs([out, report_file, adjudicate], files)
+        made = runs.consensus(
+            Request.from_settings(files, settings), method=method, min_raters=values["min_raters"],
+            name=values["name"], threshold=values["threshold"], gold=values["gold"], items=values["items"],
+            priors=runs.priors(method, values["competence_prior"], values["prior_strength"], values["pooling"]))
+        gold, report = made.gold, made.report
+        if not gold.n_documents:  # an empty file would be no gold standard, and not readable input
+            raise UsageError(
+                f"no document was submitted by at least {values['min_raters'] or 1} raters ({len(made.corpus.raters)} "
+                f"raters in the input), so the consensus is empty and {str(out)!r} was not written; lower --min-raters")
+        language = settings["candidates"]["language"]
+        written = dict(language=language, ents=values["ents"], spans_key=values["out_spans_key"])
+        if made.probability is None:
+            report["written"] = {"path": str(out), **vote.write(gold, out, **written)}
+        else:
+            report["written"] = {"path": str(out), **annotators.write_with_probability(gold, made.probability, out, **written)}
+        if adjudicate is not None:
+            modelled = annotators.split_gold(made.corpus, values["gold"])[0]
+            report["adjudication_written"] = annotators.write_adjudication(modelled, gold, report, adjudicate,
+                                                                           language=language)
     except SpanagreeError as err:
-        _fail(err)
-    clusters, documents = report["clusters"], report["documents"]
-    click.echo(
-        f"wrote {report['spans']['in_consensus']} consensus spans in {documents['in_consensus']} documents to {out} "
-        f"(clusters: {clusters['kept']} kept, {clusters['below_min_raters']} below {min_raters} raters, "
-        f"{clusters['tied']} tied and left out)",
-        err=True,
-    )
-    for reason, n in documents["excluded"].items():
-        click.echo(f"  documents left out, {reason}: {n}", err=True)
-    for what, n in report.get("notes", {}).items():
-        click.echo(f"  {what}: {n}", err=True)
-    _echo_write_notes(report["written"], err=True)
-    if report_file is not None:
-        _write(report_file, orjson.dumps(report, option=orjson.OPT_INDENT_2) + b"\n")
-        click.echo(f"wrote {report_file}", err=True)
-
-
-def _answers(answers: Optional[str]) -> dict[str, Any]:
-    """``{"answers": (...)}`` from a comma-separated ``--answers``, or nothing when not given."""
-    return {"answers": tuple(a.strip() for a in answers.split(","))} if answers else {}
-
-
-def _read_given(ctx: click.Context) -> tuple[dict[str, Any], str, dict[str, Any]]:
-    """Every declared option of the running command, with the input format and the reader
-    options (answers) taken out: ``(given, format, read_options)``."""
-    given = _given(ctx, default=True)
-    return given, given.pop("format"), _answers(given.pop("answers"))
-
-
-def _model_options(method: str, competence_prior: float, prior_strength: float, pooling: float) -> dict[str, float]:
-    """The annotator model's priors as its fitting function takes them (MACE has no pooling)."""
-    options = {"competence_prior": competence_prior, "prior_strength": prior_strength, "pooling": pooling}
-    if method == "mace":
-        options.pop("pooling")
-    return options
-
-
-def _given(ctx: click.Context, *, default: bool = False) -> dict[str, Any]:
-    """The declared options of the running command that were given on the command line (or,
-    with ``default``, all of them), by name, as plain values."""
-    values = {}
-    for name in ctx.command.callback.declared:
-        if name == "quiet":  # how the run looks, not a setting (read by with_declared)
-            continue
-        if default or getattr(ctx.get_parameter_source(name), "name", "DEFAULT") != "DEFAULT":
-            values[name] = ctx.params[name]
-    return values
-
-
-def _command_settings(ctx: click.Context, paths: Sequence[str], config: Optional[Path]):
-    """``(input files, settings)``: defaults, ``--config``, the flags given, then
-    ``--section.key VALUE`` overrides."""
-
-    files, extra = settings_module.split_arguments([str(p) for p in paths] + list(ctx.args))
-    if not files:
-        raise UsageError("no input files given")
-    settings = settings_module.load_settings(config, flags=_given(ctx), overrides=settings_module.parse_overrides(extra))
-    if config is not None:  # options named in messages: the flag, and the key of the config in use
-        token = SPELLING.set(declared.as_flag_or_key)
-        ctx.call_on_close(lambda: SPELLING.reset(token))
-    return files, settings
-
-
-def _model_consensus(ctx, paths, *, out, min_raters, name, language, report_file, ents, spans_key, method, threshold,
-                     gold, adjudicate, view, model_options) -> None:
-    """``consensus --method dawid-skene|mace``: fit, write the consensus (and the adjudication list)."""
-    from ..diagnostics.annotators import check_method, run as run_model
-
-    given, format, read_options = _read_given(ctx)
-    try:
-        check_method(method)
-        check_outputs([out, report_file, adjudicate], paths)
-        report = run_model(
-            paths, out, method=method, min_raters=min_raters, format=format, language=language, read_options=read_options,
-            name=name, ents=ents, spans_key=spans_key, threshold=threshold, gold_rater=gold, adjudication_out=adjudicate,
-            model_options=model_options, view=view, **given,
-        )
-    except SpanagreeError as err:
-        _fail(err)
-    convergence = report["model"]["convergence"]
-    click.echo(
-        f"wrote {report['spans']['in_consensus']} consensus spans in {report['documents']['in_consensus']} documents to {out} "
-        f"({method}: {convergence['iterations']} iterations, {'converged' if convergence['converged'] else 'NOT converged'})",
-        err=True,
-    )
-    if convergence.get("note"):
-        click.echo(f"  note: {convergence['note']}", err=True)
-    if "gold" in report and report["gold"]["consensus"] is not None:
-        scores = report["gold"]["consensus"]
-        click.echo(f"  against {gold}: precision {scores['precision']:.3f}, recall {scores['recall']:.3f}, F {scores['f']:.3f}", err=True)
-    if "adjudication_written" in report:
-        click.echo(f"wrote {report['adjudication_written']['documents']} documents to adjudicate to {adjudicate}", err=True)
+        fail(err)
+    _say_consensus(report, out, values)
     if report_file is not None:
         _write(report_file, orjson.dumps(report, option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_NUMPY) + b"\n")
         click.echo(f"wrote {report_file}", err=True)
 
 
-@app.command("raters")
-@with_declared(declared.flags("consensus"), config=False)
-@paths_argument("The raters' annotation files, or directories of them")
-@click.option("model", "--model", type=click.STRING, default="dawid-skene", help="The annotator model: dawid-skene | mace (docs/annotators.md)")
-@click.option("gold", "--gold", type=click.STRING, default=None, help="A rater taken as gold, left out of the model; P/R/F of the consensus and of every rater against them")
-@click.option("threshold", "--threshold", type=click.FLOAT, default=0.5, help="Keep a consensus span when its posterior exceeds this")
-@click.option("competence_prior", "--competence-prior", type=click.FLOAT, default=0.5, help="The believed share of right answers of a rater")
-@click.option("prior_strength", "--prior-strength", type=click.FLOAT, default=5.0, help="How many items that belief is worth")
-@click.option("pooling", "--pooling", type=click.FLOAT, default=10.0, help="Dawid-Skene: how many items of the crowd's pooled confusion each rater's prior holds")
-@click.option("ci", "--ci", type=click.FLOAT, default=0.95, help="Level of the competence intervals")
-@click.option("seed", "--seed", type=click.INT, default=0, help="Seed of the draws behind the accuracy interval")
-@click.option("output", "--output", type=_OUTPUT_CHOICE, default="table", help="table, json or markdown")
-@click.option("out_file", "-o", "--out", type=PATH, default=None, help="Write to this file instead of stdout")
-@click.option("min_accuracy", "--min-accuracy", type=click.FLOAT, default=None, help="Gate: exit 1 when a rater's accuracy is below this")
-@click.option("on", "--on", type=click.STRING, default="point", help="Gate: compare the accuracy (point) or its interval's lower end (lower)")
-@click.option("items", "--items", type=click.STRING, default="spans", help="What the model sees: spans (every marked boundary) or tokens (each token's BIO tag)")
-def raters_command(
-    ctx: click.Context, paths: list[str], model: str, gold: Optional[str], threshold: float,
-    competence_prior: float, prior_strength: float, pooling: float, ci: float, seed: int, output: str,
-    out_file: Optional[Path], min_accuracy: Optional[float], on: str, items: str
-) -> None:
-    """Whom to trust: each rater's competence per label from an annotator model, ranked.
-    With --min-accuracy, a gate: exit 1 when some rater's accuracy is below the bound."""
-    from ..diagnostics.annotators import MODELS, accuracy_gate, check_method, model_consensus
-    from ..outputs.annotators_text import render as render_model
+def _say_consensus(report: dict[str, Any], out: Path, values: dict[str, Any]) -> None:
+    """What the consensus wrote, on stderr."""
+    if "clusters" in report:  # the vote
+        clusters, documents = report["clusters"], report["documents"]
+        click.echo(
+            f"wrote {report['spans']['in_consensus']} consensus spans in {documents['in_consensus']} documents to {out} "
+            f"(clusters: {clusters['kept']} kept, {clusters['below_min_raters']} below {values['min_raters']} raters, "
+            f"{clusters['tied']} tied and left out)", err=True)
+        for reason, n in documents["excluded"].items():
+            click.echo(f"  documents left out, {reason}: {n}", err=True)
+        for what, n in report.get("notes", {}).items():
+            click.echo(f"  {what}: {n}", err=True)
+        _echo_write_notes(report["written"], err=True)
+        return
+    convergence = report["model"]["convergence"]
+    click.echo(
+        f"wrote {report['spans']['in_consensus']} consensus spans in {report['documents']['in_consensus']} documents to {out} "
+        f"({report['method']}: {convergence['iterations']} iterations, "
+        f"{'converged' if convergence['converged'] else 'NOT converged'})", err=True)
+    if convergence.get("note"):
+        click.echo(f"  note: {convergence['note']}", err=True)
+    if "gold" in report and report["gold"]["consensus"] is not None:
+        scores = report["gold"]["consensus"]
+        click.echo(f"  against {values['gold']}: precision {scores['precision']:.3f}, recall {scores['recall']:.3f}, "
+                   f"F {scores['f']:.3f}", err=True)
+    if "adjudication_written" in report:
+        click.echo(f"wrote {report['adjudication_written']['documents']} documents to adjudicate to "
+                   f"{values['adjudicate']}", err=True)
 
-    output = Output(output)
-    given, format, read_options = _read_given(ctx)
-    model_options = _model_options(model, competence_prior, prior_strength, pooling)
+
+@command(app, "raters", choices={"method": MODEL_NAMES, "output": _PRINTED}, overrides=True)
+@paths_argument(_PATHS_HELP)
+def raters_command(ctx: click.Context, paths: list[str], **values: Any) -> None:
+    """Whom to trust: each rater's competence per label from an annotator model, ranked.
+    With --min rater_accuracy:<RATER>=BOUND or min_rater_accuracy=BOUND, a gate: exit 1 when a
+    rater's accuracy is below it."""
+    from ..outputs import gate as gate_checks
+    from ..outputs.annotators_text import render as render_model
+    from . import runs
+
+    method, out_file = values["method"] or "dawid-skene", values["out"]
     try:
-        check_method(model, tuple(MODELS))
-        check_outputs([out_file], paths)
-        corpus = read(paths, format=format, **read_options)
-        _, report, _, _ = model_consensus(corpus, method=model, gold_rater=gold, threshold=threshold, level=ci, seed=seed,
-                                          model_options=model_options, view=items, **given)
-        gate = None if min_accuracy is None else accuracy_gate(report["competence"], min_accuracy, on=on)
+        files, settings = _settings(ctx, paths, values)
+        check_outputs([None if _to_stdout(out_file) else out_file], files)
+        checks = [gate_checks.parse_check(text) for text in values["min"]]
+        others = [c.name for c in checks if not gate_checks.STATISTICS[c.statistic].model]
+        if others:
+            raise UsageError(f"raters --min takes the annotator model's statistics (rater_accuracy:<RATER>, "
+                             f"min_rater_accuracy), not {', '.join(others)} (spanagree gate checks those)")
+        report = runs.raters(
+            Request.from_settings(files, settings), method=method, gold=values["gold"], threshold=values["threshold"],
+            items=values["items"], priors=runs.priors(method, values["competence_prior"], values["prior_strength"],
+                                                      values["pooling"]))
+        on = settings["gate"]["on"]
+        gate = None if not checks else gate_checks.evaluate(
+            {"annotators": report, "documents": {"scored": report["documents"]["read"]}}, checks, on=on)
     except SpanagreeError as err:
-        _fail(err)
+        fail(err)
     if gate is not None:
         report["gate"] = gate
-    if output == Output.json:
-        data = orjson.dumps(report, option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_NUMPY) + b"\n"
+    output = settings["report"]["output"] or "table"
+    if output == "json":
+        text = orjson.dumps(report, option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_NUMPY).decode("utf-8")
     else:
-        data = (render_model(report, output.value) + "\n").encode()
-    if out_file is not None:
-        _write(out_file, data)
-    else:
-        sys.stdout.write(data.decode())
+        text = render_model(report, output)
+    _emit(text, out_file)
     if gate is not None:
-        click.echo(f"gate {'passed' if gate['passed'] else 'FAILED'}: {len(gate['below'])} of {len(report['competence'])} raters "
-                   f"with accuracy {'' if on == 'point' else '(lower end) '}below {min_accuracy:g}"
-                   + (f": {', '.join(gate['below'])}" if gate["below"] else ""), err=True)
+        sys.stderr.write(gate_checks.as_text(gate) + "\n")
         if not gate["passed"]:
             raise click.exceptions.Exit(1)
 
 
-@_scoring_command("gate")
+@command(app, "gate", overrides=True)
 @paths_argument(_PATHS_HELP)
-@click.option("config", "--config", "-c", type=PATH, default=None, help="A .cfg file: the gate section (on, min_documents, and a gate.min table of bounds) and any score settings")
-@click.option("minimum", "--min", multiple=True, show_default=False, help="A check NAME=BOUND, repeatable: pairwise_mean_psa, pooled_psa, macro_psa, macro_pooled_psa, label:<LABEL>, label_pooled:<LABEL>, pair:<A>~<B>; with candidates kappa, alpha, pair_kappa:<A>~<B>, fleiss_kappa, fleiss_kappa_complete, conger_kappa, conger_kappa_complete, davies_fleiss_kappa, brennan_prediger, percent_agreement, gwet_ac1, light_kappa, kappa_s, category_kappa:<CAT>; unitizing alpha_u, alpha_u_label:<LABEL>, gamma, gamma_k:<LABEL>; relations and attributes relation_psa, relation_pooled_psa, relation_both_psa, relation:<LABEL>, attribute_alpha:<NAME>, attribute_kappa:<NAME>; annotator model rater_accuracy:<RATER>, min_rater_accuracy (config: the gate.min table; docs/chance-corrected.md, docs/unitizing.md, docs/structure.md, docs/annotators.md)")
-@click.option("junit", "--junit", type=PATH, default=None, help="Write JUnit XML to this file: one test case per check")
-def gate_command(
-    ctx: click.Context, paths: list[str], config: Optional[Path], minimum: list[str],
-    junit: Optional[Path]
-) -> None:
+def gate_command(ctx: click.Context, paths: list[str], **values: Any) -> None:
     """Pass or fail agreement against bounds, for CI: exit 0 all checks pass, 1 a check failed or (--on lower) is inconclusive, 2 bad input.
 
+    The bounds: --min NAME=BOUND, or a config's [gate.min] table (names: spanagree info --statistics).
     Prints each check; appends a Markdown summary to $GITHUB_STEP_SUMMARY when it is set.
     """
-    from ..outputs import gate  # imported when the command runs (import time)
+    from ..outputs import gate as gate_checks  # imported when the command runs (import time)
     from . import runs
 
+    junit = values["junit"]
     inputs = [p for p in paths if p and exists(p)]
     try:
         check_outputs([junit], inputs)
     except SpanagreeError as err:
-        gate.write_error_outputs(str(err), junit=None)  # the JUnit path itself is what is wrong
-        _fail(err)
+        gate_checks.write_error_outputs(str(err), junit=None)  # the JUnit path itself is what is wrong
+        fail(err)
     step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if step_summary:  # appended to, so checked as every output is: never an input
         try:
             check_outputs([step_summary], inputs, what="$GITHUB_STEP_SUMMARY")
         except SpanagreeError as err:
-            gate.write_error_outputs(str(err), junit=junit, environ={})
-            _fail(err)
+            gate_checks.write_error_outputs(str(err), junit=junit, environ={})
+            fail(err)
     try:
-        files, settings = _command_settings(ctx, paths, config)
-        result = runs.gate(files, settings, minimum or (), progress=_progress())
-        gate.write_outputs(result, junit=junit)
+        files, settings = _settings(ctx, paths, values)
+        section = settings["gate"]
+        checks = gate_checks.checks_from_settings(section, values["min"])
+        result = runs.gate(Request.from_settings(files, settings), checks, on=section["on"],
+                           min_documents=section["min_documents"], progress=_progress())
+        gate_checks.write_outputs(result, junit=junit)
     except (SpanagreeError, OSError) as err:
-        gate.write_error_outputs(str(err), junit=junit)
-        _fail(err)
-    sys.stdout.write(gate.as_text(result, color=sys.stdout.isatty()) + "\n")
+        gate_checks.write_error_outputs(str(err), junit=junit)
+        fail(err)
+    sys.stdout.write(gate_checks.as_text(result, color=sys.stdout.isatty()) + "\n")
     if not result["passed"]:
         raise click.exceptions.Exit(1)
 
 
-@_scoring_command("report")
+@command(app, "report", choices={"method": MODEL_NAMES}, required=("out",), overrides=True)
 @paths_argument(_PATHS_HELP)
-@_CONFIG
-@click.option("out", "-o", "--out", type=PATH, required=True, show_default=False, help="The HTML file to write")
-@click.option("title", "--title", type=click.STRING, default=None, help="The page's title")
-@click.option("documents", "--documents", type=click.IntRange(0, None), default=10, help="How many lowest-agreement documents to show with each rater's spans")
-@click.option("model", "--model", type=click.STRING, default=None, help="Also a section of an annotator model's competence table: dawid-skene | mace (docs/annotators.md)")
-def report_command(
-    ctx: click.Context, paths: list[str], config: Optional[Path], out: Path, title: Optional[str],
-    documents: int, model: Optional[str]
-) -> None:
+def report_command(ctx: click.Context, paths: list[str], **values: Any) -> None:
     """Write one self-contained HTML page: headline numbers with intervals and bands, charts, label
     confusion, and the documents raters disagree on most. Intervals: 1000 replicates unless --bootstrap N."""
     from ..outputs import html as html_report  # imported when the command runs (import time)
+    from . import runs
 
+    out, method = values["out"], values["method"]
     try:
-        files, settings = _command_settings(ctx, paths, config)
-
+        files, settings = _settings(ctx, paths, values)
         check_outputs([out], files)  # first alone: the CSV's name is made from a valid file name
         check_outputs([out, html_report.documents_csv_path(out)], files)
         html_report.check_dependencies()
         if settings["intervals"]["bootstrap"] is None:
             settings["intervals"]["bootstrap"] = html_report.DEFAULT_REPLICATES
         settings["report"]["per_rater"] = True  # the page always has the per-rater view
-        result = score_with_settings(files, settings, progress=_progress(), needs_texts=True)
+        request = Request.from_settings(files, settings, keep_spans=True)
+        result = run(request, progress=_progress())
         _warn_few_raters(result.raters)
         annotators = None
-        if model is not None:
-            from ..diagnostics.annotators import MODELS, check_method, model_consensus
-
-            check_method(model, tuple(MODELS))
-            counts = result.counts
-            annotators = model_consensus(result.corpus, method=model, rule=counts.rule, unit=counts.unit_name,
-                                         level=settings["intervals"]["ci"], seed=settings["intervals"]["seed"])[1]
-        written = html_report.write(result, out, title=title, max_documents=documents, sources=files, annotators=annotators)
+        if method is not None:
+            annotators = runs.raters(request.replace(bootstrap=None), method=method)
+        written = html_report.write(result, out, title=values["title"], max_documents=values["documents"],
+                                    sources=files, annotators=annotators)
     except (SpanagreeError, OSError) as err:
-        _fail(err)
+        fail(err)
     click.echo(f"wrote {written['out']} ({written['bytes']} bytes)", err=True)
 
 
-@_scoring_command("disagreements")
+@command(app, "disagreements", choices={"output": DISAGREEMENT_OUTPUTS}, required=("out",), overrides=True)
 @paths_argument(_PATHS_HELP)
-@_CONFIG
-@click.option("out", "-o", "--out", type=PATH, required=True, show_default=False, help="The file to write (.jsonl or .csv, or any name with --output)")
-@click.option("output", "--output", type=click.STRING, default=None, help="jsonl, csv or prodigy-review (default: from OUT's suffix)")
-@click.option("context", "--context", type=click.IntRange(0, 2**63 - 1), default=40, help="Characters of context on each side of a case")
-@click.option("include_agreed", "--include-agreed", is_flag=True, default=False, help="prodigy-review: also write the documents everyone agreed on (default: left out and counted), so the reviewed dataset is complete")
-def disagreements_command(
-    ctx: click.Context, paths: list[str], config: Optional[Path], out: Path, output: Optional[str],
-    context: int, include_agreed: bool
-) -> None:
+def disagreements_command(ctx: click.Context, paths: list[str], **values: Any) -> None:
     """List every missed, spurious, partial and wrong-label case (JSONL or CSV), or write each
     rater's version of every document with a disagreement for Prodigy's review recipe."""
     from ..diagnostics import disagreements  # imported when the command runs (import time)
 
+    out = values["out"]
     try:
-        files, settings = _command_settings(ctx, paths, config)
-        kind = disagreements.resolve_format(out, output)
+        files, settings = _settings(ctx, paths, values)
+        kind = disagreements.resolve_format(out, settings["report"]["output"])
         check_outputs([out], files)
         settings["candidates"]["source"] = None  # cases need no candidate items
-        result = score_with_settings(files, settings, progress=_progress(), needs_texts=True)
+        result = run(Request.from_settings(files, settings, keep_spans=True), progress=_progress())
         _warn_few_raters(result.raters)
-        written = disagreements.write(result, out, output=kind, context=context,
+        written = disagreements.write(result, out, output=kind, context=values["context"],
                                       language=settings["candidates"]["language"], sources=files,
-                                      include_agreed=include_agreed)
+                                      include_agreed=values["include_agreed"])
     except (SpanagreeError, OSError) as err:
-        _fail(err)
+        fail(err)
     cases = ", ".join(f"{n} {kind}" for kind, n in written["cases"].items())
     what = f"{written['tasks']} tasks" if kind == "prodigy-review" else f"{sum(written['cases'].values())} cases ({cases})"
     click.echo(
@@ -519,19 +388,10 @@ def disagreements_command(
         click.echo(f"  {note}: {n}", err=True)
 
 
-@_scoring_command("alt-test")
-@paths_argument("Annotation files or directories with the humans and the candidate(s); then any --section.key VALUE config overrides")
-@click.option("candidate", "--candidate", multiple=True, required=True, show_default=False, help="The rater to test (a model); repeatable: several are ranked by advantage probability. Every other rater is a human")
-@click.option("epsilon", "--epsilon", type=click.FLOAT, default=0.2, help="Cost-benefit margin ε: 0.2 against experts, 0.15 skilled annotators, 0.1 crowd workers")
-@click.option("alpha", "--alpha", type=click.FLOAT, default=0.05, help="False discovery rate of the Benjamini-Yekutieli correction")
-@click.option("human_documents", "--min-documents-per-human", type=click.INT, default=30, help="Fewest documents a human must share with the candidate and another human to be tested")
-@_CONFIG
-@click.option("output", "--output", type=_OUTPUT_CHOICE, default="table", help="table, json or markdown")
-@click.option("out_file", "-o", "--out", type=PATH, default=None, help="Write the output to this file")
-def alt_test_command(
-    ctx: click.Context, paths: list[str], candidate: list[str], epsilon: float, alpha: float,
-    human_documents: int, config: Optional[Path], output: str, out_file: Optional[Path]
-) -> None:
+@command(app, "alt-test", choices={"output": _PRINTED}, required=("candidate",), overrides=True)
+@paths_argument("Annotation files, directories or quoted glob patterns with the humans and the candidate(s); "
+                "then any --section.key VALUE config overrides")
+def alt_test_command(ctx: click.Context, paths: list[str], **values: Any) -> None:
     """Can a model replace a human annotator? The alternative annotator test (Calderon, Reichart &
     Dror 2025) on per-document PSA; see docs/alt-test.md.
 
@@ -541,59 +401,84 @@ def alt_test_command(
     from ..measures.alt_test import procedure as alt  # imported when the command runs (import time)
     from ..outputs import alt_test as alt_output
 
-    output = Output(output)
+    out_file = values["out"]
     try:
-        files, settings = _command_settings(ctx, paths, config)
+        files, settings = _settings(ctx, paths, values)
         check_outputs([None if _to_stdout(out_file) else out_file], files)
-        report = score_with_settings(files, settings, progress=_progress())
-        found = alt.from_report(report, list(candidate), epsilon=epsilon, alpha=alpha, min_documents=human_documents)
+        report = run(Request.from_settings(files, settings), progress=_progress())
+        found = alt.from_report(report, list(values["candidate"]), epsilon=values["epsilon"], alpha=values["alpha"],
+                                min_documents=values["min_documents_per_human"])
     except SpanagreeError as err:
-        _fail(err)
+        fail(err)
     results = [r.to_dict() for r in found]
-    if output is Output.json:
+    output = settings["report"]["output"] or "table"
+    if output == "json":
         text = orjson.dumps(results[0] if len(results) == 1 else results, option=orjson.OPT_INDENT_2).decode("utf-8")
     else:
-        text = alt_output.as_markdown(results) if output is Output.markdown else alt_output.as_text(results)
-    if _to_stdout(out_file):
-        sys.stdout.write(text + "\n")
-    else:
-        _write(out_file, (text + "\n").encode("utf-8"))
-        click.echo(f"wrote {out_file}", err=True)
+        text = alt_output.as_markdown(results) if output == "markdown" else alt_output.as_text(results)
+    _emit(text, out_file)
     if not all(r.trusted for r in found):
         raise click.exceptions.Exit(1)
 
 
-@_scoring_command("compare")
-@click.argument("old", cls=Argument, help="The earlier round: a file or a directory of annotation files")
+@command(app, "compare", choices={"output": _PRINTED}, overrides=True)
+@click.argument("old", cls=Argument, help="The earlier round: a file, a directory or a quoted glob pattern")
 @click.argument("new", cls=Argument, help="The later round (documents matched to OLD by id)")
-@click.option("max_drop", "--max-drop", multiple=True, show_default=False, help="NAME=DELTA, repeatable: fail when the statistic dropped significantly by more than DELTA (names as in gate: pairwise_mean_psa, pooled_psa, macro_psa, macro_pooled_psa, label:<LABEL>, label_pooled:<LABEL>)")
-@_CONFIG
-@click.option("output", "--output", type=_OUTPUT_CHOICE, default="table", help="table, json or markdown")
-def compare_command(
-    ctx: click.Context, old: str, new: str, max_drop: list[str], config: Optional[Path], output: str
-) -> None:
+def compare_command(ctx: click.Context, old: str, new: str, **values: Any) -> None:
     """Did agreement change between two rounds? NEW - OLD for every headline statistic, with a
     bootstrap interval over documents, paired on shared documents (1000 replicates unless
-    --bootstrap N); see docs/deciding.md. Exit 0, 1 when a --max-drop check found a significant drop, 2 bad input."""
+    --bootstrap N); see docs/deciding.md. Exit 0, 1 when a --min bound on a change failed (a
+    significant drop below it), 2 bad input."""
     from ..outputs import compare  # imported when the command runs (import time)
     from . import runs
 
-    output = Output(output)
     try:
-        files, settings = _command_settings(ctx, [old], config)
+        files, settings = _settings(ctx, [old], values)
         if len(files) != 1:
-            raise SpanagreeError("compare takes exactly two paths, OLD and NEW, before any --section.key overrides")
-        result = runs.compare([str(old)], [str(new)], settings, max_drop or (), progress=_progress())
+            raise UsageError("compare takes exactly two paths, OLD and NEW, before any --section.key overrides")
+        result = runs.compare(Request.from_settings([str(old)], settings), Request.from_settings([str(new)], settings),
+                              values["min"], progress=_progress())
     except SpanagreeError as err:
-        _fail(err)
-    if output is Output.json:
+        fail(err)
+    output = settings["report"]["output"] or "table"
+    if output == "json":
         text = orjson.dumps(result, option=orjson.OPT_INDENT_2).decode("utf-8")
     else:
         sections = compare.tables(result)
-        text = render.tables_as_markdown(sections) if output is Output.markdown else render.tables_as_text(sections)
+        text = render.tables_as_markdown(sections) if output == "markdown" else render.tables_as_text(sections)
     sys.stdout.write(text + "\n")
     if not result["passed"]:
         raise click.exceptions.Exit(1)
+
+
+def _given(ctx: click.Context) -> dict[str, Any]:
+    """The flags of the running command that were given on the command line and have a config
+    key, by name, as plain values."""
+    values = {}
+    for name in ctx.command.declared:
+        option = declared.BY_NAME[name]
+        if option.config and getattr(ctx.get_parameter_source(name), "name", "DEFAULT") != "DEFAULT":
+            value = ctx.params[name]
+            values[name] = str(value) if isinstance(value, Path) else value
+    return values
+
+
+def _settings(ctx: click.Context, paths: Sequence[str], values: dict[str, Any]):
+    """``(input files, settings by section)``: defaults, ``--config``, the flags given, then
+    ``--section.key VALUE`` overrides."""
+    files, extra = settings_module.split_arguments([str(p) for p in paths] + list(ctx.args))
+    if not files:
+        raise UsageError("no input files given")
+    config = values.get("config")
+    flags = [name for param in ctx.command.params for name in getattr(param, "opts", ())]
+    settings = settings_module.load_settings(config, flags=_given(ctx),
+                                             overrides=settings_module.parse_overrides(extra, flags))
+    if config is not None:  # options named in messages: the flag, and the key of the config in use
+        token = SPELLING.set(declared.as_flag_or_key)
+        ctx.call_on_close(lambda: SPELLING.reset(token))
+    return files, settings
+
+
 def _warn_few_raters(raters) -> None:
     """Say on stderr, before any table, that agreement needs two raters when the input has fewer."""
     if len(raters) < 2:
@@ -613,12 +498,8 @@ def _echo_write_notes(written: dict, err: bool = False) -> None:
             click.echo(f"  written, {what}: {n}", err=err)
 
 
-def _emit(report: dict, output: Output, out_file: Path | None) -> None:
-    """The report as a table or Markdown (JSON is written in pieces: :func:`_emit_chunks`)."""
-    if output is Output.markdown:
-        text = render.as_markdown(report)
-    else:
-        text = render.as_text(report)
+def _emit(text: str, out_file: Path | None) -> None:
+    """Printed output (a table, Markdown, JSON) to standard output, or to ``-o FILE``."""
     if _to_stdout(out_file):
         sys.stdout.write(text + "\n")
     else:
@@ -639,7 +520,7 @@ def _emit_chunks(chunks, out_file: Path | None) -> None:
                 handle.write(chunk)
             handle.write(b"\n")
     except SpanagreeError as err:
-        _fail(err)
+        fail(err)
     click.echo(f"wrote {out_file}", err=True)
 
 
@@ -653,12 +534,7 @@ def _write(path: Path, data: bytes) -> None:
     try:
         write_bytes(path, data)
     except SpanagreeError as err:
-        _fail(err)
-
-
-def _fail(err: Exception) -> None:
-    click.echo(f"spanagree: error: {visible(cut(str(err), 2000), keep_newlines=True)}", err=True)
-    raise click.exceptions.Exit(2)
+        fail(err)
 
 
 def _progress():

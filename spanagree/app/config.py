@@ -29,10 +29,10 @@ import json
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from ..errors import UsageError, option
+from ..errors import UsageError, did_you_mean, option
 from ..core import options
+from ..core.request import Request
 from . import api
-from ..engine.mode import asked_for_engine
 
 #: Every section with its keys' defaults, from the declaration (:mod:`spanagree.core.options`).
 DEFAULTS: dict[str, dict[str, Any]] = options.sections()
@@ -42,11 +42,9 @@ FLAGS: dict[str, tuple[str, str]] = {
     o.name: (o.section, o.key) for o in options.OPTIONS if o.config and o.flag is not None
 }
 
-#: ``[input]`` keys passed to the readers only when set (each reader checks its own and names it).
-READER_KEYS = tuple(o.key for o in options.OPTIONS if o.section == "input" and o.key not in ("format", "answers"))
 
 
-def parse_overrides(args: Sequence[str]) -> dict[str, Any]:
+def parse_overrides(args: Sequence[str], flags: Sequence[str] = ()) -> dict[str, Any]:
     """Dotted overrides from command-line words: ``--section.key value`` or ``--section.key=value``.
 
     A name without a value (followed by another option, or last) means ``true``. Dashes in the
@@ -69,7 +67,7 @@ def parse_overrides(args: Sequence[str]) -> dict[str, Any]:
         else:
             raw = "true"
         if "." not in name:
-            raise UsageError(f"no such option: {word}")
+            raise UsageError(f"no such option: {word.partition('=')[0]}{did_you_mean(word.partition('=')[0], flags)}")
         section, _, key = name.partition(".")
         result[f"{section}.{key.replace('-', '_')}"] = _value(raw)
     return result
@@ -124,7 +122,7 @@ def load_settings(
             raise UsageError(f"unknown flag {name!r}; flags with a config key: {', '.join(FLAGS)}")
         section, key = option.section, option.key
         if f"{section}.{key}" not in overrides:
-            settings[section][key] = _flag_value(name, value)
+            settings[section][key] = option.value(_flag_value(name, value), options.on_command_line)
     for dotted, value in overrides.items():
         if dotted not in applied:
             section, key = _split(dotted)
@@ -132,63 +130,9 @@ def load_settings(
     return _validate(settings)
 
 
-def read_options(settings: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
-    """Reader keyword arguments for :func:`spanagree.read` (only those that differ from the
-    readers' own defaults, so that formats without the option are not handed it)."""
-    section = settings["input"]
-    options: dict[str, Any] = {}
-    if list(section["answers"]) != ["accept"]:
-        options["answers"] = tuple(section["answers"])
-    for key in READER_KEYS:
-        if section[key] is not None:
-            options[key] = section[key]
-    return options
-
-
-def score_options(settings: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
-    """Keyword arguments for :func:`spanagree.score`: every declared keyword that has a config
-    key, from its key; ``unitizing`` is False or the table of γ's options."""
-    kwargs = {o.name: settings[o.section][o.key] for o in options.api_options() if o.config}
-    unitizing = settings["unitizing"]
-    on = unitizing["on"]
-    # a table in `on` (as the keyword takes it) turns unitizing on with those options over the section's
-    table = {**{k: unitizing[k] for k in ("samples", "sampler", "alpha", "beta")}, **(on if isinstance(on, dict) else {})}
-    kwargs["unitizing"] = table if (on is True or isinstance(on, dict)) else False
-    return kwargs
-
-
-def uses_engine(settings: Mapping[str, Mapping[str, Any]]) -> bool:
-    """True when ``[engine]`` asks for workers, streaming or Dask instead of the in-memory path."""
-    engine = settings["engine"]
-    return asked_for_engine(engine["jobs"], engine["stream"], engine["engine"])
-
-
-def score_with_settings(paths, settings: Mapping[str, Mapping[str, Any]], *, progress=None, needs_texts: bool = False):
-    """Read ``paths`` and score them as ``settings`` say; the :class:`~spanagree.AgreementReport`.
-    (``settings`` come from :func:`load_settings`, which checked them: they are not checked again.)
-
-    ``needs_texts``: the caller reads document texts and spans from the report (the HTML report,
-    the disagreements), which the parallel and streaming engines do not keep.
-    """
-    engine = uses_engine(settings)
-    if needs_texts and engine:
-        raise UsageError(
-            f"this command shows document texts and spans, which the engines ({option('jobs', 2)}, "
-            f"{option('stream', True)}, {option('engine', 'dask')}) do not keep (they hold counts only); run it "
-            f"without them, e.g. with {option('jobs', 1)}"
-        )
-    checked = options.keywords(score_options(settings), [o.name for o in options.api_options()], check=False)
-    if needs_texts:  # never chosen for large input either: the pages need the spans
-        checked["stream"] = False
-    return api.score_settings(
-        paths, checked, read_options=read_options(settings), progress=progress,
-        client=settings["engine"]["scheduler"] if engine else None,
-    )
-
-
 def score(paths, config: str | Path | None = None, **overrides):
     """Score ``paths`` with a config file and dotted overrides (``**{"alignment.rule": "overlap"}``)."""
-    return score_with_settings(paths, load_settings(config, overrides=overrides))
+    return api.run(Request.from_settings(paths, load_settings(config, overrides=overrides)))
 
 
 # --- helpers ----------------------------------------------------------------------------------------

@@ -74,3 +74,16 @@ def _entry_points() -> dict[str, list[str]]:
             if ep.value.startswith("spanagree."):
                 out[group].append(f"{ep.name} = {ep.value}")
     return out
+
+
+def statistics() -> list[dict[str, Any]]:
+    """The statistics the gate's ``--min`` names, as plain data."""
+    from ..outputs.gate import STATISTICS, allowed_names
+
+    return [{"name": shown, "description": s.description} for shown, s in zip(allowed_names(), STATISTICS.values())]
+
+
+def statistics_text(rows: list[dict[str, Any]]) -> str:
+    """The statistics as aligned lines."""
+    width = max(len(r["name"]) for r in rows) + 2
+    return "\n".join(f"{r['name']:<{width}}{r['description']}" for r in rows)

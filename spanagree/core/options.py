@@ -32,9 +32,15 @@ from .validate import MAX_REPLICATES, MAX_SAMPLES, MAX_SEED, MAX_WHOLE, shown
 
 #: The CLI commands that read and score as ``score`` does (they share its flags and config).
 SCORING = ("score", "gate", "report", "disagreements", "alt-test", "compare")
-#: ... and with the commands that read without scoring: ``consensus`` aligns, ``convert`` only reads.
-_READING = SCORING + ("convert",)
-_ALIGNING = SCORING + ("consensus",)
+#: The commands that align raters' spans: every alignment option is a flag of each.
+ALIGNING = SCORING + ("consensus", "raters")
+#: The commands that read annotations: every reader option and ``--config`` is a flag of each.
+READING = ALIGNING + ("convert",)
+_READING, _ALIGNING = READING, ALIGNING
+
+#: The sections of a command's ``--help``, in order: what to read, how to align, what to compute,
+#: what to write, how to run; the per-format reader options last, out of the way.
+GROUPS = ("reading", "alignment", "statistics", "output", "running", "format")
 
 
 # --- checks -----------------------------------------------------------------------------------------
@@ -101,6 +107,8 @@ def number(low: float, high: float | None = None, *, closed_high: bool = False, 
 
 
 FLAG = Check(lambda v: isinstance(v, bool), "true or false")
+#: A command's own flag: its type is click's to convert, its range the function's to check.
+ANY = Check(lambda v: True, "any value")
 
 
 def name(what: str, *, nullable: bool = True, also: tuple[type, ...] = ()) -> Check:
@@ -131,6 +139,9 @@ def names(what: str, *, nullable: bool, empty: bool = False) -> Check:
 
 # --- the declaration --------------------------------------------------------------------------------
 
+#: The ``--help`` section of an option, by its config section (an option may name another).
+_SECTION_GROUP = {"input": "format", "alignment": "alignment", "engine": "running", "command": "output"}
+
 
 class Option:
     """One option. ``section``/``key``: its config place; ``name``: its parameter and flag name
@@ -141,17 +152,19 @@ class Option:
     ``config``: has a config key; ``cli_type``: the flag's type when it is not the default's."""
 
     __slots__ = ("section", "key", "default", "check", "help", "name", "flag", "short", "commands", "api",
-                 "component", "positional", "config", "cli_type")
+                 "component", "positional", "config", "cli_type", "group", "multiple")
 
     def __init__(self, section: str, key: str, default: Any, check: Check, help: str, *, name: str = "",
                  flag: str | None = "", short: str | None = None, commands: tuple[str, ...] = SCORING,
                  api: bool = True, component: bool = False, positional: bool = False, config: bool = True,
-                 cli_type: Any = None) -> None:
+                 cli_type: Any = None, group: str = "", multiple: bool = False) -> None:
         self.section, self.key, self.default, self.check, self.help = section, key, default, check, help
         self.name = name or key
         self.flag = "--" + self.name.replace("_", "-") if flag == "" else flag
         self.short, self.commands, self.api, self.component = short, commands, api, component
         self.positional, self.config, self.cli_type = positional, config, cli_type
+        self.group = group or _SECTION_GROUP.get(section, "statistics")
+        self.multiple = multiple
 
     def __repr__(self) -> str:
         return f"Option({self.dotted!r}, default={self.default!r})"
@@ -174,8 +187,20 @@ class Option:
 
 
 def in_config(option: Option, value: Any) -> str:
-    """The message for a bad value from a config file, a flag or a dotted override."""
-    return f"[{option.section}] {option.key}: got {shown(value)}; expected {option.check.expected}"
+    """The message for a bad value from a config file or a dotted override."""
+    return f"[{option.section}] {option.key}: got {shown(value)}; expected {option.check.expected}{_close(option, value)}"
+
+
+def on_command_line(option: Option, value: Any) -> str:
+    """The message for a bad value of a flag, as it was typed."""
+    return f"{option.flag} {_word(value)}: expected {option.check.expected}{_close(option, value)}"
+
+
+def _close(option: Option, value: Any) -> str:
+    """A "did you mean" for a mistyped choice."""
+    from ..errors import did_you_mean
+
+    return did_you_mean(value, option.choices) if option.choices and isinstance(value, str) else ""
 
 
 def as_keyword(option: Option, value: Any) -> str:
@@ -190,14 +215,14 @@ _TOOL = dict(api=False, check=name("a name (see docs/formats.md)"), commands=_RE
 OPTIONS: tuple[Option, ...] = (
     # [input]: what to read and how
     Option("input", "format", "auto", name("a format name or 'auto'", nullable=False),
-           "Input format: auto, or one of {formats}", short="-f", commands=_READING + ("consensus",)),
+           "Input format: auto, or one of {formats}", short="-f", commands=READING, group="reading"),
     Option("input", "answers", ["accept"], names('a list of answers, e.g. ["accept"]', nullable=False),
            "Prodigy answers that count, comma-separated (default accept)", api=False, cli_type=str,
-           commands=_READING + ("consensus",)),
+           commands=READING, group="reading"),
     Option("input", "span_keys", None, names("a list of span group keys", nullable=True),
-           "DocBin span groups that are raters, comma-separated", api=False, cli_type=str),
+           "DocBin span groups that are raters, comma-separated", api=False, cli_type=str, commands=READING),
     Option("input", "spans_key", None, name("a span group key"),
-           "Span group of per-rater DocBins (default doc.ents)", api=False),
+           "Span group of per-rater DocBins (default doc.ents)", api=False, commands=READING),
     Option("input", "scheme", None, name("a name"),
            "CoNLL tag scheme: IOB1, IOB2, IOE1, IOE2, IOBES, BILOU (default auto)", api=False, commands=_READING),
     Option("input", "repair", None, name("a name"), "CoNLL ill-formed tag sequences: begin, drop or error", api=False,
@@ -247,11 +272,13 @@ OPTIONS: tuple[Option, ...] = (
     Option("report", "reference", None, Check(lambda v: isinstance(v, (str, int)) and not isinstance(v, bool), "null or a rater's name", nullable=True, coerce=lambda v: str(v) if isinstance(v, int) and not isinstance(v, bool) else v),
            "Score every rater against this rater (P, R, F)"),
     Option("report", "beta", 1.0, number(0, text="a number > 0"), "Beta of F-beta against the reference"),
-    Option("report", "output", "table", choice("table", "json", "markdown", "csv", "parquet"),
-           "table, json or markdown; csv or parquet: every table (pairs, labels, documents, ...) as a file in the folder -o names",
-           commands=("score",), api=False),
+    Option("report", "output", None, name("an output format"),
+           "Output format (the command's choices are listed beside the flag; score's csv and parquet write every "
+           "table as a file in the folder -o names)",
+           commands=("score", "raters", "alt-test", "compare", "disagreements", "convert", "info"), api=False,
+           group="output"),
     Option("report", "quiet", False, FLAG, "No progress bars on stderr (they show for a phase that runs 2 s or more)",
-           short="-q", api=False, config=False, commands=_READING + ("consensus",)),
+           short="-q", api=False, config=False, commands=READING, group="running"),
     Option("report", "per_rater", False, FLAG,
            "Add the per-rater view: each rater against the others and their consensus (docs/diagnostics.md)"),
     Option("report", "structure", False, FLAG,
@@ -262,13 +289,17 @@ OPTIONS: tuple[Option, ...] = (
     Option("candidates", "source", None, name('"tokens", "documents" or a path', also=(os.PathLike,)), name="candidates",
            help="Candidate items: tokens, documents or a file of candidate spans", cli_type=str),
     Option("candidates", "language", "en", name("a spaCy language code", nullable=False),
-           "Language of the blank spaCy tokenizer for candidate tokens"),
+           "Language of the blank spaCy tokenizer, for documents without tokens (candidate tokens, .spacy output)",
+           commands=SCORING + ("consensus",)),
     Option("candidates", "strict_candidates", False, FLAG, "A span matching no candidate is an error"),
     # [intervals] (docs/intervals.md)
     Option("intervals", "bootstrap", None, whole(2, MAX_REPLICATES, nullable=True, note=" (docs/robustness.md)"),
            "Intervals: bootstrap replicates over documents, e.g. 1000", cli_type=int),
-    Option("intervals", "ci", 0.95, number(0, 1, text="a number in (0, 1)"), "Intervals: level"),
-    Option("intervals", "seed", 0, whole(0, MAX_SEED), "Intervals and γ's random continua: random seed"),
+    Option("intervals", "ci", 0.95, number(0, 1, text="a number in (0, 1)"),
+           "Level of every interval: bootstrap, analytic or posterior", commands=SCORING + ("raters",)),
+    Option("intervals", "seed", 0, whole(0, MAX_SEED),
+           "Seed of every random draw: bootstrap replicates, γ's random continua, a model's posterior draws",
+           commands=SCORING + ("raters",)),
     # [unitizing] (docs/unitizing.md); the keyword unitizing takes True or a dict of γ's options
     Option("unitizing", "on", False, Check(lambda v: isinstance(v, (bool, dict)), "true, false or a table of γ's options"),
            "Also Krippendorff's α_U and Mathet et al.'s γ on the spans themselves, no candidates needed (docs/unitizing.md)",
@@ -294,8 +325,8 @@ OPTIONS: tuple[Option, ...] = (
            "Dask scheduler address; default a local cluster of --jobs workers", api=False),
     # [gate] (spanagree gate; the statistic names are checked by spanagree.outputs.gate)
     Option("gate", "on", "point", choice("point", "lower"),
-           "point: bound the point estimate; lower: bound the interval's lower end (bootstraps 1000 replicates unless --bootstrap N)",
-           commands=("gate",), api=False),
+           "--min bounds: point: the point estimate; lower: the interval's lower end (1000 bootstrap replicates unless --bootstrap N)",
+           commands=("gate", "raters"), api=False),
     Option("gate", "min_documents", None, whole(0, nullable=True), "Also fail when fewer documents were scored",
            commands=("gate",), api=False, cli_type=int),
     Option("gate", "min", {}, Check(lambda v: isinstance(v, Mapping), "a table of statistic = bound ([gate.min])"),
@@ -304,6 +335,71 @@ OPTIONS: tuple[Option, ...] = (
                                        'a list of "NAME=BOUND" strings, as --min takes them'),
            "checks written as --min takes them, for names a config key cannot hold (with ':' or '=')",
            name="gate_checks", flag=None, api=False),
+    # the flags of one or a few commands, with no config key: one meaning each, wherever they show
+    *(Option("command", name, default, ANY, help, flag=flag, short=short, commands=commands, api=False, config=False,
+             cli_type=kind, group=group, multiple=multiple)
+      for name, flag, short, default, kind, multiple, group, commands, help in (
+        ("config", "--config", "-c", None, "path", False, "reading", READING,
+         "A .cfg file of settings (docs/options.md); flags override it, --section.key VALUE overrides both"),
+        ("out", "--out", "-o", None, "path", False, "output", READING,
+         "Where to write the output (-: standard output, for the commands that print)"),
+        ("min", "--min", None, None, str, True, "statistics", ("gate", "raters", "compare"),
+         "A bound NAME=BOUND on a named statistic, repeatable: fail when it is lower (compare: on the change "
+         "NEW - OLD); spanagree info --statistics lists the names"),
+        ("junit", "--junit", None, None, "path", False, "output", ("gate",),
+         "Also write JUnit XML to this file: one test case per check"),
+        ("method", "--method", None, None, str, False, "statistics", ("consensus", "raters", "report"),
+         "How the raters are weighed: vote (consensus only) or an annotator model, dawid-skene or mace "
+         "(docs/annotators.md)"),
+        ("gold", "--gold", None, None, str, False, "statistics", ("consensus", "raters"),
+         "A rater taken as gold, left out of the model: P/R/F of the consensus and of every rater against them"),
+        ("threshold", "--threshold", None, 0.5, float, False, "statistics", ("consensus", "raters"),
+         "Annotator models: keep a consensus span when its posterior exceeds this"),
+        ("competence_prior", "--competence-prior", None, 0.5, float, False, "statistics", ("consensus", "raters"),
+         "Annotator models: the believed share of right answers of a rater"),
+        ("prior_strength", "--prior-strength", None, 5.0, float, False, "statistics", ("consensus", "raters"),
+         "Annotator models: how many items that belief is worth"),
+        ("pooling", "--pooling", None, 10.0, float, False, "statistics", ("consensus", "raters"),
+         "Dawid-Skene: how many items of the crowd's pooled confusion each rater's prior holds"),
+        ("items", "--items", None, "spans", str, False, "statistics", ("consensus", "raters"),
+         "Annotator models: what the model sees: spans (every marked boundary) or tokens (each token's BIO tag)"),
+        ("min_raters", "--min-raters", "-k", None, "count", False, "statistics", ("consensus",),
+         "Vote: keep a span when at least this many raters have a span aligned to it (the vote needs it); "
+         "models: only documents at least this many raters submitted (default 1)"),
+        ("name", "--name", None, "consensus", str, False, "output", ("consensus",),
+         "The consensus rater's name in the output"),
+        ("report_file", "", None, None, "path", False, "output", ("consensus",),
+         "Also write the full report (ties listed) as JSON to this file"),
+        ("ents", "", None, True, bool, False, "output", ("consensus",),
+         ".spacy output: also write the consensus as doc.ents (overlapping spans counted, left out of doc.ents)"),
+        ("ents_from", "--ents-from", None, None, str, False, "output", ("convert",),
+         ".spacy output: this rater's spans also go to doc.ents, for spacy train/evaluate/debug data (docs/spacy.md)"),
+        ("out_spans_key", "--out-spans-key", None, None, str, False, "output", ("consensus", "convert"),
+         ".spacy output: also copy the consensus (convert: the --ents-from rater's spans) to this span group, "
+         "e.g. sc for spancat"),
+        ("adjudicate", "--adjudicate", None, None, "path", False, "output", ("consensus",),
+         "Annotator models: write the documents to adjudicate first (least certain items, by expected change) "
+         "as a Prodigy review file"),
+        ("title", "--title", None, None, str, False, "output", ("report",), "The page's title"),
+        ("documents", "--documents", None, 10, "count", False, "output", ("report",),
+         "How many lowest-agreement documents to show with each rater's spans"),
+        ("context", "--context", None, 40, "count", False, "output", ("disagreements",),
+         "Characters of context on each side of a case"),
+        ("include_agreed", "--include-agreed", None, False, bool, False, "output", ("disagreements",),
+         "prodigy-review: also write the documents everyone agreed on (default: left out and counted), so the "
+         "reviewed dataset is complete"),
+        ("candidate", "--candidate", None, None, str, True, "statistics", ("alt-test",),
+         "The rater to test (a model); repeatable: several are ranked by advantage probability. Every other "
+         "rater is a human"),
+        ("epsilon", "--epsilon", None, 0.2, float, False, "statistics", ("alt-test",),
+         "Cost-benefit margin ε: 0.2 against experts, 0.15 skilled annotators, 0.1 crowd workers"),
+        ("alpha", "--alpha", None, 0.05, float, False, "statistics", ("alt-test",),
+         "False discovery rate of the Benjamini-Yekutieli correction"),
+        ("min_documents_per_human", "--min-documents-per-human", None, 30, "count", False, "statistics", ("alt-test",),
+         "Fewest documents a human must share with the candidate and another human to be tested"),
+        ("statistics", "--statistics", None, False, bool, False, "output", ("info",),
+         "List the catalogue of statistics (the names --min takes) instead"),
+    )),
 )
 
 #: By parameter name.

@@ -38,7 +38,7 @@ from .plan import Plan, chunk_size, make_plan
 from .local import local_executor, resolve_jobs
 from ..core.counts import count
 from ..io import read
-from .plan import expand_inputs
+
 
 
 class Counted(NamedTuple):
@@ -105,7 +105,7 @@ def _serial(paths, plan: Plan, rule, unit, search, format, read_options, progres
         f"read serially: {plan.unsupported}; the engines read spanagree and Prodigy JSONL",
         EngineFallbackWarning, stacklevel=4,
     )
-    corpus = read(expand_inputs(paths), format=format, progress=progress, **(read_options or {}))
+    corpus = read(paths, format=format, progress=progress, **(read_options or {}))
     return Counted(corpus, count(corpus, rule, unit=unit, search=search))
 
 

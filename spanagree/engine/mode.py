@@ -13,7 +13,6 @@ for the choice.
 """
 from __future__ import annotations
 
-import glob
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -82,17 +81,18 @@ def _regular_files(paths) -> list[Path] | None:
         given = list(paths)
     except TypeError:
         return None
+    from ..errors import UsageError
+    from ..io import expand_globs
+
     files: list[Path] = []
     try:
         for p in given:
-            text = str(p)
-            found = sorted(glob.glob(text, recursive=True)) if any(ch in text for ch in "*?[") and not Path(text).exists() else [text]
-            for name in map(Path, found):
+            for name in map(Path, expand_globs([p])):
                 inside = sorted(name.glob("*.jsonl")) if name.is_dir() else [name]
                 if not inside or not all(f.is_file() for f in inside):
                     return None
                 files.extend(inside)
-    except OSError:  # a name the system refuses (too long, ...): the reader says so, naming it
+    except (OSError, UsageError):  # a name the system refuses, a pattern matching nothing: the reader says so
         return None
     return files or None
 

@@ -16,7 +16,6 @@ that no document was read by two tasks, and reads the documents that were again,
 """
 from __future__ import annotations
 
-import glob
 import inspect
 import io
 import os
@@ -79,23 +78,6 @@ class Plan:
         return sum(f.size for f in self.files)
 
 
-def expand_inputs(paths: str | Path | Sequence[str | Path]) -> list[Path]:
-    """Paths to read: glob patterns expanded (sorted), then as :func:`spanagree.io.expand_paths`."""
-    if isinstance(paths, (str, Path)):
-        paths = [paths]
-    out: list[str | Path] = []
-    for p in paths:
-        text = str(p)
-        if any(ch in text for ch in "*?[") and not exists(text):
-            found = sorted(glob.glob(text, recursive=True))
-            if not found:
-                raise UsageError(f"no files match {text!r}")
-            out.extend(found)
-        else:
-            out.append(p)
-    return expand_paths(out)
-
-
 def make_plan(
     paths, format: str = "auto", options: dict | None = None, *, jobs: int = 1, chunk_bytes: int | None = None
 ) -> Plan:
@@ -103,7 +85,7 @@ def make_plan(
     options = dict(options or {})
     if format != "auto" and format not in formats():
         raise UsageError(f"unknown format {format!r}; expected 'auto' or one of: {', '.join(formats())}")
-    files = expand_inputs(paths)
+    files = expand_paths(paths)
     plan = Plan(files=[], chunks=[], options=options)
     for index, path in enumerate(files):
         if is_folder(path):

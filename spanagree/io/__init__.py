@@ -30,7 +30,7 @@ from .common import empty_file, json_lines
 from .streams import spool
 from ._text import peek
 from ..core import options as options_module
-from ..core.files import is_folder
+from ..core.files import exists, is_folder
 from ..core.validate import path as check_path, shown
 
 #: The reader options of the declaration (``[input]``, but the format, which is read's own).
@@ -138,13 +138,34 @@ def _say_passed_over(folder: Path) -> None:
         )
 
 
-def expand_paths(paths: str | Path | Iterable[str | Path]) -> list[Path]:
-    """Paths to read: those given, with a directory of ``*.jsonl`` files standing for its files
-    (other directories are passed on whole, for the formats that read directories)."""
+def expand_globs(paths: str | Path | Iterable[str | Path]) -> list[str | Path]:
+    """The paths given, each glob pattern (``*``, ``?``, ``[``, ``**``; a quoted pattern the shell
+    left alone) replaced by the files it matches, sorted; a name that exists is taken as it is. The
+    one place patterns are expanded: every command, engine and :func:`spanagree.score` reads the
+    same files for the same pattern. A pattern that matches nothing is a usage error."""
+    import glob
+
     if isinstance(paths, (str, Path)):
         paths = [paths]
+    out: list[str | Path] = []
+    for p in paths:
+        text = str(p)
+        if any(ch in text for ch in "*?[") and not exists(text):
+            found = sorted(glob.glob(text, recursive=True))
+            if not found:
+                raise UsageError(f"no file matches {text!r}")
+            out.extend(found)
+        else:
+            out.append(p)
+    return out
+
+
+def expand_paths(paths: str | Path | Iterable[str | Path]) -> list[Path]:
+    """Paths to read: those given (patterns expanded by :func:`expand_globs`), with a directory
+    of ``*.jsonl`` files standing for its files (other directories are passed on whole, for the
+    formats that read directories)."""
     files: list[Path] = []
-    for p in map(Path, paths):
+    for p in map(Path, expand_globs(paths)):
         inside = sorted(p.glob("*.jsonl")) if is_folder(p) else []
         if inside:
             _say_passed_over(p)

@@ -79,13 +79,16 @@ import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from ..errors import UsageError, option
 from ..core.files import write_bytes
 from ..core.templates import render
 from ..core.sanitize import cut, markdown, visible
 from .structure_text import mean_pair_kappa
+
+if TYPE_CHECKING:
+    from ..core.request import Request
 
 #: Bootstrap replicates used when ``on = "lower"`` and no ``--bootstrap`` was given.
 DEFAULT_REPLICATES = 1000
@@ -238,27 +241,32 @@ def checks_from_settings(gate: Mapping[str, Any], extra: Sequence[str] = ()) -> 
     return list(checks.values())
 
 
-def prepare(settings: dict[str, dict[str, Any]], checks: Sequence[Check]) -> None:
-    """Check the checks against the settings before any scoring, and turn intervals on for
-    ``on = "lower"`` (1,000 replicates unless set). Raises UsageError."""
-    gate = settings["gate"]
-    if not checks and gate["min_documents"] is None:
+def prepare(request: "Request", checks: Sequence[Check], *, on: str = "point",
+            min_documents: int | None = None) -> "Request":
+    """Check the checks against the request before any scoring; the request with what they
+    need turned on: unitizing, structure, and intervals for ``on = "lower"`` (1,000 replicates
+    unless set). Raises UsageError."""
+    if on not in ON:
+        raise UsageError(f"on must be one of {', '.join(ON)}; got {on!r}")
+    if not checks and min_documents is None:
         raise UsageError(
             "no checks: give --min NAME=BOUND (or --min-documents N), or a config with a [gate.min] table; "
             f"statistics: {', '.join(allowed_names())}"
         )
-    if settings["candidates"]["source"] is None:
+    settings = request.settings
+    if settings["candidates"] is None:
         need = [c.name for c in checks if STATISTICS[c.statistic].candidates]
         if need:
             raise UsageError(
                 f"{', '.join(need)} need{'s' if len(need) == 1 else ''} candidate items: "
                 f"give them with {option('candidates', 'tokens')} (or documents, or a file of candidate spans)"
             )
-    if any(STATISTICS[c.statistic].unitizing for c in checks):
-        settings["unitizing"]["on"] = True
+    changes: dict[str, Any] = {}
+    if any(STATISTICS[c.statistic].unitizing for c in checks) and not settings["unitizing"]:
+        changes["unitizing"] = True
     if any(STATISTICS[c.statistic].structure for c in checks):
-        settings["report"]["structure"] = True
-    if gate["on"] == "lower":
+        changes["structure"] = True
+    if on == "lower":
         without = [c.name for c in checks if not (STATISTICS[c.statistic].interval or STATISTICS[c.statistic].analytic)]
         if without:
             raise UsageError(
@@ -266,8 +274,9 @@ def prepare(settings: dict[str, dict[str, Any]], checks: Sequence[Check]) -> Non
                 f"{'has' if len(without) == 1 else 'have'} no bootstrap interval (nor an analytic one); check "
                 f"{'it' if len(without) == 1 else 'them'} with --on point, or leave it out"
             )
-        if settings["intervals"]["bootstrap"] is None:
-            settings["intervals"]["bootstrap"] = DEFAULT_REPLICATES
+        if settings["bootstrap"] is None:
+            changes["bootstrap"] = DEFAULT_REPLICATES
+    return request.replace(**changes) if changes else request
 
 
 class GateResult(dict):

@@ -112,10 +112,11 @@ def test_engine_options_give_the_same_report(example_path, tmp_path):
 
 
 @pytest.mark.parametrize("command, args, message", [
-    ("score", ["--rule", "fuzzy"], "[alignment] rule: got 'fuzzy'; expected one of exact, overlap, partial, proportional"),
-    ("gate", ["--labels", "loose", "--min", "pooled_psa=0.5"], "[alignment] labels: got 'loose'; expected one of strict, ignore"),
-    ("score", ["--engine", "spark"], "[engine] engine: got 'spark'; expected one of local, dask"),
-    ("consensus", ["-k", "2", "-o", "out.jsonl", "--proportional", "cosine"], "proportional must be one of jaccard, dice, got 'cosine'"),
+    ("score", ["--rule", "fuzzy"], "--rule fuzzy: expected one of exact, overlap, partial, proportional"),
+    ("gate", ["--labels", "loose", "--min", "pooled_psa=0.5"], "--labels loose: expected one of strict, ignore"),
+    ("score", ["--engine", "spark"], "--engine spark: expected one of local, dask"),
+    ("consensus", ["-k", "2", "-o", "out.jsonl", "--proportional", "cosine"], "--proportional cosine: expected one of jaccard, dice"),
+    ("score", ["--rule", "overlpa"], "(did you mean overlap?)"),
 ])
 def test_a_bad_flag_value_names_the_option_and_the_allowed_values(example_path, tmp_path, monkeypatch, command, args, message):
     monkeypatch.chdir(tmp_path)

@@ -76,8 +76,8 @@ def _records():
 @pytest.mark.parametrize("option, expected", [
     (["--seed", "-1"], "seed"), (["--seed", str(2**64)], "seed"), (["--beta", "nan"], "beta"),
     (["--beta", "inf"], "beta"), (["--bootstrap", str(MAX_REPLICATES + 1)], "100,000"),
-    (["--ci", "nan"], "ci"), (["--partial-credit", "nan"], "partial_credit"), (["--jobs", "-1"], "jobs"),
-    (["--min-overlap", "0"], "min_overlap"), (["--unitizing.samples", "10000000"], "samples"),
+    (["--ci", "nan"], "ci"), (["--partial-credit", "nan"], "--partial-credit"), (["--jobs", "-1"], "jobs"),
+    (["--min-overlap", "0"], "--min-overlap"), (["--unitizing.samples", "10000000"], "samples"),
 ])
 def test_numeric_options_are_checked(tmp_path, option, expected):
     path = _write(tmp_path / "in.jsonl", _records())

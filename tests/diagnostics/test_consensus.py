@@ -166,7 +166,7 @@ def three_raters(write_jsonl):
 
 def test_cli_consensus_then_score_against_it(three_raters, tmp_path):
     out = tmp_path / "gold.jsonl"
-    result = runner.invoke(app, ["consensus", str(three_raters), "--min-raters", "2", "-o", str(out), "--report", str(tmp_path / "r.json")])
+    result = runner.invoke(app, ["consensus", str(three_raters), "--min-raters", "2", "-o", str(out), "--report-file", str(tmp_path / "r.json")])
     assert result.exit_code == 0, result.output
     assert "wrote 3 consensus spans in 2 documents" in result.stderr
     lines = [json.loads(x) for x in out.read_text().splitlines()]

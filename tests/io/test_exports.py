@@ -705,7 +705,7 @@ def test_convert_writes_document_labels_prints_notes_and_refuses_nothing(tmp_pat
     assert result.exit_code == 0 and "note: doccano example with an empty label list" in result.output
     empty = tmp_path / "nothing.jsonl"
     result = runner.invoke(app, ["convert", str(textcat), "-o", str(empty),
-                                 "--to", "prodigy"])
+                                 "--output", "prodigy"])
     assert result.exit_code == 2 and "nothing to write" in result.output and not empty.exists()
 
 

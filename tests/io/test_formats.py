@@ -741,7 +741,7 @@ def test_convert_command(tmp_path):
 
     paths = write_conll(tmp_path, "IOBES")
     out = tmp_path / "out.jsonl"
-    result = CliRunner().invoke(app, ["convert", *map(str, paths), "-o", str(out), "--to", "prodigy", "--scheme", "IOBES"])
+    result = CliRunner().invoke(app, ["convert", *map(str, paths), "-o", str(out), "--output", "prodigy", "--scheme", "IOBES"])
     assert result.exit_code == 0, result.output
     assert "wrote 9 annotations (16 spans, 3 documents, 3 raters)" in result.output
     assert detect_format(out) == "prodigy"

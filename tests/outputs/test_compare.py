@@ -48,7 +48,7 @@ def test_same_round_differs_by_exactly_zero(write_jsonl, rounds):
 
 def test_significant_and_non_significant_drops(write_jsonl, rounds):
     old, slight, heavy = (_write(write_jsonl, lines, f"{k}.jsonl") for k, lines in enumerate(rounds))
-    small = run("compare", old, slight, "--max-drop", "pairwise_mean_psa=0", "--bootstrap", "400", "--output", "json")
+    small = run("compare", old, slight, "--min", "pairwise_mean_psa=0", "--bootstrap", "400", "--output", "json")
     assert small.exit_code == 0, small.output
     data = json.loads(small.stdout)
     entry = next(s for s in data["statistics"] if s["name"] == "pairwise_mean_psa")
@@ -56,14 +56,14 @@ def test_significant_and_non_significant_drops(write_jsonl, rounds):
     check = data["checks"][0]
     assert check["passed"] and "not significantly" in check["reason"]
 
-    big = run("compare", old, heavy, "--max-drop", "pairwise_mean_psa=0.05", "--bootstrap", "400", "--output", "json")
+    big = run("compare", old, heavy, "--min", "pairwise_mean_psa=-0.05", "--bootstrap", "400", "--output", "json")
     assert big.exit_code == 1
     data = json.loads(big.stdout)
     entry = next(s for s in data["statistics"] if s["name"] == "pairwise_mean_psa")
     assert entry["significant"] == "drop" and entry["interval"]["high"] < -0.05
     assert not data["checks"][0]["passed"] and "significant drop" in data["checks"][0]["reason"]
     # the same drop within a generous allowance passes
-    assert run("compare", old, heavy, "--max-drop", "pairwise_mean_psa=0.5", "--bootstrap", "200").exit_code == 0
+    assert run("compare", old, heavy, "--min", "pairwise_mean_psa=-0.5", "--bootstrap", "200").exit_code == 0
 
 
 def test_point_difference_equals_the_two_scores(write_jsonl, rounds):
@@ -107,7 +107,7 @@ def test_bad_max_drop():
 
 def test_cli_bad_input(write_jsonl, rounds, tmp_path):
     old = _write(write_jsonl, rounds[0], "a.jsonl")
-    assert run("compare", old, old, "--max-drop", "label:NOPE=0.1", "--bootstrap", "20").exit_code == 2
+    assert run("compare", old, old, "--min", "label:NOPE=-0.1", "--bootstrap", "20").exit_code == 2
     assert run("compare", old, tmp_path / "missing.jsonl").exit_code == 2
     table = run("compare", old, old, "--bootstrap", "20")
     assert table.exit_code == 0 and "NEW - OLD" in table.stdout

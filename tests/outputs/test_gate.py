@@ -59,7 +59,7 @@ def test_exit_1_when_a_check_fails(example_path):
     (["--min", "pairwise_mean_psa=high"], "is not a number"),
     (["--min", "kappa=0.6"], "needs candidate items"),
     (["--candidates", "tokens", "--min", "kappa_s=0.6", "--on", "lower"], "has no bootstrap interval"),
-    (["--min", "pooled_psa=0.5", "--on", "upper"], "[gate] on"),
+    (["--min", "pooled_psa=0.5", "--on", "upper"], "--on upper"),
     ([], "no checks"),
 ])
 def test_exit_2_on_bad_usage_with_the_reason(example_path, args, message):
@@ -129,15 +129,13 @@ def test_on_lower_bounds_the_interval(example_path, example_report):
 
 
 def test_on_lower_uses_1000_replicates_unless_told(example_path):
-    settings = config.load_settings(flags={"on": "lower"})
-    result = runs.gate([example_path], settings, ["pooled_psa=0.5"])
+    result = spanagree.gate(example_path, {"pooled_psa": 0.5}, on="lower")
     assert result["replicates"] == 1000 and result["level"] == 0.95
     check = result["checks"][0]
     assert check["compared"] == check["interval"]["low"] < check["value"]
-    settings = config.load_settings(flags={"on": "lower", "bootstrap": 200, "ci": 0.9})
-    result = runs.gate([example_path], settings, ["pooled_psa=0.5"])
+    result = spanagree.gate(example_path, ["pooled_psa=0.5"], on="lower", bootstrap=200, ci=0.9)
     assert (result["replicates"], result["level"]) == (200, 0.9)
-    point = runs.gate([example_path], config.load_settings(), ["pooled_psa=0.5"])
+    point = spanagree.gate(example_path, {"pooled_psa": 0.5})
     assert point["replicates"] is None and point["checks"][0]["interval"] is None
 
 

@@ -1,0 +1,163 @@
+"""One run request: what to read, how to align, what to compute and how to run, resolved once.
+
+Every way in builds a :class:`Request` at its boundary and hands it down: the command line and
+``--config`` (:meth:`Request.from_settings`, from the sections of
+:func:`spanagree.app.config.load_settings`), :func:`spanagree.score` and the other Python entry
+points (:meth:`Request.from_keywords`), and the spaCy components. Below the boundary nothing is
+checked again and no path is expanded again: glob patterns become files once, here
+(:func:`spanagree.io.expand_globs`), so a quoted pattern reads the same files in memory, with
+``--stream``, with ``--jobs 2`` and through :func:`spanagree.score`. The options and their checks
+are declared in :mod:`spanagree.core.options` (docs/options.md).
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Mapping, Sequence, Union
+
+from ..errors import UsageError, option
+from . import options, validate
+from .align import AlignmentRule
+
+if TYPE_CHECKING:
+    from .model import Corpus
+
+#: Paths as the entry points take them: one, or a list.
+PathsLike = Union[str, os.PathLike, Sequence[Union[str, os.PathLike]]]
+
+#: The keyword options of :func:`spanagree.score` that say how to run, not what to compute.
+RUNNING = ("jobs", "stream", "engine")
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """What to read: the paths (patterns expanded, in order), the input format and the reader
+    options that were set (docs/formats.md)."""
+
+    paths: tuple[str, ...]
+    format: str = "auto"
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, paths: PathsLike, format: str = "auto", options: Mapping[str, Any] | None = None) -> "Inputs":
+        """Check the paths, expand their patterns once, keep the format and reader options."""
+        from ..io import expand_globs  # the readers load on first use (start-up)
+
+        validate.path("paths", paths)
+        if options is not None and not isinstance(options, Mapping):
+            raise UsageError(f"read_options must be a dict of reader options or None, got {validate.shown(options)}")
+        return cls(tuple(str(p) for p in expand_globs(paths)), format, dict(options or {}))
+
+    def read(self, progress: Any = None) -> "Corpus":
+        """The corpus these inputs hold (:func:`spanagree.read`)."""
+        from ..io import read
+
+        return read(list(self.paths), self.format, progress=progress, **self.options)
+
+
+@dataclass(frozen=True)
+class Request:
+    """One run. ``inputs``: the files to read, or a corpus already read; ``rule``: the alignment;
+    ``settings``: every other keyword option of :func:`spanagree.score`, checked (``unit``,
+    ``reference``, ``candidates``, ``bootstrap``, ...); ``jobs``, ``stream``, ``engine``,
+    ``client``: how to run (:mod:`spanagree.engine`)."""
+
+    inputs: "Inputs | Corpus"
+    rule: AlignmentRule = field(default_factory=AlignmentRule)
+    settings: Mapping[str, Any] = field(default_factory=dict)
+    jobs: int | None = None
+    stream: bool | None = None
+    engine: str = "local"
+    client: Any = None
+
+    def __post_init__(self) -> None:
+        from ..engine.mode import asked_for_engine
+
+        if asked_for_engine(self.jobs, self.stream, self.engine, self.client):
+            if self.settings.get("structure"):
+                raise UsageError(
+                    "relation and attribute agreement (--structure) needs every span in memory, which --jobs, "
+                    "--stream and --engine do not keep (they hold counts only); run it without them")
+            if self.settings.get("unitizing"):
+                raise UsageError(
+                    f"unitizing agreement needs every span in memory, which the engines ({option('jobs', 2)}, "
+                    f"{option('stream', True)}, {option('engine', 'dask')}) do not keep (they hold counts only); "
+                    f"run it without them, e.g. with {option('jobs', 1)}")
+
+    @property
+    def uses_engine(self) -> bool:
+        """True when the request asks for workers, streaming or Dask instead of the in-memory path."""
+        from ..engine.mode import asked_for_engine
+
+        return asked_for_engine(self.jobs, self.stream, self.engine, self.client)
+
+    @classmethod
+    def from_keywords(cls, corpus: "Corpus | PathsLike", given: Mapping[str, Any], *,
+                      read_options: Mapping[str, Any] | None = None, client: Any = None,
+                      check: bool = True) -> "Request":
+        """A request from :func:`spanagree.score`'s keywords (``given``, by name; the rest take
+        their declared defaults). ``rule`` may be an :class:`AlignmentRule`. ``check=False``: the
+        values were checked where they came in (a config file or flag)."""
+        from .model import Corpus
+
+        given = dict(given)
+        rule = given.pop("rule") if isinstance(given.get("rule"), AlignmentRule) else None
+        settings = options.keywords(given, [o.name for o in options.api_options()], check=check)
+        if rule is None:
+            rule = AlignmentRule(**{name: settings[name] for name in options.RULE_OPTIONS})
+        for name in options.RULE_OPTIONS:
+            del settings[name]
+        jobs, stream, engine = (settings.pop(name) for name in RUNNING)
+        format = settings.pop("format")
+        inputs = corpus if isinstance(corpus, Corpus) else Inputs.of(corpus, format, read_options)
+        return cls(inputs, rule, settings, jobs=jobs, stream=stream, engine=engine, client=client)
+
+    @classmethod
+    def from_settings(cls, paths: PathsLike, sections: Mapping[str, Mapping[str, Any]], *,
+                      keep_spans: bool = False) -> "Request":
+        """A request from config sections (:func:`spanagree.app.config.load_settings`, which
+        checked them). ``keep_spans``: the caller reads texts and spans from the report (the HTML
+        report, the disagreements), which the engines do not keep."""
+        given = {o.name: sections[o.section][o.key] for o in options.api_options() if o.config}
+        unitizing = sections["unitizing"]
+        on = unitizing["on"]
+        # a table in `on` (as the keyword takes it) turns unitizing on with those options over the section's
+        table = {**{k: unitizing[k] for k in ("samples", "sampler", "alpha", "beta")}, **(on if isinstance(on, dict) else {})}
+        given["unitizing"] = table if (on is True or isinstance(on, dict)) else False
+        from ..engine.mode import asked_for_engine
+
+        engine = sections["engine"]
+        uses_engine = asked_for_engine(engine["jobs"], engine["stream"], engine["engine"])
+        if keep_spans and uses_engine:
+            raise UsageError(
+                f"this command shows document texts and spans, which the engines ({option('jobs', 2)}, "
+                f"{option('stream', True)}, {option('engine', 'dask')}) do not keep (they hold counts only); run it "
+                f"without them, e.g. with {option('jobs', 1)}")
+        if keep_spans:  # never chosen for large input either: the pages need the spans
+            given["stream"] = False
+        return cls.from_keywords(paths, given, read_options=reader_options(sections), check=False,
+                                 client=engine["scheduler"] if uses_engine else None)
+
+    def replace(self, **changes: Any) -> "Request":
+        """This request with some settings changed (``bootstrap=None``, ...)."""
+        return Request(self.inputs, self.rule, {**self.settings, **changes}, jobs=self.jobs, stream=self.stream,
+                       engine=self.engine, client=self.client)
+
+
+def reader_options(sections: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """The reader options of an ``[input]`` section that were set (only those that differ from
+    the readers' own defaults, so that formats without the option are not handed it)."""
+    section = sections["input"]
+    chosen: dict[str, Any] = {}
+    if list(section["answers"]) != ["accept"]:
+        chosen["answers"] = tuple(section["answers"])
+    for o in options.OPTIONS:
+        if o.section == "input" and o.key not in ("format", "answers") and section[o.key] is not None:
+            chosen[o.key] = section[o.key]
+    return chosen
+
+
+def input_paths(paths: PathsLike) -> list[Path]:
+    """The paths a request reads, as :class:`~pathlib.Path` (outputs are checked against them)."""
+    return [Path(p) for p in ([paths] if isinstance(paths, (str, os.PathLike)) else paths)]
