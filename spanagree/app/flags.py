@@ -13,6 +13,7 @@ it: its options convert a value with a plain type; bench/RESULTS.md, start-up).
 from __future__ import annotations
 
 import functools
+import re
 import sys
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
@@ -50,7 +51,8 @@ def _reworded(err: click.UsageError) -> CommandLineError:
     message = err.format_message()
     param = getattr(err, "param", None)
     if isinstance(err, click.BadParameter) and param is not None and isinstance(param.type, click.Choice):
-        given = message.rsplit("'", 2)[-2] if message.count("'") >= 2 else ""
+        typed = re.search(r"'([^']*)' is not one of", message)
+        given = typed.group(1) if typed else ""
         message += did_you_mean(given, list(param.type.choices))
     command = err.ctx.command_path if err.ctx is not None else "spanagree"
     return CommandLineError(f"{message} (see: {command} --help)")
