@@ -29,7 +29,7 @@ import json
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from ..errors import UsageError, did_you_mean, option
+from ..errors import UsageError, did_you_mean
 from ..core import options
 from ..core.request import Request
 from . import api

@@ -36,7 +36,6 @@ SCORING = ("score", "gate", "report", "disagreements", "alt-test", "compare")
 ALIGNING = SCORING + ("consensus", "raters")
 #: The commands that read annotations: every reader option and ``--config`` is a flag of each.
 READING = ALIGNING + ("convert",)
-_READING, _ALIGNING = READING, ALIGNING
 
 #: The sections of a command's ``--help``, in order: what to read, how to align, what to compute,
 #: what to write, how to run; the per-format reader options last, out of the way.
@@ -210,7 +209,7 @@ def as_keyword(option: Option, value: Any) -> str:
 
 
 #: Reader options that are passed to the reader only when set (docs/formats.md).
-_TOOL = dict(api=False, check=name("a name (see docs/formats.md)"), commands=_READING)
+_TOOL = dict(api=False, check=name("a name (see docs/formats.md)"), commands=READING)
 
 OPTIONS: tuple[Option, ...] = (
     # [input]: what to read and how
@@ -224,25 +223,25 @@ OPTIONS: tuple[Option, ...] = (
     Option("input", "spans_key", None, name("a span group key"),
            "Span group of per-rater DocBins (default doc.ents)", api=False, commands=READING),
     Option("input", "scheme", None, name("a name"),
-           "CoNLL tag scheme: IOB1, IOB2, IOE1, IOE2, IOBES, BILOU (default auto)", api=False, commands=_READING),
+           "CoNLL tag scheme: IOB1, IOB2, IOE1, IOE2, IOBES, BILOU (default auto)", api=False, commands=READING),
     Option("input", "repair", None, name("a name"), "CoNLL ill-formed tag sequences: begin, drop or error", api=False,
-           commands=_READING),
+           commands=READING),
     Option("input", "columns", None, names("a list of rater names", nullable=True, empty=True),
            "CoNLL: one file whose last N columns are these raters' tags, e.g. ann1,ann2", api=False, cli_type=str,
-           commands=_READING),
+           commands=READING),
     Option("input", "relevant_at", None, Check(lambda v: type(v) is int and abs(v) <= MAX_WHOLE, "null or a whole number (at most 2**63 - 1 either way)", nullable=True),
-           "TREC qrels: lowest grade that counts as relevant", api=False, cli_type=int, commands=_READING),
+           "TREC qrels: lowest grade that counts as relevant", api=False, cli_type=int, commands=READING),
     Option("input", "offsets", None, help="Offset unit of the export: codepoint, utf16 or grapheme (default per tool; docs/formats.md)", **_TOOL),
-    Option("input", "check_text", None, api=False, check=name("a name (see docs/formats.md)", also=(bool,)), commands=_READING,
+    Option("input", "check_text", None, api=False, check=name("a name (see docs/formats.md)", also=(bool,)), commands=READING,
            help="Label Studio, brat: check region texts: whitespace (default), exact or off", cli_type=str),
     Option("input", "duplicates", None, help="Label Studio, Prodigy: a rater's repeated annotation: latest (default) or error", **_TOOL),
     Option("input", "text_field", None, help="Label Studio: the data field holding the text", **_TOOL),
     Option("input", "labelstudio_config", None, help="Label Studio: the project's labeling config (XML file), "
            "mapping each region's to_name to its data field", api=False, check=name("a path", also=(os.PathLike,)),
-           commands=_READING),
+           commands=READING),
     Option("input", "labelstudio_texts", None, help="Label Studio valueType=\"url\" projects: the texts, a JSONL "
            "file of {url or id, text} or a folder of files named by the URL's last part or TASKID.txt", api=False,
-           check=name("a path", also=(os.PathLike,)), commands=_READING),
+           check=name("a path", also=(os.PathLike,)), commands=READING),
     Option("input", "empty", None, help="doccano: an example with no span is missing (default) or nothing", **_TOOL),
     Option("input", "rater_field", None, help="doccano: a field naming the rater (default: the file's name)", **_TOOL),
     Option("input", "rater", None, help="Prodigy: rater from annotator (default), session, prefix (session without its timestamp) or file", **_TOOL),
@@ -255,17 +254,17 @@ OPTIONS: tuple[Option, ...] = (
     Option("input", "assessor", None, help="TREC qrels: the assessor from the file (file), column 2 (column) or auto", **_TOOL),
     # [alignment]: which spans match (docs/alignment.md)
     Option("alignment", "rule", "exact", choice("exact", "overlap", "partial", "proportional"),
-           "Which spans match, see docs/alignment.md", short="-r", component=True, positional=True, commands=_ALIGNING),
+           "Which spans match, see docs/alignment.md", short="-r", component=True, positional=True, commands=ALIGNING),
     Option("alignment", "labels", "strict", choice("strict", "ignore"),
-           "strict: labels must match; ignore: positions only", component=True, positional=True, commands=_ALIGNING),
+           "strict: labels must match; ignore: positions only", component=True, positional=True, commands=ALIGNING),
     Option("alignment", "unit", "char", choice("char", "token"),
-           "Measure offsets in characters or tokens", component=True, positional=True, commands=_ALIGNING),
+           "Measure offsets in characters or tokens", component=True, positional=True, commands=ALIGNING),
     Option("alignment", "min_overlap", 1, whole(1), "Overlap rule: units two spans must share", component=True,
-           commands=_ALIGNING),
+           commands=ALIGNING),
     Option("alignment", "partial_credit", 0.5, number(0, 1, closed_high=True, text="a number in (0, 1]"),
-           "Partial rule: credit of an inexact match", component=True, commands=_ALIGNING),
+           "Partial rule: credit of an inexact match", component=True, commands=ALIGNING),
     Option("alignment", "proportional", "jaccard", choice("jaccard", "dice"),
-           "Proportional rule: jaccard or dice", component=True, commands=_ALIGNING),
+           "Proportional rule: jaccard or dice", component=True, commands=ALIGNING),
     Option("alignment", "search", "sweep", choice("sweep", "tree"),
            "How candidate pairs are found (the same pairs either way; docs/alignment.md)", flag=None, config=False),
     # [report]

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping, Sequence, Union
 
 from ..errors import UsageError, option
@@ -157,7 +156,3 @@ def reader_options(sections: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
             chosen[o.key] = section[o.key]
     return chosen
 
-
-def input_paths(paths: PathsLike) -> list[Path]:
-    """The paths a request reads, as :class:`~pathlib.Path` (outputs are checked against them)."""
-    return [Path(p) for p in ([paths] if isinstance(paths, (str, os.PathLike)) else paths)]

@@ -15,7 +15,7 @@ import numpy as np
 from ..core import options
 from ..core.align import AlignmentRule
 from ..core.counts import count
-from ..core.files import atomic_write, check_outputs
+from ..core.files import atomic_write
 from ..core.model import Corpus
 from ..core.builder import CorpusBuilder
 from ..errors import UsageError
@@ -24,7 +24,6 @@ from ..measures.annotators.dawid_skene import Fit, dawid_skene
 from ..measures.annotators.items import rule_and_unit, span_items, token_items
 from ..measures.annotators.mace import mace
 from ..measures.psa.specific import prf
-from ..io import read
 from .consensus import DEFAULT_NAME, check_name, write
 from .disagreements import review_tasks
 from .raters import copy_annotations, pair_corpus, subset
@@ -228,52 +227,3 @@ def write_with_probability(gold: Corpus, probability: dict, path: str | Path, **
                         span["probability"] = round(p, 6)
                 f.write(orjson.dumps(record) + b"\n")
     return written
-
-
-def run(
-    paths: str | Path | Sequence[str | Path],
-    out: str | Path,
-    *,
-    method: str,
-    min_raters: int | None = None,
-    format: str = "auto",
-    language: str = "en",
-    read_options: dict | None = None,
-    ents: bool = True,
-    spans_key: str | None = None,
-    adjudication_out: str | Path | None = None,
-    **options_: Any,
-) -> dict[str, Any]:
-    """Read, fit, build the consensus, write it to ``out`` (``.jsonl`` with each span's
-    probability, or ``.spacy``) and the adjudication list to ``adjudication_out``; the report."""
-    check_method(method, tuple(MODELS))
-    if Path(out).suffix.lower() not in (".jsonl", ".spacy"):
-        raise UsageError(f"cannot tell the output format of {str(out)!r}; name a .jsonl or a .spacy file")
-    check_outputs([out, adjudication_out], [paths] if isinstance(paths, (str, Path)) else paths)
-    check_name(options_.get("name", DEFAULT_NAME))
-    corpus = read(paths, format=format, **(read_options or {}))
-    gold, report, probability, _ = model_consensus(corpus, method=method, min_raters=min_raters or 1, **options_)
-    if not gold.n_documents:
-        raise UsageError(f"no document was submitted by at least {min_raters} raters, so the consensus is empty "
-                         f"and {str(out)!r} was not written; lower min_raters")
-    report["written"] = {"path": str(out), **write_with_probability(gold, probability, out, language=language, ents=ents,
-                                                                    spans_key=spans_key)}
-    if adjudication_out is not None:
-        modelled = split_gold(corpus, options_.get("gold_rater"))[0]
-        report["adjudication_written"] = write_adjudication(modelled, gold, report, adjudication_out, language=language)
-    return report
-
-
-def accuracy_gate(table: list[dict[str, Any]], bound: float, *, on: str = "point") -> dict[str, Any]:
-    """A gate on the raters' competence: every rater's ``accuracy`` (``on="point"``) or the lower
-    end of its interval (``on="lower"``) must be at least ``bound``; the raters below it, by rank."""
-    if on not in ("point", "lower"):
-        raise UsageError(f"on must be point or lower, got {on!r}")
-    if isinstance(bound, bool) or not isinstance(bound, (int, float)) or not 0 <= bound <= 1:
-        raise UsageError(f"the accuracy bound is a share in [0, 1], got {bound!r}")
-    below = []
-    for row in table:
-        value = row["accuracy"] if on == "point" else row["accuracy_interval"][0]
-        if value < bound:
-            below.append(row["rater"])
-    return {"statistic": "accuracy", "bound": bound, "on": on, "passed": not below, "below": below}

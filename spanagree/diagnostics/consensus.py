@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -39,13 +39,11 @@ from ..core import options
 from ..core.align import AlignmentRule
 from ..measures.annotators.items import cluster_roots, rule_and_unit, unit_offsets
 from ..errors import Location, UsageError
-from ..core.files import check_outputs
 from ..core import validate
 from ..core.validate import shown
 from ..core.model import Corpus
 from ..core.builder import CorpusBuilder
 from ..io import formats
-from ..io import read
 
 DEFAULT_NAME = "consensus"
 FEWER_RATERS = "fewer than min_raters raters submitted it"
@@ -332,35 +330,3 @@ def write(corpus: Corpus, path: str | Path, *, language: str = "en", ents: bool 
     rater = corpus.raters[0] if ents and corpus.raters else None
     return formats()["docbin"].write(corpus, path, language=language, ents=rater, spans_key=spans_key if rater else None,
                                      scores=scores)
-
-
-def run(
-    paths: str | Path | Sequence[str | Path],
-    out: str | Path,
-    *,
-    min_raters: int,
-    format: str = "auto",
-    language: str = "en",
-    read_options: dict | None = None,
-    ents: bool = True,
-    spans_key: str | None = None,
-    **rule_options,
-) -> dict[str, Any]:
-    """Read, build the consensus, write it to ``out`` (``.jsonl`` or ``.spacy``); the report.
-
-    The output format is checked before anything is read.
-    """
-
-    if Path(out).suffix.lower() not in (".jsonl", ".spacy"):
-        raise UsageError(f"cannot tell the output format of {str(out)!r}; name a .jsonl or a .spacy file")
-    check_outputs([out], [paths] if isinstance(paths, (str, Path)) else paths)
-    check_name(rule_options.get("name", DEFAULT_NAME))
-    corpus = read(paths, format=format, **(read_options or {}))
-    gold, report = consensus(corpus, min_raters=min_raters, **rule_options)
-    if not gold.n_documents:  # an empty file would be no gold standard, and not readable input
-        raise UsageError(
-            f"no document was submitted by at least {min_raters} raters ({len(corpus.raters)} raters in the "
-            f"input), so the consensus is empty and {str(out)!r} was not written; lower min_raters"
-        )
-    report["written"] = {"path": str(out), **write(gold, out, language=language, ents=ents, spans_key=spans_key)}
-    return report

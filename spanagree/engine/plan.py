@@ -21,9 +21,9 @@ import io
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Hashable, Sequence
+from typing import Hashable
 
-from ..core.files import exists, is_folder
+from ..core.files import is_folder
 from ..errors import InputError, Location, UsageError
 from ..io import detect_format, expand_paths, formats
 from ..io.common import loads_json

@@ -182,11 +182,12 @@ def test_training_table_meta_and_evaluate_show_the_spanagree_figures(trained):
 
 
 def test_consensus_docbin_labels_found_by_spacy_corpus_and_debug_data(tmp_path):
-    from spanagree.diagnostics.consensus import run
+    from spanagree.diagnostics.consensus import write
 
     gold = tmp_path / "gold.spacy"
-    report = run(EXAMPLE, gold, min_raters=2, spans_key="sc")
-    assert report["written"]["ents"] == report["spans"]["in_consensus"] > 0
+    found_gold, report = spanagree.consensus(EXAMPLE, min_raters=2)
+    written = write(found_gold, gold, spans_key="sc")
+    assert written["ents"] == report["spans"]["in_consensus"] > 0
     nlp = spacy.blank("en")
     examples = list(spacy.registry.resolve({"c": {"@readers": "spacy.Corpus.v1", "path": str(gold), "gold_preproc": False}})["c"](nlp))
     found = {ent.label_ for eg in examples for ent in eg.reference.ents}
