@@ -22,6 +22,7 @@ from ...core.arrays import expand, pairs_within_blocks
 from .candidates import ItemMatrix, set_bits
 from ...errors import UsageError
 from . import family as cac
+from ..psa.specific import psa
 from .benchmark import benchmarks
 from .result import Agreement
 
@@ -53,11 +54,10 @@ def kappa_curve(a: float, b: float, c: float, d: float, *, points: int = CURVE_P
     denominator = (a + c) * (c + grid) + (b + grid) * (a + b)
     with np.errstate(invalid="ignore", divide="ignore"):
         kappa = np.where(denominator > 0, numerator / np.where(denominator > 0, denominator, 1), np.nan)
-    total = 2 * a + b + c
     return {
         "d": grid.tolist(),
         "kappa": [None if np.isnan(k) else float(k) for k in kappa],
-        "psa": None if total == 0 else 2 * a / total,
+        "psa": psa(a, b, c),
     }
 
 

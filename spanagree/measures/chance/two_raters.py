@@ -16,6 +16,7 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ..psa.specific import psa
 from .ratings import as_table
 from .result import Agreement, finish
 
@@ -32,13 +33,12 @@ def specific_agreement(name: str, table: ArrayLike, positive: int, *, negative: 
     if positive == 1:
         t = t[::-1, ::-1]
     (a, b), (c, d) = t.tolist()
-    both = d if negative else a
-    denominator = 2 * both + b + c
+    value = psa(d if negative else a, b, c)  # NSA is the PSA of the absent category
     common = dict(n_items=float(t.sum()), n_raters=2, categories=(0, 1), missing="complete")
-    if denominator == 0:
+    if value is None:
         cell = "2d + b + c" if negative else "2a + b + c"
         return finish(name, math.nan, 0.0, undefined=f"{cell} = 0", **common)
-    return finish(name, 2 * both / denominator, 0.0, **common)
+    return finish(name, value, 0.0, **common)
 
 
 def kappa_disagreements(tables: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
