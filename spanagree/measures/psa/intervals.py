@@ -40,7 +40,7 @@ from ...core import progress
 from ...errors import UsageError
 from ..chance.section import rating_pair_rows
 from .specific import psa
-from ..chance.krippendorff import nominal_alpha_array
+from ..chance.krippendorff import alpha_array
 from ..chance.two_raters import cohen_kappa_array
 from .summary import Fixed, Layout, bin_rows, label_cells, row_psa, summarize
 
@@ -518,7 +518,7 @@ def _chance_statistics(parts: dict[str, np.ndarray], has_none: bool = True) -> l
     kappa = cohen_kappa_array(tables)
     out = [
         ([("chance", "pairs", p, "cohen_kappa") for p in range(tables.shape[1])], kappa),
-        ([("chance", "all_raters", "krippendorff_alpha")], nominal_alpha_array(parts["coincidence"])[:, None]),
+        ([("chance", "all_raters", "krippendorff_alpha")], alpha_array(parts["coincidence"])[:, None]),
     ]
     if not has_none:  # single-label documents: no marked/NONE table
         return out
