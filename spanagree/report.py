@@ -503,12 +503,13 @@ def score_corpus(
     items = None
     if candidates is not None:
         # optional sections (here and below): imported when asked for (see tests/test_layers.py LAZY)
+        from .io.candidates import candidate_input
         from .measures.chance.candidates import build_items
         from .measures.chance.section import chance_corrected
 
         with progress.phase("candidates, chance-corrected family", None):
             items = build_items(
-                corpus, candidates, rule, unit=unit, language=settings["language"],
+                corpus, candidates, rule, unit=unit, **candidate_input(corpus, candidates, settings["language"]),
                 strict_candidates=settings["strict_candidates"],
             )
             chance = chance_corrected(items, corpus.raters, reference=reference, confidence=ci)
