@@ -31,7 +31,7 @@ from .core.align import AlignmentRule
 from .core.counts import EXCLUSIONS, OUTCOMES, Counts, count
 from .errors import UsageError, option
 from .core.model import Corpus
-from .measures.psa.summary import Layout, Summary, against, bin_rows, prf_arrays, psa as psa_of, ratio
+from .measures.psa.summary import Layout, Summary, against, bin_rows, prf_arrays, ratio, row_psa
 from .measures.psa.summary import point as point_summary
 
 if TYPE_CHECKING:  # the engines are imported only when one runs
@@ -416,7 +416,7 @@ class AgreementReport:
         comparisons = self.counts.comparisons
         n_docs = self.corpus.n_documents
         abc = bin_rows(comparisons.doc, self.counts.abc, n_docs)
-        comparison_psa = psa_of(np.asarray(self.counts.abc, dtype=np.float64))
+        comparison_psa = row_psa(np.asarray(self.counts.abc, dtype=np.float64))
         undefined = np.flatnonzero(np.isnan(comparison_psa))
         # undefined comparisons add 0 to the sum and are not counted (a million documents: no
         # array of every comparison beyond their PSA, which is summed in place)
@@ -434,8 +434,8 @@ class AgreementReport:
             lowest = lowest[~np.isnan(mean_values[lowest])]
             scored, mean_values, every = scored[lowest], mean_values[lowest], False
         if every:
-            return scored, raters, n_pairs, abc, psa_of(abc), mean_values
-        return scored, raters[scored], n_pairs[scored], abc[scored], psa_of(abc[scored]), mean_values
+            return scored, raters, n_pairs, abc, row_psa(abc), mean_values
+        return scored, raters[scored], n_pairs[scored], abc[scored], row_psa(abc[scored]), mean_values
 
     def _per_document_rows(self, scored, raters, n_pairs, abc, pooled, means) -> list[dict]:
         """One dict per document from :meth:`_per_document_columns` (or a slice of them)."""
@@ -503,12 +503,13 @@ def score_corpus(
     items = None
     if candidates is not None:
         # optional sections (here and below): imported when asked for (see tests/test_layers.py LAZY)
+        from .io.candidates import candidate_input
         from .measures.chance.candidates import build_items
         from .measures.chance.section import chance_corrected
 
         with progress.phase("candidates, chance-corrected family", None):
             items = build_items(
-                corpus, candidates, rule, unit=unit, language=settings["language"],
+                corpus, candidates, rule, unit=unit, **candidate_input(corpus, candidates, settings["language"]),
                 strict_candidates=settings["strict_candidates"],
             )
             chance = chance_corrected(items, corpus.raters, reference=reference, confidence=ci)

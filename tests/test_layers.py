@@ -40,6 +40,7 @@ LAZY: dict[tuple[str, str], str] = {
     ("spanagree.app.runs", "spanagree.measures.annotators.decode"): "the same: the competence table of the fitted model",
     ("spanagree.report", "spanagree.measures.psa.intervals"): _SECTION,
     ("spanagree.report", "spanagree.measures.chance.candidates"): _SECTION,
+    ("spanagree.report", "spanagree.io.candidates"): _SECTION,
     ("spanagree.report", "spanagree.measures.chance.section"): _SECTION,
     ("spanagree.report", "spanagree.measures.unitizing.section"): _SECTION,
     ("spanagree.report", "spanagree.notebook.frames"): "tables load pandas, only when one is asked for",

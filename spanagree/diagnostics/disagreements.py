@@ -57,7 +57,7 @@ from ..core.model import Corpus
 from ..core.outcomes import OUTCOMES, OutcomeAlignment, best_explanation
 from ..core.files import atomic_write
 from ..core.sanitize import csv_cell
-from ..measures.chance.candidates import document_tokens
+from ..io.candidates import document_tokens
 from ..io import detect_format
 from ..io.common import json_lines
 from ..io.prodigy import task_rater, doc_id_of_task

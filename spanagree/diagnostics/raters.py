@@ -37,7 +37,7 @@ import numpy as np
 from .disagreements import from_report
 from .consensus import consensus
 from ..core.counts import count, label_totals
-from ..measures.psa.specific import prf, psa_array
+from ..measures.psa.specific import prf, psa
 from ..measures.psa.summary import oriented_sums
 from ..measures.psa.intervals import BLOCK
 from ..core.builder import CorpusBuilder
@@ -195,7 +195,7 @@ def _bootstrap_f(rows: np.ndarray, options) -> dict[str, Any]:
         draws = rng.integers(0, n, size=(block, n))
         weights = np.stack([np.bincount(row, minlength=n) for row in draws]).astype(float)
         sums = weights @ rows
-        values.append(psa_array(sums[:, 0], sums[:, 1], sums[:, 2]))
+        values.append(psa(sums[:, 0], sums[:, 1], sums[:, 2]))
         done += block
     values = np.concatenate(values)
     defined = values[~np.isnan(values)]

@@ -27,7 +27,7 @@ def tables(results: Sequence[dict[str, Any]]) -> list[tuple[str, list[str], list
             ["advantage probability ρ", num(r["advantage_probability"])],
             ["Shah's S, candidate against the humans", shah_text],
             ["documents in the test", docs["tested"]],
-            ["pairs where both marked nothing (counted as 1)", r["both_empty_pairs"]],
+            ["pairs where both marked nothing (PSA undefined: left out)", r["both_empty_pairs"]],
             ["exact ties S_c = S_h (a win for both)", r["ties"]],
         ]
         summary += [[f"documents left out: {reason}", n] for reason, n in docs["excluded"].items()]

@@ -14,7 +14,7 @@ from spanagree.stats import (  # noqa: F401  (re-exported for the tests)
     ratings_to_table, table_to_ratings,
 )
 from spanagree.measures.chance.two_raters import cohen_kappa_array  # noqa: F401
-from spanagree.measures.chance.krippendorff import nominal_alpha_array  # noqa: F401
+from spanagree.measures.chance.krippendorff import alpha_array, coincidences  # noqa: F401
 
 
 def percent_agreement_parts(table):

@@ -64,11 +64,12 @@ def test_t_test_matches_scipy():
 
 
 def reference_procedure(scores, candidate, epsilon, alpha, min_documents=30):
-    """The procedure as the paper states it, written with loops and exact fractions."""
+    """The procedure as the paper states it, written with loops and exact fractions; a score of
+    None is undefined (PSA where both raters marked nothing) and leaves its g out of both means."""
     value = {}
     docs = {}
     for (d, a, b), v in scores.items():
-        value[d, a, b] = value[d, b, a] = Fraction(v)
+        value[d, a, b] = value[d, b, a] = None if v is None else Fraction(v)
         docs.setdefault(d, set()).update((a, b))
     raters = sorted({r for rs in docs.values() for r in rs})
     humans = [r for r in raters if r != candidate]
@@ -79,7 +80,8 @@ def reference_procedure(scores, candidate, epsilon, alpha, min_documents=30):
             present = docs[d]
             if candidate not in present or h not in present:
                 continue
-            group = [g for g in humans if g != h and g in present]
+            group = [g for g in humans if g != h and g in present
+                     and value[d, h, g] is not None and value[d, candidate, g] is not None]
             if not group:
                 continue
             s_h = sum(value[d, h, g] for g in group) / len(group)
@@ -240,7 +242,7 @@ def test_good_candidate_is_trusted(write_jsonl):
     result = spanagree.alt_test(corpus, "model")
     assert result.verdict == "trusted" and result.winning_rate == 1.0
     assert result.advantage_probability > 0.8
-    assert result.both_empty_pairs > 0  # documents nobody marked count as agreement
+    assert result.both_empty_pairs > 0  # comparisons where both marked nothing: PSA undefined, left out
 
 
 def test_bad_candidate_is_untrusted(write_jsonl):
@@ -329,7 +331,7 @@ def test_documents_without_the_candidate_are_counted(write_jsonl):
     lines = [rec for rec in synthetic_lines(45, {**HUMANS, "model": 0.2}, seed=8)
              if not (rec["annotator"] == "model" and rec["doc_id"] < "doc005")]
     result = spanagree.alt_test(_corpus(write_jsonl, lines), "model").to_dict()
-    assert result["documents"] == {"tested": 40, "excluded": {"the candidate did not submit it": 5}}
+    assert result["documents"] == {"tested": 37, "excluded": {"the candidate did not submit it": 5, at.UNDEFINED: 3}}
 
 
 # --- the command line -----------------------------------------------------------------------------
@@ -393,11 +395,12 @@ def test_example_numbers_in_the_readme(example_path):
     result = spanagree.alt_test([example_path, example_path.parent / "news_ner_model.jsonl"], "news_ner-model",
                                 candidates="tokens")
     assert result.verdict == "untrusted" and result.winning_rate == 0.0
-    assert round(result.advantage_probability, 3) == 0.537 and round(result.shah_s["value"], 3) == 0.911
+    assert round(result.advantage_probability, 3) == 0.533 and round(result.shah_s["value"], 3) == 0.911
     rows = {r["rater"]: r for r in result.per_human}
     assert rows["news_ner-alice"]["mean_w_human"] == 1.0
-    assert (round(rows["news_ner-bob"]["p_value"], 4), round(rows["news_ner-bob"]["p_adjusted"], 4)) == (0.1625, 0.4468)
-    assert (result.documents, result.both_empty_pairs, result.ties) == (50, 4, 45)
+    assert (round(rows["news_ner-bob"]["p_value"], 4), round(rows["news_ner-bob"]["p_adjusted"], 4)) == (0.2113, 0.5810)
+    assert (result.documents, result.both_empty_pairs, result.ties) == (49, 4, 45)
+    assert result.excluded == {at.UNDEFINED: 1}  # the document nobody marked: every PSA undefined
 
 
 def test_same_result_with_workers(write_jsonl):
@@ -405,14 +408,14 @@ def test_same_result_with_workers(write_jsonl):
     lines = [rec for rec in lines if not (rec["annotator"] in ("ann", "ben", "cat") and rec["doc_id"] == "doc003")]
     path = write_jsonl(lines)
     serial = spanagree.alt_test(path, "model").to_dict()
-    assert serial["documents"]["excluded"] == {"fewer than two humans submitted it": 1}
+    assert serial["documents"]["excluded"] == {"fewer than two humans submitted it": 1, at.UNDEFINED: 1}
     assert spanagree.alt_test(path, "model", jobs=2).to_dict() == serial
 
 
 @pytest.mark.parametrize("seed, noise", [(21, 0.1), (22, 0.35), (23, 0.7)])
 def test_corpus_path_matches_reference_on_set_psa(write_jsonl, seed, noise):
     """End to end under the exact rule: per-document PSA from span sets, 2|A ∩ B| / (|A| + |B|)
-    (1 when both are empty), through the plain procedure, equals alt_test on the file."""
+    (undefined when both are empty), through the plain procedure, equals alt_test on the file."""
     lines = synthetic_lines(50, {**HUMANS, "model": noise}, seed=seed)
     rng = random.Random(seed)
     lines = [rec for rec in lines if rng.random() > 0.1]  # some raters skip some documents
@@ -421,7 +424,7 @@ def test_corpus_path_matches_reference_on_set_psa(write_jsonl, seed, noise):
     for (doc, a), sa in spans.items():
         for (doc_b, b), sb in spans.items():
             if doc_b == doc and a < b:
-                scores[doc, a, b] = Fraction(1) if not sa and not sb else Fraction(2 * len(sa & sb), len(sa) + len(sb))
+                scores[doc, a, b] = None if not sa and not sb else Fraction(2 * len(sa & sb), len(sa) + len(sb))
     per_human, p_values, rejected, winning_rate, rho = reference_procedure(scores, "model", 0.2, 0.05)
     result = spanagree.alt_test(write_jsonl(lines), "model")
     rows = {r["rater"]: r for r in result.per_human}

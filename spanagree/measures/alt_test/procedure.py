@@ -3,14 +3,16 @@
 Calderon, Reichart & Dror (2025), "The Alternative Annotator Test for LLM-as-a-Judge: How to
 Statistically Justify Replacing Human Annotators with LLMs", ACL 2025, pp. 16051-16081.
 On spans, the alignment of two raters on a document is their PSA on that document (the a, b, c
-counts of :mod:`spanagree.core.counts`, never re-aligned), with **both raters marking nothing = 1**
-for this test (the convention of the SemEval-2021 Toxic Spans F1: without it an empty answer
-could never win a document).
+counts of :mod:`spanagree.core.counts`, never re-aligned), under PSA's one undefined policy
+(docs/agreement.md): where both raters marked nothing it is undefined, and that comparison is
+left out and counted (``both_empty_pairs``).
 
 With H the humans (every rater but the candidates) and c one candidate, for each human h:
 
 - a document d takes part when c, h and at least one other human submitted it; G_d is the set
-  of the other humans who submitted it;
+  of the other humans g who submitted it and for whom both PSA(h, g) and PSA(c, g) are defined
+  (the same g on both sides, so the two means stay paired); a document whose G_d is empty is
+  left out for h and counted (``documents_undefined``);
 - ``S_h(d) = mean_{g in G_d} PSA(h, g)`` and ``S_c(d) = mean_{g in G_d} PSA(c, g)``;
 - ``W_c(d) = [S_c(d) >= S_h(d)]``, ``W_h(d) = [S_h(d) >= S_c(d)]`` (a tie gives 1 to both;
   ties are decided exactly: sums whose float difference is within 1e-9 are recomputed with
@@ -56,6 +58,8 @@ MIN_HUMANS = 3
 TIE_TOLERANCE = 1e-9
 
 TRUSTED, UNTRUSTED, INCONCLUSIVE = "trusted", "untrusted", "inconclusive"
+#: Why a document compared for no human is left out: every PSA it needed is undefined.
+UNDEFINED = "PSA undefined in every comparison (nothing marked)"
 
 
 # --- the test's statistics ----------------------------------------------------------------------
@@ -138,9 +142,10 @@ class _Scores:
     doc_names: Sequence[Any] = ()
 
 
-def _compare(scores: _Scores, candidate: int, human: int, humans: set[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-    """For one human h: ``(documents, W_c, W_h, ties)`` over the documents where the candidate,
-    h and at least one other human were all compared."""
+def _compare(scores: _Scores, candidate: int, human: int, humans: set[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, np.ndarray]:
+    """For one human h: ``(documents, W_c, W_h, ties, undefined)`` over the documents where the
+    candidate, h and at least one other human g were all compared, each on the g whose PSA with
+    h and with the candidate are both defined; ``undefined`` holds the documents with no such g."""
     r1, r2 = scores.r1, scores.r2
     others = np.array(sorted(humans - {human}), dtype=np.int64)
 
@@ -152,19 +157,30 @@ def _compare(scores: _Scores, candidate: int, human: int, humans: set[int]) -> t
     h_rows, c_rows = rows_with(human), rows_with(candidate)
     both = np.flatnonzero(((r1 == human) & (r2 == candidate)) | ((r1 == candidate) & (r2 == human)))
     docs = np.intersect1d(np.unique(scores.doc[h_rows]), np.unique(scores.doc[both]))
-    # c submitted every document in docs, so its partners there are exactly h's partners
     h_rows = h_rows[np.isin(scores.doc[h_rows], docs)]
     c_rows = c_rows[np.isin(scores.doc[c_rows], docs)]
-    index_h = np.searchsorted(docs, scores.doc[h_rows])
-    index_c = np.searchsorted(docs, scores.doc[c_rows])
-    n_h = np.bincount(index_h, minlength=len(docs))
-    n_c = np.bincount(index_c, minlength=len(docs))
-    if not np.array_equal(n_h, n_c):  # scores given by hand may miss a pair; counted ones never do
-        d = int(docs[int(np.flatnonzero(n_h != n_c)[0])])
+    # each side's rows by (document, partner g): counted scores give h and the candidate the same
+    # partners on every document (scores given by hand may not), so the rows pair up
+    sides = []
+    for rows, rater in ((h_rows, human), (c_rows, candidate)):
+        partner = np.where(r1[rows] == rater, r2[rows], r1[rows])
+        index = np.searchsorted(docs, scores.doc[rows])
+        order = np.lexsort((partner, index))
+        sides.append((rows[order], index[order], partner[order]))
+    (h_rows, index_h, partner_h), (c_rows, index_c, partner_c) = sides
+    if len(index_h) != len(index_c) or (index_h != index_c).any() or (partner_h != partner_c).any():
+        d = int(docs[_first_difference(index_h, partner_h, index_c, partner_c)])
         raise UsageError(
             f"document {scores.doc_names[d] if d < len(scores.doc_names) else d!r}: the candidate and the human are both scored with other raters, but not "
             "with the same ones: give a score for every pair of raters who submitted the document"
         )
+    # a g whose PSA with h or with the candidate is undefined is left out of both means
+    defined = ~np.isnan(scores.value[h_rows]) & ~np.isnan(scores.value[c_rows])
+    h_rows, c_rows, index_h = h_rows[defined], c_rows[defined], index_h[defined]
+    kept = np.unique(index_h)
+    undefined = np.setdiff1d(docs, docs[kept])
+    docs, index_h = docs[kept], np.searchsorted(kept, index_h)
+    index_c, n_h = index_h, np.bincount(index_h, minlength=len(kept))
     sum_h = np.bincount(index_h, weights=scores.value[h_rows], minlength=len(docs))
     sum_c = np.bincount(index_c, weights=scores.value[c_rows], minlength=len(docs))
     diff = sum_c - sum_h
@@ -183,7 +199,16 @@ def _compare(scores: _Scores, candidate: int, human: int, humans: set[int]) -> t
             sign[k] = (exact_c > exact_h) - (exact_c < exact_h)
     w_c = (sign >= 0).astype(np.int64)
     w_h = (sign <= 0).astype(np.int64)
-    return docs, w_c, w_h, int((sign == 0).sum())
+    return docs, w_c, w_h, int((sign == 0).sum()), undefined
+
+
+def _first_difference(index_a: np.ndarray, partner_a: np.ndarray, index_b: np.ndarray, partner_b: np.ndarray) -> int:
+    """The first document (index) where two sides' sorted (document, partner) rows differ."""
+    n = min(len(index_a), len(index_b))
+    differ = np.flatnonzero((index_a[:n] != index_b[:n]) | (partner_a[:n] != partner_b[:n]))
+    if len(differ):
+        return int(min(index_a[differ[0]], index_b[differ[0]]))
+    return int(index_a[n] if len(index_a) > n else index_b[n])
 
 
 def _grouped(rows: np.ndarray, group: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray]:
@@ -265,11 +290,13 @@ def _run(scores: _Scores, names: list[str], candidate: int, humans: list[int], *
     rows: list[dict[str, Any]] = []
     tested: list[int] = []
     used_docs: set[int] = set()
+    undefined_docs: set[int] = set()
     ties = 0
     w_c_means: list[float] = []
     for h in humans:
-        docs, w_c, w_h, h_ties = _compare(scores, candidate, h, human_set)
+        docs, w_c, w_h, h_ties, undefined = _compare(scores, candidate, h, human_set)
         used_docs.update(docs.tolist())
+        undefined_docs.update(undefined.tolist())
         ties += h_ties
         n = len(docs)
         row: dict[str, Any] = {
@@ -278,6 +305,7 @@ def _run(scores: _Scores, names: list[str], candidate: int, humans: list[int], *
             "mean_w_candidate": float(w_c.mean()) if n else None,
             "mean_w_human": float(w_h.mean()) if n else None,
             "ties": h_ties,
+            "documents_undefined": len(undefined),
             "t": None,
             "p_value": None,
             "p_adjusted": None,
@@ -317,13 +345,13 @@ def _run(scores: _Scores, names: list[str], candidate: int, humans: list[int], *
         verdict = TRUSTED if winning_rate >= 0.5 else UNTRUSTED
         reason = (f"the candidate won against {won} of {n_tested} humans (winning rate {winning_rate:.2f} "
                   f"{'>=' if verdict == TRUSTED else '<'} 0.5; ε = {epsilon:g}, Benjamini–Yekutieli at α = {alpha:g})")
-    used = np.isin(scores.doc, np.array(sorted(used_docs), dtype=np.int64))
+    used = np.isin(scores.doc, np.array(sorted(used_docs | undefined_docs), dtype=np.int64))  # compared, or left out
     involved = used & np.isin(scores.r1, [candidate, *humans]) & np.isin(scores.r2, [candidate, *humans])
     return AltTestResult(
         candidate=names[candidate], humans=[names[h] for h in humans], epsilon=float(epsilon), alpha=float(alpha),
         min_documents=min_documents, per_human=rows, winning_rate=winning_rate, advantage_probability=rho,
         verdict=verdict, reason=reason, documents=len(used_docs), both_empty_pairs=int(scores.both_empty[involved].sum()),
-        ties=ties,
+        ties=ties, excluded={UNDEFINED: n} if (n := len(undefined_docs - used_docs)) else {},
     )
 
 
@@ -421,7 +449,7 @@ def _check_unique_pairs(table: _Scores) -> None:
 def from_report(report, candidate: str | Sequence[str], *, epsilon: float = 0.2, alpha: float = 0.05,
                 min_documents: int = MIN_DOCUMENTS):
     """The test on an :class:`~spanagree.AgreementReport`: the per-document PSA of every pair it
-    counted (both raters empty = 1), Shah's S of the candidate against the humans (when the
+    counted (undefined where both raters marked nothing: left out), Shah's S of the candidate against the humans (when the
     report has candidate items) and the candidate's PSA with each human, per label too."""
     check_parameters(epsilon, alpha, min_documents)
     names = list(report.corpus.raters)
@@ -429,19 +457,12 @@ def from_report(report, candidate: str | Sequence[str], *, epsilon: float = 0.2,
     counts = report.counts
     comparisons = counts.comparisons
     a, b, c = (counts.abc[:, k] for k in range(3))
-    denominator = 2 * a + b + c
-    empty = denominator == 0
-    with np.errstate(invalid="ignore", divide="ignore"):
-        value = np.where(empty, 1.0, 2 * a / np.where(empty, 1.0, denominator))
-
-    perfect = (b == 0) & (c == 0)  # both empty, or every span matched with full credit: PSA 1
+    value = psa(a, b, c)  # NaN where both raters marked nothing
+    empty = np.isnan(value)
 
     @functools.lru_cache(maxsize=None)
     def exact(i: int) -> Fraction:
-        if perfect[i]:
-            return Fraction(1)
-        twice_a = 2 * Fraction(float(a[i]))
-        return twice_a / (twice_a + Fraction(float(b[i])) + Fraction(float(c[i])))
+        return psa(*(Fraction(float(x[i])) for x in (a, b, c)))
 
     pairs = comparisons.pairs
     table = _Scores(doc=comparisons.doc, r1=pairs[comparisons.pair, 0], r2=pairs[comparisons.pair, 1], value=value, exact=exact,
@@ -452,7 +473,7 @@ def from_report(report, candidate: str | Sequence[str], *, epsilon: float = 0.2,
         humans = [i for i, r in enumerate(names) if r not in wanted]
         result = _run(table, names, names.index(cand), humans, epsilon=epsilon, alpha=alpha,
                       min_documents=min_documents)
-        result.excluded = _excluded(report.corpus, table, names.index(cand), humans)
+        result.excluded = {**_excluded(report.corpus, table, names.index(cand), humans), **result.excluded}
         result.rule = rule
         result.psa_with_humans = _psa_with_humans(report, names.index(cand), humans)
         result.shah_s = _shah_s(report, names.index(cand), humans)

@@ -36,13 +36,13 @@ from pathlib import Path
 import numpy as np
 
 from ...core.align import AlignmentRule, SpanColumns, align
-from ...errors import InputError, Location, UsageError, describe
+from ...errors import InputError, Location, UsageError
 from ...core.arrays import expand, in_order, ranges
 from ...core.model import Corpus
-from ...io.common import json_lines, require
-from ...io.docbin import blank
 
 NONE = "NONE"
+#: Candidate spans as read from a file: document, start and end (sorted, duplicates dropped), notes.
+CandidateSpans = tuple[np.ndarray, np.ndarray, np.ndarray, Counter]
 
 
 @dataclass
@@ -127,16 +127,21 @@ def build_items(
     rule: AlignmentRule,
     *,
     unit: str = "char",
-    language: str = "en",
+    tokens: dict[int, np.ndarray] | None = None,
+    spans: CandidateSpans | None = None,
     strict_candidates: bool = False,
 ) -> ItemMatrix:
-    """The items × raters matrix for a candidate source (see the module docstring)."""
+    """The items × raters matrix for a candidate source (see the module docstring), from what the
+    caller read (a measure reads no file; :func:`spanagree.io.candidates.candidate_input`):
+    ``source`` names it ("tokens", "documents" or the candidate file), ``tokens`` are the token
+    offsets of every document with an annotation (for "tokens"), ``spans`` the candidate spans of
+    the file, ``(doc, start, end, notes)``."""
     if source == "documents":
         return _document_items(corpus)
     if source == "tokens":
-        items = _token_items(corpus, language)
+        items = _token_items(corpus, tokens)
     else:
-        items = _candidate_span_items(corpus, Path(source), rule, unit)
+        items = _candidate_span_items(corpus, str(source), spans, rule, unit)
     n_extra = int(items.extra.sum())
     if n_extra and strict_candidates:
         first = int(np.flatnonzero(items.extra)[0])
@@ -153,9 +158,8 @@ def build_items(
 # --- tokens ---------------------------------------------------------------------------------
 
 
-def _token_items(corpus: Corpus, language: str) -> ItemMatrix:
+def _token_items(corpus: Corpus, tokens: dict[int, np.ndarray]) -> ItemMatrix:
     docs = np.unique(corpus.ann_doc)
-    tokens = document_tokens(corpus, docs, language)
     n_tok = np.array([len(tokens[d]) for d in docs.tolist()], dtype=np.int64)
     tok_doc = np.repeat(docs, n_tok)
     tok = np.concatenate([tokens[d] for d in docs.tolist()]) if len(docs) else np.zeros((0, 2), np.int64)
@@ -180,74 +184,13 @@ def _token_items(corpus: Corpus, language: str) -> ItemMatrix:
     return ItemMatrix([NONE, *corpus.labels], item_doc, extra, *ratings, source="tokens", notes=notes)
 
 
-def document_tokens(corpus: Corpus, docs: np.ndarray, language: str) -> dict[int, np.ndarray]:
-    """Token offsets per document: the input's, else a blank spaCy tokenizer's."""
-    out = {}
-    tokenizer = None
-    for d in docs.tolist():
-        toks = corpus.doc_tokens[d]
-        if toks is None:
-            if tokenizer is None:
-                tokenizer = _blank_tokenizer(language)
-            doc = tokenizer(corpus.texts[d])
-            toks = np.array([(t.idx, t.idx + len(t)) for t in doc], dtype=np.int64).reshape(-1, 2)
-        out[d] = toks
-    return out
-
-
-def _blank_tokenizer(language: str):
-    return blank(language).tokenizer
-
-
 # --- candidate spans ------------------------------------------------------------------------
 
 
-def read_candidates(path: Path, corpus: Corpus) -> tuple[np.ndarray, np.ndarray, np.ndarray, Counter]:
-    """Read ``{"doc_id": str, "spans": [{"start": int, "end": int}, ...]}`` lines (a ``text``, if
-    there, must be the raters' text of the document).
-
-    Returns candidate ``doc``, ``start``, ``end`` (sorted, duplicates dropped) and notes.
-    """
-
-    index = {doc_id: d for d, doc_id in enumerate(corpus.doc_ids)}
-    docs, starts, ends = [], [], []
-    notes: Counter = Counter()
-    for where, obj in json_lines(path):
-        doc_id = str(require(obj, "doc_id", (str, int), where))
-        spans = require(obj, "spans", list, where, doc_id)
-        d = index.get(doc_id)
-        if d is None:
-            notes["candidate lines for documents no rater annotated"] += 1
-            continue
-        text = obj.get("text")
-        if text is not None and text != corpus.texts[d]:  # offsets into another text would mislead
-            raise InputError(
-                f"got {describe(text)}; expected the raters' text of this document (or no 'text'), "
-                "since the candidates' offsets index it",
-                where=where, doc_id=doc_id, field="text",
-            )
-        text_len = len(corpus.texts[d])
-        for i, span in enumerate(spans):
-            start = span.get("start") if isinstance(span, dict) else None
-            end = span.get("end") if isinstance(span, dict) else None
-            if type(start) is not int or type(end) is not int or not 0 <= start < end <= text_len:
-                raise InputError(
-                    f"got {span!r}; expected {{start, end}} integer offsets with 0 <= start < end <= {text_len}",
-                    where=where, doc_id=doc_id, field=f"spans[{i}]",
-                )
-            docs.append(d)
-            starts.append(start)
-            ends.append(end)
-    rows = np.unique(np.array([docs, starts, ends], dtype=np.int64).reshape(3, -1).T, axis=0)
-    if len(rows) < len(docs):
-        notes["duplicate candidates (kept once)"] += len(docs) - len(rows)
-    return rows[:, 0], rows[:, 1], rows[:, 2], notes
-
-
-def _candidate_span_items(corpus: Corpus, path: Path, rule: AlignmentRule, unit: str) -> ItemMatrix:
+def _candidate_span_items(corpus: Corpus, path: str, spans: CandidateSpans, rule: AlignmentRule, unit: str) -> ItemMatrix:
     if unit != "char":
         raise UsageError("candidate spans are character offsets; use unit 'char' with a candidate file")
-    cand_doc, cand_start, cand_end, notes = read_candidates(path, corpus)
+    cand_doc, cand_start, cand_end, notes = spans
     n_cand = len(cand_doc)
     # one alignment group per annotation: the document's candidates against the rater's spans
     bounds = np.searchsorted(cand_doc, np.arange(corpus.n_documents + 1))
@@ -272,7 +215,7 @@ def _candidate_span_items(corpus: Corpus, path: Path, rule: AlignmentRule, unit:
         np.concatenate([matched_span, unmatched]), notes,
     )
     extra = np.arange(len(item_doc)) >= n_cand
-    return ItemMatrix([NONE, *corpus.labels], item_doc, extra, *ratings, source=str(path), notes=notes)
+    return ItemMatrix([NONE, *corpus.labels], item_doc, extra, *ratings, source=path, notes=notes)
 
 
 # --- documents ------------------------------------------------------------------------------

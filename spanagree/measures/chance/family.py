@@ -56,6 +56,8 @@ from numpy.typing import ArrayLike
 
 from . import ratings as coding
 from .kappa_variance import cohen_kappa_uncertainty
+from .krippendorff import alpha_array, coincidences
+from .two_raters import kappa_disagreements
 from .result import Agreement, UndefinedAgreementWarning, finish
 from ..student_t import t_cdf, t_quantile
 from .weights import Weights, agreement_weights
@@ -208,8 +210,9 @@ def _prepare(data: RawRatings, weights: Weights, missing: str) -> _Prepared:
 
 def _estimate(name: str, p: _Prepared, pa: float, pe: float, contributions: np.ndarray | None,
               n_used: int, n2: int, *, confidence: float, population: float, undefined: str | None = None,
-              centre: float | None = None, df: int | None = None) -> Agreement:
-    """Package a coefficient: value, and the variance from per-item contributions κ*_i.
+              centre: float | None = None, df: int | None = None, value: float | None = None) -> Agreement:
+    """Package a coefficient: value (default ``(pa − pe)/(1 − pe)``), and the variance from
+    per-item contributions κ*_i.
 
     The sampling fraction is f = df / population, where df (default ``n_used``) counts the rated
     items; the degrees of freedom of t are df - 1."""
@@ -219,9 +222,10 @@ def _estimate(name: str, p: _Prepared, pa: float, pe: float, contributions: np.n
         undefined = f"it needs at least two categories; got {list(p.categories)}"
     if undefined is None and not (1.0 - pe) > 1e-12:
         undefined = f"chance agreement p_e = {pe:.6g} is 1 (e.g. every rating is in one category), so it is 0/0"
-    value = se = low = high = p_value = math.nan
+    given, value = value, math.nan
+    se = low = high = p_value = math.nan
     if undefined is None:
-        value = pa if name == "percent_agreement" else (pa - pe) / (1.0 - pe)
+        value = pa if name == "percent_agreement" else (pa - pe) / (1.0 - pe) if given is None else given
         if contributions is not None and n_used >= 2:
             rated = n_used if df is None else df
             f = 0.0 if math.isinf(population) else rated / population
@@ -333,8 +337,10 @@ def _alpha(p: _Prepared, confidence: float, population: float) -> Agreement:
     pa_i = sum_q / (mean_r * (ri - 1.0)) - pa_prime * (ri - mean_r) / mean_r
     pe_i = counts @ (((p.w + p.w.T) / 2.0) @ pi) / mean_r - pe * (ri - mean_r) / mean_r
     contributions = (pa_i - pe) / (1.0 - pe) - 2.0 * (1.0 - alpha_prime) * (pe_i - pe) / (1.0 - pe)
+    value = float(alpha_array(coincidences(counts), 1.0 - p.w))  # the bootstrap's α on one matrix
     # the sampling fraction and the degrees of freedom count every rated item (as irrCAC does)
-    return _estimate("krippendorff_alpha", p2, pa, pe, contributions, n, n, centre=alpha_prime, df=n0, **common)
+    return _estimate("krippendorff_alpha", p2, pa, pe, contributions, n, n, centre=alpha_prime, df=n0, value=value,
+                     **common)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -448,8 +454,8 @@ def _table_coefficient(name: str, t: np.ndarray, w: np.ndarray, v: np.ndarray, n
         return _weighted_spread(est, pa_i, count, confidence, population)
     if name == "cohen_kappa":
         rows, columns = t.sum(axis=1) / n, t.sum(axis=0) / n
-        pe, de = float(rows @ w @ columns), float(rows @ v @ columns)
-        est = finish(name, pa, pe, disagreement=(observed_disagreement, de), **common)
+        do, de = kappa_disagreements(t, v)  # the bootstrap's κ on one table
+        est = finish(name, pa, float(rows @ w @ columns), disagreement=(float(do), float(de)), **common)
         if not est.defined:
             return est
         spread = cohen_kappa_uncertainty(t, confidence, weights=w)

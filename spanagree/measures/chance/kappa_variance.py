@@ -1,8 +1,8 @@
 """The large-sample variance of Cohen's (weighted) κ on a k×k table (Fleiss, Cohen & Everitt 1969).
 
 With cell shares p_ij, row shares p_i., column shares p_.j, agreement weights w (the identity for
-unweighted κ), w̄_i. = Σ_j p_.j w_ij, w̄_.j = Σ_i p_i. w_ij, p_o = Σ_ij w_ij p_ij and
-p_e = Σ_ij w_ij p_i. p_.j:
+unweighted κ), w̄_i. = Σ_j p_.j w_ij, w̄_.j = Σ_i p_i. w_ij, p_e = Σ_ij w_ij p_i. p_.j and κ̂
+from :func:`~.two_raters.cohen_kappa_array` (the one implementation of κ):
 
     var(κ̂)  = [ Σ_ij p_ij (w_ij - (w̄_i. + w̄_.j)(1 - κ̂))² - (κ̂ - p_e (1 - κ̂))² ] / (n (1 - p_e)²)
     var_0    = [ Σ_ij p_i. p_.j (w_ij - (w̄_i. + w̄_.j))² - p_e² ] / (n (1 - p_e)²)
@@ -25,6 +25,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..student_t import normal_cdf
+from .two_raters import cohen_kappa_array
 
 __all__ = ["cohen_kappa_uncertainty"]
 
@@ -61,10 +62,10 @@ def cohen_kappa_uncertainty(table: ArrayLike, confidence: float = 0.95,
     w = np.eye(t.shape[0]) if weights is None else np.asarray(weights, dtype=float)
     p = t / n
     rows, cols = p.sum(axis=1), p.sum(axis=0)
-    po, pe = float((w * p).sum()), float(rows @ w @ cols)
+    pe = float(rows @ w @ cols)
     if not (1.0 - pe) > 1e-12:
         return empty
-    kappa = (po - pe) / (1.0 - pe)
+    kappa = float(cohen_kappa_array(t, 1.0 - w))  # the point estimate's κ, from the one implementation
     mean_row, mean_col = w @ cols, rows @ w  # w̄_i., w̄_.j
     margins = mean_row[:, None] + mean_col[None, :]
     var = (float((p * (w - margins * (1.0 - kappa)) ** 2).sum()) - (kappa - pe * (1.0 - kappa)) ** 2) / (

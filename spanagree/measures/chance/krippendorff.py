@@ -1,8 +1,9 @@
 """Krippendorff's metrics δ² and α over many coincidence matrices at once.
 
-α itself is computed by :func:`spanagree.measures.chance.family.family` in Gwet's formulation,
-which equals Krippendorff's α for any agreement weights w; a metric δ² enters it as
-``w = 1 − δ²/max δ²`` (α = 1 − D_o/D_e is invariant to rescaling δ²). The metrics
+α's terms and standard error come from :func:`spanagree.measures.chance.family.family` in Gwet's
+formulation, which equals Krippendorff's α for any agreement weights w; a metric δ² enters it as
+``w = 1 − δ²/max δ²`` (α = 1 − D_o/D_e is invariant to rescaling δ²). Its value comes from
+:func:`alpha_array` on the coincidence matrix, as every bootstrap replicate's does. The metrics
 (Krippendorff 2004, ch. 11; 2011):
 
 * ``"nominal"``: 0 if equal else 1;
@@ -11,9 +12,9 @@ which equals Krippendorff's α for any agreement weights w; a metric δ² enters
 * ``"interval"``: (c − k)²;  ``"ratio"``: ((c − k)/(c + k))²;
 * or a k×k matrix of δ² (symmetric, non-negative, 0 on the diagonal).
 
-The bootstrap of the report needs α of every replicate's coincidence matrix o (o_ck: pairs of
-values c, k within a unit, each weighted 1/(m_u − 1)): D_o = Σ o_ck δ²_ck / n and
-D_e = Σ n_c n_k δ²_ck / (n (n − 1)), α = 1 − D_o/D_e (:func:`alpha_disagreements`).
+α of a coincidence matrix o (o_ck: pairs of values c, k within a unit, each weighted
+1/(m_u − 1)): D_o = Σ o_ck δ²_ck / n and D_e = Σ n_c n_k δ²_ck / (n (n − 1)), α = 1 − D_o/D_e
+(:func:`alpha_disagreements`), for one matrix or a leading replicate axis.
 """
 from __future__ import annotations
 
@@ -24,9 +25,10 @@ from typing import Literal, Union
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ...core.arrays import expand
 from .two_raters import disagreement_ratio
 
-__all__ = ["METRICS", "Metric", "alpha_disagreements", "check_metric", "metric_weights", "nominal_alpha_array"]
+__all__ = ["METRICS", "Metric", "alpha_array", "alpha_disagreements", "check_metric", "coincidences", "metric_weights"]
 
 #: Krippendorff's named metrics.
 METRICS = ("nominal", "ordinal", "interval", "ratio")
@@ -118,11 +120,28 @@ def metric_weights(metric: np.ndarray | str, categories: np.ndarray, marginals: 
     return np.ones_like(d2) if top == 0 else 1.0 - d2 / top
 
 
+def coincidences(counts: np.ndarray) -> np.ndarray:
+    """Krippendorff's coincidence matrix (k, k) of items × categories value counts ``n_uc``:
+    ``o_ck = Σ_u n_uc (n_uk − [c = k]) / (m_u − 1)`` over the items with ``m_u ≥ 2`` values
+    (Krippendorff 2011), from each item's categories present (no items × k × k product).
+
+    >>> coincidences(np.array([[2.0, 0.0], [1.0, 1.0], [0.0, 1.0]])).tolist()
+    [[2.0, 1.0], [1.0, 0.0]]
+    """
+    counts = counts[counts.sum(axis=1) >= 2]
+    k = counts.shape[1]
+    unit, category = np.nonzero(counts)  # by item, then category
+    value = counts[unit, category]
+    bounds = np.searchsorted(unit, np.arange(len(counts) + 1))
+    entry, partner = expand(bounds[unit], bounds[unit + 1])  # ordered pairs within an item, itself too
+    weight = value[entry] * (value[partner] - (entry == partner)) / (counts.sum(axis=1)[unit[entry]] - 1)
+    return np.bincount(category[entry] * k + category[partner], weights=weight, minlength=k * k).reshape(k, k)
+
+
 def alpha_disagreements(o: np.ndarray, d2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Krippendorff's observed and expected disagreement of every (…, k, k) coincidence matrix
     ``o`` under the squared metrics ``d2`` (k, k): ``Do = Σ o_ck δ²_ck / n`` and
-    ``De = Σ n_c n_k δ²_ck / (n (n − 1))`` (Krippendorff 2011); α = 1 − Do/De. The point
-    estimate (Gwet's formulation in ``family``) and every bootstrap replicate use these terms."""
+    ``De = Σ n_c n_k δ²_ck / (n (n − 1))`` (Krippendorff 2011); α = 1 − Do/De."""
     o = np.asarray(o, dtype=float)
     marginals = o.sum(axis=-1)
     n = marginals.sum(axis=-1)
@@ -132,12 +151,14 @@ def alpha_disagreements(o: np.ndarray, d2: np.ndarray) -> tuple[np.ndarray, np.n
     return observed, expected
 
 
-def nominal_alpha_array(o: np.ndarray) -> np.ndarray:
-    """Krippendorff's nominal α of every (…, k, k) coincidence matrix, NaN where undefined.
+def alpha_array(o: np.ndarray, d2: np.ndarray | None = None) -> np.ndarray:
+    """Krippendorff's α of every (…, k, k) coincidence matrix under the squared metrics ``d2``
+    (None: nominal, ``1 − I``), NaN where undefined. The one implementation: the point estimate
+    (``family``, one matrix from :func:`coincidences`) and every bootstrap replicate (a leading
+    replicate axis) call it.
 
-    >>> float(nominal_alpha_array(np.array([[4.0, 2.0], [2.0, 4.0]])).round(4))
+    >>> float(alpha_array(np.array([[4.0, 2.0], [2.0, 4.0]])).round(4))
     0.3889
     """
     k = o.shape[-1]
-    return disagreement_ratio(*alpha_disagreements(o, 1.0 - np.eye(k)))
-
+    return disagreement_ratio(*alpha_disagreements(o, 1.0 - np.eye(k) if d2 is None else d2))

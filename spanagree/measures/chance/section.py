@@ -22,7 +22,9 @@ from ...core.arrays import expand, pairs_within_blocks
 from .candidates import ItemMatrix, set_bits
 from ...errors import UsageError
 from . import family as cac
+from ..psa.specific import psa
 from .benchmark import benchmarks
+from .two_raters import cohen_kappa_array
 from .result import Agreement
 
 #: Raters above which the dense items × raters matrix (Davies–Fleiss, κ_S, S) is not built.
@@ -36,9 +38,10 @@ def kappa_curve(a: float, b: float, c: float, d: float, *, points: int = CURVE_P
                 multiple: float = CURVE_MULTIPLE) -> dict[str, Any]:
     """Cohen's κ on the 2×2 table (a, b, c, d') for d' from ``d`` up to ``multiple`` × d.
 
-    κ(d) = 2(ad − bc) / ((a + c)(c + d) + (b + d)(a + b)); its limit as d → ∞ is PSA =
-    2a / (2a + b + c) (Hripcsak & Rothschild 2005). The grid is geometric, starting at the
-    observed d (or at 1 when d = 0, and then reaching ``multiple`` × (a + b + c)).
+    κ(d) = 2(ad − bc) / ((a + c)(c + d) + (b + d)(a + b)) (:func:`cohen_kappa_array` on each
+    table); its limit as d → ∞ is PSA = 2a / (2a + b + c) (Hripcsak & Rothschild 2005). The grid is
+    geometric, starting at the observed d (or at 1 when d = 0, and then reaching ``multiple`` ×
+    (a + b + c)).
 
     >>> curve = kappa_curve(227, 31, 50, 192)
     >>> round(curve["kappa"][0], 3), round(curve["psa"], 3)
@@ -49,15 +52,13 @@ def kappa_curve(a: float, b: float, c: float, d: float, *, points: int = CURVE_P
     start = max(float(d), 1.0)
     stop = start * multiple if d > 0 else max(a + b + c, 1.0) * multiple
     grid = np.unique(np.concatenate([[float(d)], np.geomspace(start, stop, points)]))
-    numerator = 2 * (a * grid - b * c)
-    denominator = (a + c) * (c + grid) + (b + grid) * (a + b)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        kappa = np.where(denominator > 0, numerator / np.where(denominator > 0, denominator, 1), np.nan)
-    total = 2 * a + b + c
+    tables = np.zeros((len(grid), 2, 2))
+    tables[:, 0, 0], tables[:, 0, 1], tables[:, 1, 0], tables[:, 1, 1] = a, b, c, grid
+    kappa = cohen_kappa_array(tables)
     return {
         "d": grid.tolist(),
         "kappa": [None if np.isnan(k) else float(k) for k in kappa],
-        "psa": None if total == 0 else 2 * a / total,
+        "psa": psa(a, b, c),
     }
 
 

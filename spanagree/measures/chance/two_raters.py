@@ -5,9 +5,10 @@ Positive specific agreement (PSA) and its negative twin on a 2×2 table ``[[a, b
 
     PSA = 2a / (2a + b + c),        NSA = 2d / (2d + b + c)
 
-and Cohen's κ of every table of a (…, k, k) array, as the report's bootstrap replicates need it,
-from the same terms as the point estimate (``table_family``): κ = 1 − D_o/D_e with
-D_o = 1 − Σ_c t_cc / n and D_e = Σ_c n_c·(n − m_c) / n² (n_c, m_c the row and column sums).
+and Cohen's (weighted) κ of every table of a (…, k, k) array: one function for the point
+estimate (one table) and for the report's bootstrap replicates (a leading replicate axis),
+κ = 1 − D_o/D_e with D_o = Σ t_ab v_ab / n and D_e = Σ n_a m_b v_ab / n² (v = 1 − w the
+disagreement weights; n_a, m_b the row and column sums).
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ..psa.specific import psa
 from .ratings import as_table
 from .result import Agreement, finish
 
@@ -32,26 +34,33 @@ def specific_agreement(name: str, table: ArrayLike, positive: int, *, negative: 
     if positive == 1:
         t = t[::-1, ::-1]
     (a, b), (c, d) = t.tolist()
-    both = d if negative else a
-    denominator = 2 * both + b + c
+    value = psa(d if negative else a, b, c)  # NSA is the PSA of the absent category
     common = dict(n_items=float(t.sum()), n_raters=2, categories=(0, 1), missing="complete")
-    if denominator == 0:
+    if value is None:
         cell = "2d + b + c" if negative else "2a + b + c"
         return finish(name, math.nan, 0.0, undefined=f"{cell} = 0", **common)
-    return finish(name, 2 * both / denominator, 0.0, **common)
+    return finish(name, value, 0.0, **common)
 
 
-def kappa_disagreements(tables: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Cohen's observed and expected disagreement of every (…, k, k) table (rows rater 1):
-    ``Do = 1 − Σ_c t_cc / n`` and ``De = Σ_c n_c·(n − m_c) / n²`` with ``n_c``, ``m_c`` the row
-    and column sums; NaN for an empty table. κ = 1 − Do/De (:func:`disagreement_ratio`); the
-    point estimate (``table_family``) and every bootstrap replicate use these terms."""
+def kappa_disagreements(tables: np.ndarray, disagreement: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Cohen's observed and expected disagreement of every (…, k, k) table (rows rater 1), with
+    disagreement weights ``v = 1 − w`` (None: unweighted, ``1 − I``): ``Do = Σ_ab t_ab v_ab / n``
+    and ``De = Σ_ab n_a m_b v_ab / n²`` with ``n_a``, ``m_b`` the row and column sums (Cohen
+    1960, 1968); NaN for an empty table. κ = 1 − Do/De (:func:`disagreement_ratio`). The one
+    implementation: the point estimate is a single table (``table_family``), the bootstrap a
+    leading replicate axis. Unweighted, every sum on counts is of whole numbers: exact in any order."""
     t = np.asarray(tables, dtype=float)
+    k = t.shape[-1]
     n = t.sum(axis=(-1, -2))
     rows, columns = t.sum(axis=-1), t.sum(axis=-2)
+    unweighted = disagreement is None or np.array_equal(disagreement, 1.0 - np.eye(k))
     with np.errstate(invalid="ignore", divide="ignore"):
-        observed = (n - np.trace(t, axis1=-2, axis2=-1)) / n
-        expected = (rows * (n[..., None] - columns)).sum(axis=-1) / n**2
+        if unweighted:  # v = 1 − I: Do = 1 − Σ_c t_cc / n, De = Σ_c n_c (n − m_c) / n²
+            observed = (n - np.trace(t, axis1=-2, axis2=-1)) / n
+            expected = (rows * (n[..., None] - columns)).sum(axis=-1) / n**2
+        else:
+            observed = (t * disagreement).sum(axis=(-1, -2)) / n
+            expected = ((rows @ disagreement) * columns).sum(axis=-1) / n**2
     return observed, expected
 
 
@@ -61,12 +70,12 @@ def disagreement_ratio(observed: np.ndarray, expected: np.ndarray) -> np.ndarray
         return np.where(expected > 0, 1 - observed / np.where(expected > 0, expected, 1), np.nan)
 
 
-def cohen_kappa_array(tables: np.ndarray) -> np.ndarray:
-    """Cohen's κ of every (…, k, k) table (any leading axes, e.g. replicates × pairs), NaN where
-    undefined; the same terms as :func:`cohen_kappa`.
+def cohen_kappa_array(tables: np.ndarray, disagreement: np.ndarray | None = None) -> np.ndarray:
+    """Cohen's κ of every (…, k, k) table (any leading axes, e.g. replicates × pairs; one table
+    for the point estimate), NaN where undefined; ``disagreement`` as in :func:`kappa_disagreements`.
 
     >>> cohen_kappa_array(np.array([[[2, 2], [1, 5]], [[3, 0], [0, 0]]])).round(4).tolist()
     [0.3478, nan]
     """
-    return disagreement_ratio(*kappa_disagreements(tables))
+    return disagreement_ratio(*kappa_disagreements(tables, disagreement))
 

@@ -39,10 +39,10 @@ import numpy as np
 from ...core import progress
 from ...errors import UsageError
 from ..chance.section import rating_pair_rows
-from .specific import psa_array
-from ..chance.krippendorff import nominal_alpha_array
+from .specific import psa
+from ..chance.krippendorff import alpha_array
 from ..chance.two_raters import cohen_kappa_array
-from .summary import Fixed, Layout, bin_rows, label_cells, psa, summarize
+from .summary import Fixed, Layout, bin_rows, label_cells, row_psa, summarize
 
 #: How the intervals are made, as the report says it.
 METHOD = (
@@ -237,7 +237,7 @@ class DocumentCounts:
         self.wanted_local = local[self.wanted_multi]
         self.wanted_single = wanted[local[wanted] < 0]
 
-        comparison_psa = psa(counts.abc.astype(float))
+        comparison_psa = row_psa(counts.abc.astype(float))
         in_multi = local[comparisons.pair] >= 0
         single = np.flatnonzero(~in_multi & ~np.isnan(comparison_psa))  # single-document pairs with a defined PSA
         self.single_doc = np.zeros(n_pairs, dtype=np.int64)
@@ -248,7 +248,7 @@ class DocumentCounts:
 
         cell_pair, cell_label, cell_of = label_cells(comparisons.pair, counts.label_comparison, counts.label_code, n_pairs)
         cell_abc = bin_rows(cell_of, counts.label_abc, len(cell_pair))
-        cell_psa = psa(cell_abc)
+        cell_psa = row_psa(cell_abc)
         cell_multi = local[cell_pair] >= 0
         cell_local = np.full(len(cell_pair), -1, dtype=np.int64)
         cell_local[cell_multi] = np.arange(int(cell_multi.sum()))
@@ -518,7 +518,7 @@ def _chance_statistics(parts: dict[str, np.ndarray], has_none: bool = True) -> l
     kappa = cohen_kappa_array(tables)
     out = [
         ([("chance", "pairs", p, "cohen_kappa") for p in range(tables.shape[1])], kappa),
-        ([("chance", "all_raters", "krippendorff_alpha")], nominal_alpha_array(parts["coincidence"])[:, None]),
+        ([("chance", "all_raters", "krippendorff_alpha")], alpha_array(parts["coincidence"])[:, None]),
     ]
     if not has_none:  # single-label documents: no marked/NONE table
         return out
@@ -529,7 +529,7 @@ def _chance_statistics(parts: dict[str, np.ndarray], has_none: bool = True) -> l
     two_by_two = np.stack([marked[:, :2], marked[:, 2:]], axis=1)
     out.append((
         [("chance", "pooled", "cohen_kappa"), ("chance", "pooled", "positive_agreement")],
-        np.stack([cohen_kappa_array(two_by_two), psa_array(marked[:, 0], marked[:, 1], marked[:, 2])], axis=1),
+        np.stack([cohen_kappa_array(two_by_two), psa(marked[:, 0], marked[:, 1], marked[:, 2])], axis=1),
     ))
     return out
 

@@ -8,30 +8,52 @@ With ``a`` the matched credit and ``b``, ``c`` each rater's unmatched spans (def
 - with rater A as the reference, ``recall = a / (a + b)``, ``precision = a / (a + c)`` and
   ``F_beta = (1 + β²)·P·R / (β²·P + R)`` (van Rijsbergen 1979).
 
-The array functions take any leading axes (a bootstrap replicate axis among them), so the point
-estimate and every replicate are computed by the same code.
+:func:`psa` is the one place PSA is computed: on numbers for a point value and on arrays of any
+shape (a bootstrap replicate axis among them), so the point estimate and every replicate are
+computed by the same code, under the same undefined policy.
 """
 from __future__ import annotations
+
+from typing import overload
 
 import numpy as np
 
 from ...core import validate
 
 
-def psa(a: float, b: float, c: float) -> float | None:
-    """Positive specific agreement ``2a / (2a + b + c)``; None when undefined.
+@overload
+def psa(a: np.ndarray, b: np.ndarray | float, c: np.ndarray | float) -> np.ndarray: ...
+@overload
+def psa(a: float, b: float, c: float) -> float | None: ...
+
+
+def psa(a, b, c):
+    """Positive specific agreement ``2a / (2a + b + c)``.
 
     Hripcsak & Rothschild (2005), "Agreement, the F-measure, and reliability in information
     retrieval", JAMIA 12(3):296-298.
+
+    The one undefined policy (docs/agreement.md): when ``2a + b + c = 0`` (neither rater marked
+    anything) PSA is undefined, neither 0 nor 1: ``None`` for numbers, NaN in arrays; callers
+    leave it out of their means and count it. Numbers are checked (non-negative and finite; a
+    ``Fraction`` gives an exact ``Fraction``). Arrays of any shape broadcast (a replicate axis
+    among them) and are taken as they are.
 
     >>> round(psa(227, 31, 50), 3)
     0.849
     >>> psa(0, 0, 0) is None
     True
+    >>> psa(np.array([1.0, 0.0, 0.0]), np.array([1.0, 0.0, 2.0]), 0.0).tolist()
+    [0.6666666666666666, nan, 0.0]
     """
-    a, b, c = _scaled(*(validate.count(name, v) for name, v in (("a", a), ("b", b), ("c", c))))
-    denominator = 2 * a + b + c
-    return None if denominator == 0 else 2 * a / denominator
+    if any(isinstance(x, np.ndarray) for x in (a, b, c)):
+        a = np.asarray(a, dtype=np.float64)
+    else:
+        a, b, c = _scaled(*(validate.count(name, v) for name, v in (("a", a), ("b", b), ("c", c))))
+        if 2 * a + b + c == 0:
+            return None
+    with np.errstate(invalid="ignore", divide="ignore"):  # arrays: 0/0 is NaN where undefined
+        return 2 * a / (2 * a + b + c)
 
 
 def spans_marked(entry: dict) -> float:
@@ -83,19 +105,6 @@ def beta_weights(beta: float) -> tuple[float, float]:
     return square / (1 + square), 1 / (1 + square)
 
 
-def psa_array(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
-    """Element-wise PSA, NaN where undefined. Counts are non-negative, so ``2a + b + c = 0``
-    only with ``a = 0``, and the division itself gives NaN (0/0) there.
-
-    >>> psa_array(np.array([1.0, 0.0, 0.0]), np.array([1.0, 0.0, 2.0]), np.array([0.0, 0.0, 0.0])).tolist()
-    [0.6666666666666666, nan, 0.0]
-    """
-    two_a = 2 * np.asarray(a, dtype=np.float64)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return two_a / (two_a + b + c)
-
-
-
 def add_rows(out: np.ndarray, index: np.ndarray, values: np.ndarray) -> None:
     """``np.add.at(out, index, values)`` along the first axis, by one segment sum per target
     row (equal up to rounding; many times faster for large arrays)."""
@@ -113,7 +122,7 @@ def prf(a: float, own: float, other: float) -> dict[str, float | None]:
     return {
         "precision": a / (a + own) if a + own else None,
         "recall": a / (a + other) if a + other else None,
-        "f": 2 * a / (2 * a + own + other) if 2 * a + own + other else None,
+        "f": psa(a, own, other),
         "a": float(a),
         "own": float(own),
         "other": float(other),

@@ -33,7 +33,7 @@ import numpy as np
 
 from ...core.arrays import dense_codes
 
-from .specific import add_rows, beta_weights, psa_array
+from .specific import add_rows, beta_weights, psa
 
 
 @dataclass(frozen=True)
@@ -105,30 +105,30 @@ def summarize(
     >>> float(s.pairwise_mean[0]), float(s.macro_pooled[0]), s.rater_f.tolist()
     (0.6666666666666666, 0.6666666666666666, [[0.6666666666666666, 0.6666666666666666]])
     """
-    pair_psa = psa(pair_abc)
+    pair_psa = row_psa(pair_abc)
     weight = np.where(np.isnan(pair_psa), 0.0, np.ones(pair_psa.shape) if pair_weight is None else pair_weight)
     values = np.where(weight > 0, pair_psa, 0.0) * weight
     numerator, denominator = values.sum(axis=-1), weight.sum(axis=-1)  # weighted_sums(pair_psa, weight)
     if fixed is not None:
         numerator, denominator = numerator + fixed.overall[:, 0], denominator + fixed.overall[:, 1]
 
-    cell_psa = psa(cell_abc)
+    cell_psa = row_psa(cell_abc)
     cell_weight = np.where(np.isnan(cell_psa), 0.0, np.take(weight, layout.cell_pair, axis=1))
     label_numerator = by_label(layout, np.where(cell_weight > 0, cell_psa, 0.0) * cell_weight)
     label_denominator = by_label(layout, cell_weight)
     if fixed is not None:
         label_numerator, label_denominator = label_numerator + fixed.label[..., 0], label_denominator + fixed.label[..., 1]
     label_mean = ratio(label_numerator, label_denominator)
-    label_pooled = psa(label_abc)
+    label_pooled = row_psa(label_abc)
     out = Summary(
         pair_abc=pair_abc, pair_psa=pair_psa, cell_abc=cell_abc, cell_psa=cell_psa, total=total_abc,
-        pairwise_mean=ratio(numerator, denominator), pooled=psa(total_abc),
+        pairwise_mean=ratio(numerator, denominator), pooled=row_psa(total_abc),
         label_total=label_abc, label_mean=label_mean, label_pooled=label_pooled,
         macro_mean=nanmean(label_mean), macro_pooled=nanmean(label_pooled),
     )
     if raters:
         out.rater_abc = oriented_sums(pair_abc, layout.pairs, layout.n_raters) if rater_abc is None else rater_abc
-        out.rater_f = psa(out.rater_abc)
+        out.rater_f = row_psa(out.rater_abc)
         rater_numerator = per_rater(values, layout.pairs, layout.n_raters)
         rater_denominator = per_rater(weight, layout.pairs, layout.n_raters)
         if fixed is not None and fixed.rater is not None:
@@ -137,14 +137,10 @@ def summarize(
     return out
 
 
-def psa(abc: np.ndarray) -> np.ndarray:
-    """PSA of every (…, 3) row of a, b, c, or (…, 2) row of a and b + c (all PSA needs: the
-    replicates sum only these); NaN where ``2a + b + c = 0``."""
-    if abc.shape[-1] == 2:
-        two_a = 2 * abc[..., 0]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return two_a / (two_a + abc[..., 1])
-    return psa_array(abc[..., 0], abc[..., 1], abc[..., 2])
+def row_psa(abc: np.ndarray) -> np.ndarray:
+    """:func:`~.specific.psa` of every (…, 3) row of a, b, c, or (…, 2) row of a and b + c (all
+    PSA needs: the replicates sum only these); NaN where ``2a + b + c = 0``."""
+    return psa(abc[..., 0], abc[..., 1], abc[..., 2] if abc.shape[-1] == 3 else 0.0)
 
 
 def prf_arrays(abc: np.ndarray, beta: float = 1.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

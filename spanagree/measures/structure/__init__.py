@@ -8,5 +8,6 @@
   two spans both raters marked;
 - ``attributes``: per attribute, percent agreement, Cohen's κ and Krippendorff's α on the matched
   span pairs, and α over all raters on the clusters of matched spans;
+- ``means``: an attribute's κ averaged over its rater pairs;
 - ``section``: both as one report section.
 """

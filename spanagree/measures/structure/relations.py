@@ -36,6 +36,7 @@ from ...core.align import AlignmentRule
 from ...core.arrays import ranges
 from ...core.counts import Counts
 from ...core.model import Corpus
+from ..psa.specific import psa
 from ..psa.summary import bin_rows, point
 from .spans import Alignment, SpanTable
 
@@ -211,7 +212,7 @@ def relation_section(corpus: Corpus, counts: RelationCounts, interval_options=No
         if interval is not None and ("pairs", p, "psa") in interval:
             entry["psa_interval"] = interval["pairs", p, "psa"]
         ba, bb, bc = both_pair[p].tolist()
-        entry["both_spans_marked"] = {"a": ba, "b": bb, "c": bc, "psa": _psa(ba, bb, bc)}
+        entry["both_spans_marked"] = {"a": ba, "b": bb, "c": bc, "psa": psa(ba, bb, bc)}
         entry["labels"] = dict(sorted(pair_labels[p].items()))
         pairs.append(entry)
     a, b, c = summary.total[0].tolist()
@@ -243,8 +244,8 @@ def relation_section(corpus: Corpus, counts: RelationCounts, interval_options=No
         da, db, dc = doc_abc[d].tolist()
         sa, sb, sc = doc_both[d].tolist()
         per_document.append({
-            "doc_id": corpus.doc_ids[d], "a": da, "b": db, "c": dc, "pooled_psa": _psa(da, db, dc),
-            "both_spans_marked": {"a": sa, "b": sb, "c": sc, "pooled_psa": _psa(sa, sb, sc)},
+            "doc_id": corpus.doc_ids[d], "a": da, "b": db, "c": dc, "pooled_psa": psa(da, db, dc),
+            "both_spans_marked": {"a": sa, "b": sb, "c": sc, "pooled_psa": psa(sa, sb, sc)},
         })
     return {
         "relations": {
@@ -281,11 +282,6 @@ def _intervals(corpus: Corpus, counts: RelationCounts, options) -> dict | None:
         counts=counts.counts, per_rater=False, items=None, interval_pairs=None,
     )
     return bootstrap(view, options)
-
-
-def _psa(a: float, b: float, c: float) -> float | None:
-    denominator = 2 * a + b + c
-    return 2 * a / denominator if denominator else None
 
 
 def _float(value: float) -> float | None:

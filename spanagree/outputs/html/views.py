@@ -15,6 +15,7 @@ from ..text import RATER_COLUMNS, rater_cells
 from . import charts
 from ...notebook.figures import raters_ordered
 from ...core.files import atomic_write
+from ...measures.psa.specific import psa
 from ...core.sanitize import csv_cell
 
 #: Documents listed in the page's full table at most (the CSV beside the page has them all).
@@ -40,8 +41,7 @@ def kappa_note(chance: dict) -> float | None:
     """PSA over the candidate items (2a / (2a + b + c) of the pooled item counts): the value the
     κ(d) curve approaches, which is not the headline span PSA."""
     pooled = chance["pooled"]
-    a, b, c = pooled["a"], pooled["b"], pooled["c"]
-    return 2 * a / (2 * a + b + c) if 2 * a + b + c else None
+    return psa(pooled["a"], pooled["b"], pooled["c"])
 
 
 #: How strong each band word reads: 0 weak, 1 middling, 2 strong.
