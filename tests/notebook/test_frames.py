@@ -260,3 +260,22 @@ def test_an_engines_report_writes_every_table_but_the_disagreements_and_says_so(
     assert result.exit_code == 0, result.output
     assert "not written: disagreements" in result.output
     assert {p.stem for p in (tmp_path / "t").iterdir()} == {"pairs", "labels", "documents", "raters", "outcomes"}
+
+
+def test_csv_doc_ids_are_the_json_doc_ids_for_negative_prodigy_hashes(tmp_path):
+    """Prodigy's ``_input_hash`` is often negative: the CSV tables keep it as the number it is
+    (the formula guard is for text), so the CSV's ids are the JSON report's."""
+    import json
+
+    path = tmp_path / "prodigy.jsonl"
+    path.write_text("".join(json.dumps({
+        "text": "Anna met Bob.", "_input_hash": h, "_task_hash": 7, "answer": "accept", "_annotator_id": rater,
+        "spans": [{"start": 0, "end": 4, "label": "PER"}] + ([{"start": 9, "end": 12, "label": "PER"}] if rater == "a2" else []),
+    }) + "\n" for rater in ("a1", "a2") for h in (-1164799570, -42, 7)), encoding="utf-8")
+    report = spanagree.score(path)
+    frames.write(report, tmp_path / "t", output="csv")
+    expected = sorted(d["doc_id"] for d in report.to_dict()["per_document"])
+    assert expected == ["-1164799570", "-42", "7"]
+    for name in ("documents", "disagreements"):
+        with (tmp_path / "t" / f"{name}.csv").open(encoding="utf-8", newline="") as f:
+            assert sorted({row["doc_id"] for row in csv.DictReader(f)}) == expected
