@@ -203,6 +203,12 @@ def test_long_files_read_alike(tmp_path, monkeypatch, seed):
 @pytest.mark.parametrize("seed", range(12))
 def test_the_engines_read_blocks_alike(tmp_path, monkeypatch, seed):
     """The engines read byte ranges of a file in blocks too: the same report, or the same error."""
+    _engines_read_alike(tmp_path, monkeypatch, seed)
+
+
+def _engines_read_alike(tmp_path, monkeypatch, seed: int) -> list[int]:
+    """Score a random file of ``seed`` line by line and by the engines (1 and 2 jobs), assert the
+    reports (or errors) are the same; the engines' task counts."""
     rng = random.Random(1000 + seed)
     lines = []
     for doc in range(rng.randrange(60, 200)):  # grouped by document, as the engines want
@@ -284,7 +290,7 @@ def test_errors_name_the_line(tmp_path, lines, message):
 
 def test_the_engine_test_runs_the_engines(tmp_path, monkeypatch):
     """Most of the files above are read by an engine in many tasks (not a fallback to memory)."""
-    runs = [test_the_engines_read_blocks_alike(tmp_path / str(seed), monkeypatch, seed) for seed in range(12)
+    runs = [_engines_read_alike(tmp_path / str(seed), monkeypatch, seed) for seed in range(12)
             if not (tmp_path / str(seed)).mkdir()]
     assert sum(1 for tasks in runs if tasks and min(tasks) > 5) >= 6, runs
 
