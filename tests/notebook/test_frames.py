@@ -183,11 +183,24 @@ def test_cli_tables_need_a_folder_and_escape_formulas(write_jsonl, tmp_path):
     assert "'=cmd|' /C calc'!A0" in (names["rater_a"], names["rater_b"])
 
 
-def test_parquet_without_pyarrow_says_so_before_scoring(example_path, tmp_path, monkeypatch):
-    monkeypatch.setitem(sys.modules, "pyarrow", None)
+@pytest.mark.parametrize("missing", [("pyarrow",), ("pandas",), ("pandas", "pyarrow")])
+def test_parquet_without_pyarrow_says_so_before_scoring(example_path, tmp_path, monkeypatch, missing):
+    """The message names what is missing and the extra that installs both (the notebook extra,
+    which installs pandas, lacks pyarrow)."""
+    absent = [name for name in ("pandas", "pyarrow") if name in missing or importlib.util.find_spec(name) is None]
+    for name in missing:
+        monkeypatch.setitem(sys.modules, name, None)
     result = CliRunner().invoke(app, ["score", str(example_path), "--output", "parquet", "-o", str(tmp_path / "t")])
-    assert result.exit_code == 2 and "pyarrow" in result.output
+    assert result.exit_code == 2
+    assert f"Parquet tables need pandas and pyarrow ({' and '.join(absent)} missing here): pip install " \
+           "'spanagree[parquet]'" in result.output
     assert not (tmp_path / "t").exists()
+    import tomllib
+
+    from conftest import ROOT
+
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
+    assert {requirement.split(">")[0] for requirement in extras["parquet"]} == {"pandas", "pyarrow"}
 
 
 def test_the_readme_shows_the_frames_the_code_prints(monkeypatch):
