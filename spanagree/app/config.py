@@ -5,10 +5,12 @@ The command-line options and the config keys are one vocabulary (``--partial-cre
 is declared once in :mod:`spanagree.core.options` and listed in docs/options.md. Besides those
 keys, ``spanagree gate`` reads a table of bounds::
 
-    [gate.min]                # statistic = lowest passing value
+    # statistic = lowest passing value
+    [gate.min]
     pairwise_mean_psa = 0.8
 
-    [gate.min.label]          # a label's pairwise mean PSA (likewise label_pooled, pair, pair_kappa)
+    # a label's pairwise mean PSA (likewise label_pooled, pair, pair_kappa)
+    [gate.min.label]
     PER = 0.75
 
 and, for names a config key cannot hold (``:`` or ``=`` in a label), ``[gate] checks``: a list
@@ -21,7 +23,10 @@ which spaCy's CLI also accepts. Values of overrides are read as JSON when they p
 file or an override, is a usage error that lists the allowed ones.
 
 The file is read with confection (spaCy's config system), so ``${section.key}`` interpolation
-works as in spaCy configs. Only ``load_settings`` with a file imports confection.
+works as in spaCy configs, and, as there, a comment goes on a line of its own: a line that carries
+one after a value or a section header (`` #`` outside a quoted string) is refused, naming the file
+and line, rather than read with the comment in its value. Only ``load_settings`` with a file
+imports confection.
 """
 from __future__ import annotations
 
@@ -32,6 +37,7 @@ from typing import Any, Mapping, Sequence
 from ..errors import UsageError, did_you_mean
 from ..core import options
 from ..core.request import Request
+from ..core.validate import INLINE_COMMENT, inline_comment
 from . import api
 
 #: Every section with its keys' defaults, from the declaration (:mod:`spanagree.core.options`).
@@ -152,6 +158,9 @@ def _read_file(path: Path, overrides: Mapping[str, Any]) -> tuple[dict, set[str]
         raise UsageError(f"config file {str(path)!r} is not UTF-8 text (byte {err.start}); expected a .cfg file") from None
     except OSError as err:  # a name the system refuses (too long, ...), no permission
         raise UsageError(f"config file {str(path)!r} cannot be read: {err.strerror or err}") from None
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.lstrip().startswith(("#", ";")) and inline_comment(line):
+            raise UsageError(f"config file {path}:{number}: {line.strip()!r}: {INLINE_COMMENT}")
     try:
         raw = Config().from_str(text, interpolate=False)
         sections = set(raw)

@@ -8,6 +8,7 @@ installation, which the entry points and the package location show).
 from __future__ import annotations
 
 import platform
+import re
 import sys
 from importlib import metadata
 from pathlib import Path
@@ -15,9 +16,10 @@ from typing import Any
 from ..core.version import __version__
 from ..io import formats
 
-#: Libraries spanagree imports: required first, then the optional extras.
-REQUIRED = ("numpy", "intervaltree", "orjson", "spacy", "click", "confection", "wasabi", "jinja2", "tqdm")
-OPTIONAL = ("matplotlib", "pandas", "pyarrow", "dask", "distributed", "dkpro-cassis", "bioc")
+#: Extras for developing spanagree, not for using it: their tools are not listed.
+DEVELOPMENT_EXTRAS = ("test", "bench")
+#: A requirement of the metadata: its distribution's name, and the extra its marker names if any.
+_REQUIREMENT = re.compile(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)[^;]*(?:;.*extra\s*==\s*['\"]([^'\"]+)['\"])?")
 #: The entry point groups spanagree installs: spaCy's registries and the console script.
 GROUPS = ("spacy_factories", "spacy_scorers", "spacy_readers", "console_scripts")
 
@@ -30,8 +32,8 @@ def collect() -> dict[str, Any]:
         "location": str(Path(__file__).resolve().parent),
         "python": sys.version.split()[0],
         "platform": platform.platform(),
-        "packages": {name: _version(name) for name in REQUIRED},
-        "optional": {name: _version(name) for name in OPTIONAL},
+        "packages": _dependencies(extras=False),
+        "optional": _dependencies(extras=True),
         "formats": [
             {"name": fmt.name, "write": fmt.write is not None, "description": fmt.description}
             for fmt in formats().values()
@@ -57,6 +59,22 @@ def as_text(facts: dict[str, Any]) -> str:
     for group, names in facts["entry_points"].items():
         lines.append(f"  {group}: {', '.join(names) if names else 'NONE (is spanagree installed?)'}")
     return "\n".join(lines)
+
+
+def _dependencies(extras: bool) -> dict[str, str | None]:
+    """The installed version (None: missing) of each distribution spanagree's installed metadata
+    requires (``importlib.metadata.requires``): the required ones, or those of its extras but the
+    development ones (``extras``)."""
+    try:
+        requirements = metadata.requires("spanagree") or []
+    except metadata.PackageNotFoundError:
+        return {}
+    found: dict[str, str | None] = {}
+    for requirement in requirements:
+        name, extra = _REQUIREMENT.match(requirement).groups()
+        if (extra is not None) == extras and extra not in DEVELOPMENT_EXTRAS:
+            found.setdefault(name, _version(name))
+    return found
 
 
 def _version(name: str) -> str | None:

@@ -10,8 +10,9 @@ hold terminal escape sequences, Unicode bidirectional controls, Markdown or HTML
 - :func:`markdown` additionally escapes HTML and Markdown syntax (for Markdown tables and the
   GitHub step summary, where raw HTML and image links would render and be fetched);
 - :func:`csv_cell` neutralises formula injection the way OWASP's "CSV Injection" page recommends:
-  a cell beginning with ``=``, ``+``, ``-``, ``@``, tab or carriage return is prefixed with a
-  single quote;
+  text beginning with ``=``, ``+``, ``-``, ``@``, tab or carriage return is prefixed with a single
+  quote, unless it is a plain number (``-1164799570``, a Prodigy id), which a spreadsheet reads as
+  that number and so stays as it is;
 - :func:`cut` shortens long values for messages.
 """
 from __future__ import annotations
@@ -27,6 +28,7 @@ _INVISIBLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f" + BIDI_CONTROLS + "]")
 _INVISIBLE_ALL = re.compile("[\x00-\x1f\x7f-\x9f" + BIDI_CONTROLS + "]")
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>&~])")
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_PLAIN_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 
 
 def _escape(match: re.Match) -> str:
@@ -78,14 +80,15 @@ def _markdown_char(match: re.Match) -> str:
 
 def csv_cell(value: object) -> object:
     """A value for a CSV cell: strings that a spreadsheet would run as a formula are prefixed
-    with ``'`` (OWASP, "CSV Injection"); numbers and other values pass unchanged.
+    with ``'`` (OWASP, "CSV Injection"); numbers, text that is a plain number, and other values
+    pass unchanged.
 
     >>> csv_cell('=HYPERLINK("http://x.test")')
     '\\'=HYPERLINK("http://x.test")'
-    >>> csv_cell("-1"), csv_cell(-1), csv_cell("PER")
-    ("'-1", -1, 'PER')
+    >>> csv_cell("-1+1"), csv_cell("-1"), csv_cell(-1), csv_cell("PER")
+    ("'-1+1", '-1', -1, 'PER')
     """
-    if isinstance(value, str) and value.startswith(_FORMULA_START):
+    if isinstance(value, str) and value.startswith(_FORMULA_START) and not _PLAIN_NUMBER.fullmatch(value):
         return "'" + value
     return value
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import numbers
 import os
+import re
 from typing import Any, Sequence
 
 from ..errors import UsageError
@@ -117,6 +118,22 @@ def path(name: str, value: Any) -> None:
             raise UsageError(f"{name} must be a path (str or os.PathLike) or a list of them, got {shown(item)}")
         if not os.fspath(item):  # '' would read the current folder (an unset shell variable, say)
             raise UsageError(f"{name}: a path is empty; give a file or folder name")
+
+
+#: Why a config value or section header with an inline comment is refused.
+INLINE_COMMENT = "inline comments are not read in spaCy configs: put the comment on its own line"
+_QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"')
+
+
+def inline_comment(text: str) -> bool:
+    """Whether ``text`` (a config line, or a value read from one) holds `` #`` outside its quoted
+    strings: spaCy's config reader (confection) strips only comments on lines of their own, so
+    ``on = "point"  # or "lower"`` reads as the value ``"point"  # or "lower"``.
+
+    >>> inline_comment('on = "point"  # or "lower"'), inline_comment('label = "A # B"')
+    (True, False)
+    """
+    return re.search(r"\s#", _QUOTED.sub('""', text)) is not None
 
 
 def _not_real(value: Any) -> bool:

@@ -23,6 +23,7 @@ This module imports spaCy; ``import spanagree`` does not import it.
 import inspect
 import multiprocessing
 import os
+import warnings
 from collections import Counter
 from multiprocessing.context import get_spawning_popen
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple
@@ -34,7 +35,7 @@ from spacy.tokens import Doc
 from ..measures.psa.summary import against, prf_arrays
 from ..report import score_corpus as score
 from ..core import options
-from ..core.validate import shown
+from ..core.validate import INLINE_COMMENT, inline_comment, shown
 from ..core.align import AlignmentRule
 from ..errors import Location, UsageError
 from ..io.docbin import IdClashes, doc_id_of, doc_tokens, spacy_spans, span_tuples
@@ -58,6 +59,26 @@ REFERENCE, PREDICTED = "reference", "predicted"
 #: config's types against the factory's named parameters; the values are checked once, by
 #: :func:`spanagree.core.options.keywords`, when the component is made).
 ALIGNMENT: Dict[str, Any] = {name: options.default(name) for name in options.COMPONENT_OPTIONS}
+
+
+class SpanGroupNotFoundWarning(UserWarning):
+    """The span groups a component or scorer was told to read (``spans_key``, ``rater_keys``,
+    ``rater_prefix``) are in none of the Docs it scored, so its scores are None."""
+
+
+def _warn_no_group(where: str, asked: str, docs: int, groups: Iterable[str]) -> None:
+    warnings.warn(f"{where}: {asked} names no span group of the {docs} Docs scored, so every score is None; "
+                  f"the span groups they have: {', '.join(sorted(set(groups))) or 'none'}",
+                  SpanGroupNotFoundWarning, stacklevel=3)
+
+
+def _refuse_inline_comments(where: str, settings: Dict[str, Any]) -> None:
+    """A string setting (or a string of a list) that carries an inline comment is refused: spaCy's
+    configs have none, so ``spans_key = null  # doc.ents`` reads as the string ``null  # doc.ents``."""
+    for name, value in settings.items():
+        for text in value if isinstance(value, (list, tuple)) else [value]:
+            if isinstance(text, str) and inline_comment(text):
+                raise UsageError(f"{where}: {name} = {text!r}: {INLINE_COMMENT}")
 
 
 def _alignment_parameters(factory: Callable, *, unset: bool = False) -> Callable:
@@ -94,6 +115,7 @@ def make_span_agreement(
     **alignment: Any,
 ) -> "SpanAgreement":
     """Build the ``span_agreement`` component (see :class:`SpanAgreement`)."""
+    _refuse_inline_comments(name, {"rater_keys": rater_keys, "rater_prefix": rater_prefix, **alignment})
     return SpanAgreement(nlp, name, rater_keys=rater_keys, rater_prefix=rater_prefix, scorer=scorer, **alignment)
 
 
@@ -195,7 +217,8 @@ class _RaterGroups:
         self._id_clashes.check(doc, doc_id, where)
         empty = CorpusBuilder()  # counts spans with no characters, left out
         raters = [(rater, span_tuples(doc.spans[key], where, doc_id, f"spans[{key!r}]", empty)) for rater, key in self.groups(doc)]
-        return {"doc_id": doc_id, "text": doc.text, "tokens": doc_tokens(doc), "raters": raters, "left_out": empty.exclusions.spans}
+        return {"doc_id": doc_id, "text": doc.text, "tokens": doc_tokens(doc), "raters": raters,
+                "left_out": empty.exclusions.spans, "groups": list(doc.spans)}
 
     def corpus(self, records: Iterable[Dict[str, Any]]) -> Corpus:
         builder = CorpusBuilder()
@@ -263,6 +286,11 @@ class SpanAgreement(_RaterGroups):
         else:
             self.refuse_if_elsewhere()
             records = self._records
+        if records and not any(rec["raters"] for rec in records):  # a report of None: say why
+            asked = (f"rater_keys {self.rater_keys}" if self.rater_keys is not None else f"rater_prefix "
+                     f"{self.rater_prefix!r}" if self.rater_prefix is not None else "the default (every span group "
+                     "but the pipeline's outputs)")
+            _warn_no_group(self.name, asked, len(records), [g for rec in records for g in rec["groups"]])
         return score(self.corpus(records), self.rule, unit=self.unit, reference=reference, beta=beta).to_dict()
 
     def _from_doc(self, doc: Doc, position: int) -> Dict[str, Any]:
@@ -333,6 +361,8 @@ def make_span_consensus(
     **alignment: Any,
 ) -> "SpanConsensus":
     """Build the ``span_consensus`` component (see :class:`SpanConsensus`)."""
+    _refuse_inline_comments(name, {"rater_keys": rater_keys, "rater_prefix": rater_prefix, "spans_key": spans_key,
+                                   "existing_ents": existing_ents, **alignment})
     return SpanConsensus(
         nlp, name, rater_keys=rater_keys, rater_prefix=rater_prefix, min_raters=min_raters, spans_key=spans_key,
         set_ents=set_ents, existing_ents=existing_ents, **alignment,
@@ -471,6 +501,7 @@ def make_agreement_scorer(*, spans_key: Optional[str] = None, attr: Optional[str
     ``_per_type`` (``{label: {"p", "r", "f"}}``) and spanagree's ``_psa``, ``_a``, ``_b``, ``_c``
     and ``_rule``.
     """
+    _refuse_inline_comments(SCORER, {"spans_key": spans_key, "attr": attr, **alignment})
     explicit = {k: v for k, v in alignment.items() if v is not None}
     settings = options.keywords(explicit, options.COMPONENT_OPTIONS, where=SCORER)
     return AgreementScorer(
@@ -543,9 +574,11 @@ class AgreementScorer:
         prefix = self.attr
         builder = CorpusBuilder()
         where = Location("<examples>")
+        skipped: List[Doc] = []  # references without the span group (or entity annotation)
         for i, eg in enumerate(examples, 1):
             ref, pred = eg.reference, eg.predicted
             if not self._annotated(ref):
+                skipped.append(ref)
                 continue
             doc_id = f"example-{i:06d}"
             tokens = doc_tokens(ref) if self.unit == "token" else None
@@ -554,6 +587,8 @@ class AgreementScorer:
         result: Dict[str, Any] = {f"{prefix}_{k}": None for k in ("p", "r", "f", "per_type", "psa", "a", "b", "c")}
         result[f"{prefix}_rule"] = self.rule_name()
         corpus = builder.build()
+        if self.spans_key is not None and skipped and not corpus.n_documents:
+            _warn_no_group(SCORER, f"spans_key {self.spans_key!r}", len(skipped), [g for doc in skipped for g in doc.spans])
         if not corpus.n_spans:
             return result
         layout, summary = score(corpus, self.rule, unit=self.unit).point()

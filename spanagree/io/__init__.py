@@ -93,11 +93,8 @@ def _detect_format(path: Path) -> str:
         if not fmt.jsonl and fmt.sniff(path, None):
             return fmt.name
     if path.is_dir():
-        raise InputError(
-            "cannot tell the format of this directory (no *.jsonl files, no *.ann files, and no "
-            f"folders of them); formats: {', '.join(formats())}; name it with {option('format', 'brat')}",
-            where=Location(str(path)),
-        )
+        raise _undetected(path, "a directory of no file a format recognises (no *.jsonl, *.ann, *.tsv, ... files, "
+                                "and no folders of them)")
     try:
         first = next(islice(json_lines(path), 1))[1]
     except InputError as err:
@@ -111,12 +108,15 @@ def _detect_format(path: Path) -> str:
 
 
 def _undetected(path: Path, seen: str) -> InputError:
-    head = (peek(path, 200) or "").strip().splitlines()
-    start = head[0][:60] + ("..." if len(head[0]) > 60 else "") if head else ""
+    """No format recognises ``path``, so none reads it as it is: what was seen, and the formats."""
+    head = [] if path.is_dir() else (peek(path, 200) or "").strip().splitlines()
+    start = f"; it begins {head[0][:60] + ('...' if len(head[0]) > 60 else '')!r}" if head else ""
+    suffix = "" if path.is_dir() else f"suffix {path.suffix or '(none)'!r}, "
     return InputError(
-        f"cannot tell the format of {path.name}; name it with {option('format', 'spanagree')} (one of: "
-        f"{', '.join(formats())}). "
-        f"Seen: suffix {path.suffix or '(none)'!r}, {seen}; it begins {start!r}",
+        f"cannot tell the format of {path.name}: no format recognises it, so none reads it as it is "
+        f"(seen: {suffix}{seen}{start}). The formats are {', '.join(formats())} (spanagree info says what "
+        f"each reads): convert it to one of them, or name its format with {option('format', 'NAME')} "
+        "if it is one",
         where=Location(str(path)),
     )
 

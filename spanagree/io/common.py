@@ -207,12 +207,11 @@ def parse_line_slowly(raw: bytes, where: Location) -> Any:
         line = line[1:]
         if not line.strip():
             return {}
-    try:
-        obj = json.loads(line, parse_int=parse_int)
+    try:  # without its line break, which would put the end of a cut line at "line 2, column 1"
+        obj = json.loads(line.rstrip("\r\n"), parse_int=parse_int)
     except json.JSONDecodeError as err:
-        raise InputError(
-            f"not valid JSON ({err.msg} at column {err.colno}); expected one JSON object per line", where=where
-        ) from None
+        raise InputError(f"not valid JSON ({err.msg.removesuffix(' at')} at column {err.colno}); expected one "
+                         "JSON object per line", where=where) from None
     except RecursionError:
         raise InputError("JSON nested too deeply; expected one JSON object per line", where=where) from None
     except ValueError as err:  # e.g. an integer too large for the fast parser

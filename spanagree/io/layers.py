@@ -149,14 +149,26 @@ def choose(
 
 def choose_for(docs: Sequence, layer: str | None, feature: str | None, notes, tool: str) -> Choice:
     """:func:`choose` over parsed documents (each with ``span_layers()``, ``spans`` and ``path``),
-    the choice said in a note."""
+    the choice said in a note. A layer or feature named that holds nothing in the files read (no
+    annotation of the layer, or the feature unset on every one) is an InputError listing what they hold."""
     declared: dict[str, list[str]] = {}
     used: set[str] = set()
     for doc in docs:
         for name, features in doc.span_layers().items():
             declared.setdefault(name, list(features))
         used.update(span.layer for span in doc.spans)
-    choice = choose(declared, used, layer, feature, Location(str(docs[0].path)) if docs else Location(""))
+    where = Location(str(docs[0].path)) if docs else Location("")
+    choice = choose(declared, used, layer, feature, where)
+    for name in choice.layers:
+        values = [span.values.get(feature) for doc in docs for span in doc.spans if span.layer == name]
+        if layer is not None and not values:
+            raise InputError(f"layer={short_name(name)!r} has no annotation in the files read; the span layers "
+                             f"with annotations are: {', '.join(sorted(used)) or 'none'}", where=where, field="layer")
+        if feature is not None and values and all(value in (None, "") for value in values):
+            held = sorted({key for doc in docs for span in doc.spans if span.layer == name
+                           for key, value in span.values.items() if value not in (None, "")})
+            raise InputError(f"feature={feature!r} is unset on every annotation of layer {name}; the features "
+                             f"set there are: {', '.join(held) or 'none'}", where=where, field="feature")
     notes[choice.note(tool)] += 1
     return choice
 

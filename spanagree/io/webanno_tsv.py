@@ -373,22 +373,23 @@ def _layer_cells(doc: Document, layer: Layer, cells: list[str], row: str, start:
             governor = f"{found.group(1)}[{found.group(2)}]" if found.group(2) else found.group(1)
             doc.relations.append(Relation(layer.type, dependent, governor, values, where))
         return
-    source = plain[0][0] if plain else kinds.index("role")
-    lead = cells[source]
-    if lead in ("_", ""):
+    # a column per feature: any of them may hold the annotations (``_`` in one feature column while
+    # another holds them: that feature is unset); a layer of slot features only is read from its roles
+    own = [(name, cells[i]) for i, name in plain] or [("", cells[kinds.index("role")])]
+    filled = {name: split_unescaped(cell, "|") for name, cell in own if cell not in ("_", "")}
+    if not filled:
         return
-    entries = split_unescaped(lead, "|")
-    others = {name: split_unescaped(cells[i], "|") for i, name in plain}
-    for name, items in others.items():
-        if len(items) != len(entries):
-            raise InputError(
-                f"{len(items)} annotation(s) in feature {name!r} and {len(entries)} in {plain[0][1]!r}; expected "
-                "one entry per stacked annotation in every feature column of the layer",
-                where=where, field=name,
-            )
-    for n, raw in enumerate(entries):
-        _, ident = entry(raw)
-        values = {name: entry(items[n])[0] for name, items in others.items()} if plain else {}
+    counts = {name: len(items) for name, items in filled.items()}
+    if len(set(counts.values())) > 1:
+        raise InputError(
+            f"{' and '.join(f'{n} annotation(s) in feature {name!r}' for name, n in counts.items())}; expected "
+            "one entry per stacked annotation in every feature column of the layer",
+            where=where, field=next(iter(counts)),
+        )
+    for n in range(next(iter(counts.values()))):
+        parsed = {name: entry(items[n]) for name, items in filled.items()}
+        ident = next((i for _, i in parsed.values() if i is not None), None)
+        values = {name: parsed[name][0] if name in parsed else None for _, name in plain}
         key = (layer.type, ident) if ident is not None else (layer.type, (row, n))
         held = extents.get(key)
         if held is None:

@@ -22,6 +22,7 @@ table                     one row per
 from __future__ import annotations
 
 import csv
+import importlib
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable
@@ -181,12 +182,18 @@ def check_writer(output: str) -> None:
     pyarrow installed; CSV needs neither)."""
     if output not in ("csv", "parquet"):
         raise UsageError(f"tables are written as csv or parquet, got {output!r}")
-    if output == "parquet":
-        pandas()
-        try:
-            import pyarrow  # noqa: F401  (pandas writes Parquet through it)
-        except ImportError:
-            raise UsageError("Parquet tables need pyarrow: pip install pyarrow (or write --output csv)") from None
+    missing = [name for name in ("pandas", "pyarrow") if output == "parquet" and not _importable(name)]
+    if missing:  # pandas writes Parquet through pyarrow; the parquet extra installs both
+        raise UsageError(f"Parquet tables need pandas and pyarrow ({' and '.join(missing)} missing here): "
+                         "pip install 'spanagree[parquet]' (or write --output csv)")
+
+
+def _importable(module: str) -> bool:
+    try:
+        importlib.import_module(module)
+    except ImportError:
+        return False
+    return True
 
 
 def write(report, folder: str | Path, *, output: str = "csv") -> dict[str, Any]:

@@ -40,6 +40,25 @@ def test_info_names_versions_formats_and_entry_points():
     assert f"spanagree   {spanagree.__version__}" in text and "spacy_scorers: spanagree.agreement_scorer.v1" in text
 
 
+def test_info_lists_every_dependency_and_extra_of_pyproject():
+    """Every name in [project] dependencies has its version listed (scipy, msgspec and regex were
+    left out of a hand-kept list), and every name in a user's extra (not test, bench) is listed."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+
+    def names(requirements):
+        return {re.split(r"[\[<>=!~ ;]", r, maxsplit=1)[0] for r in requirements}
+
+    facts = json.loads(runner.invoke(app, ["info", "--json"]).stdout)
+    required = names(project["dependencies"])
+    assert set(facts["packages"]) == required and {"scipy", "msgspec", "regex"} <= required
+    assert all(facts["packages"][name] == metadata.version(name) for name in required)
+    extras = {name for extra, requirements in project["optional-dependencies"].items() if extra not in ("test", "bench")
+              for name in names(requirements)}
+    assert set(facts["optional"]) == extras - required and "pytest" not in facts["optional"]
+    text = runner.invoke(app, ["info"]).stdout
+    assert all(f"{name} {metadata.version(name)}" in text for name in required)
+
+
 def _help(*command: str) -> str:
     result = runner.invoke(app, [*command, "--help"], env={"COLUMNS": "400", "TERM": "dumb"})
     assert result.exit_code == 0

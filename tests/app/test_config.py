@@ -165,6 +165,44 @@ def test_interpolation_works_as_in_spacy(tmp_path):
         config.load_settings(broken)
 
 
+@pytest.mark.parametrize("text,line", [
+    ('[gate]\non = "point"  # or "lower"\n', 'config file {cfg}:2: \'on = "point"  # or "lower"\''),
+    ('[input]\n# a comment of its own is fine\nspans_key = null   # null: doc.ents\n',
+     "config file {cfg}:3: 'spans_key = null   # null: doc.ents'"),
+    ('[gate]\non = "point"\n\n[gate.min]\nalpha = 0.5\n\n[gate.min.label] # likewise [gate.min.pair]\nPER = 0.7\n',
+     "config file {cfg}:7: '[gate.min.label] # likewise [gate.min.pair]'"),
+    ('[input]\nanswers = ["accept",\n    "ignore"]  # and ignore\n', "config file {cfg}:3: '\"ignore\"]  # and ignore'"),
+])
+def test_an_inline_comment_is_refused_naming_the_file_and_line(example_path, tmp_path, text, line):
+    """spaCy's configs have no inline comments: confection would read the comment into the value
+    ("point"  # or "lower") or fail on the section; the line is named instead."""
+    cfg = write_cfg(tmp_path, text)
+    expected = f"{line.format(cfg=cfg)}: inline comments are not read in spaCy configs: put the comment on its own line"
+    with pytest.raises(UsageError) as caught:
+        config.load_settings(cfg)
+    assert str(caught.value) == expected
+    result = runner.invoke(app, ["score", str(example_path), "--config", str(cfg)])
+    assert result.exit_code == 2 and expected in result.stderr
+
+
+def test_a_hash_in_a_quoted_string_or_a_comment_line_is_read(tmp_path):
+    cfg = write_cfg(tmp_path, '# a comment\n[input]\n  ; another\nlayer = "A # B"\nanswers = ["accept #1", "ignore"]\n')
+    settings = config.load_settings(cfg)
+    assert settings["input"]["layer"] == "A # B" and settings["input"]["answers"] == ["accept #1", "ignore"]
+
+
+def test_the_configs_shown_in_the_docs_have_no_inline_comment():
+    from spanagree.core.validate import inline_comment
+
+    shown = [(path.name, block) for path in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+             for block in re.findall(r"```ini\n(.*?)```", path.read_text(encoding="utf-8"), re.S)]
+    shown += [(path.name, path.read_text(encoding="utf-8")) for path in CONFIGS.glob("*.cfg")]
+    assert len(shown) > 5
+    for name, block in shown:
+        for line in block.splitlines():
+            assert line.lstrip().startswith(("#", ";")) or not inline_comment(line), (name, line)
+
+
 def test_library_entry_point(example_path):
     report = config.score(example_path, CONFIGS / "ner_overlap.cfg", **{"alignment.labels": "ignore"})
     assert report.counts.rule.rule == "overlap" and report.counts.rule.labels == "ignore"

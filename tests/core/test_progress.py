@@ -3,6 +3,7 @@ lines without carriage returns when stderr is a log, and nothing for a phase sho
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -45,7 +46,11 @@ def test_the_bar_counts_replicates_truthfully(capsys, no_delay):
             for _ in range(3):
                 bar.update(200)
     err = capsys.readouterr().err
-    assert "600/600" in err and "601" not in err
+    # each line's count field "| N/TOTAL [" (not the speed after it, which can read 601.2replicate/s)
+    counts = [(int(n), int(total)) for n, total in re.findall(r"\| *(\d+)/(\d+) \[", err)]
+    assert len(counts) == len(err.splitlines()) and {total for _, total in counts} == {600}
+    assert [n for n, _ in counts] == sorted(n for n, _ in counts) and counts[-1] == (600, 600)
+    assert {n for n, _ in counts} <= {0, 200, 400, 600}
 
 
 def test_a_quick_phase_prints_nothing(capsys):

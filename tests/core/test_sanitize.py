@@ -52,9 +52,13 @@ def test_markdown_never_leaves_raw_html_or_pipes(text):
 
 
 def test_csv_cells_that_start_a_formula_are_neutralised():
-    for value in ["=1+1", "+1", "-1", "@SUM(A1)", "\t=x", "\r=x", '=HYPERLINK("http://x.test","y")']:
+    for value in ["=1+1", "+1+1", "-1+1", "-A1", "-2*3", "+1e5)", "-", "@SUM(A1)", "\t=x", "\t5", "\r=x",
+                  '=HYPERLINK("http://x.test","y")']:
         assert csv_cell(value) == "'" + value
     assert csv_cell("PER") == "PER"
+    # a plain number, as text, is read by a spreadsheet as that number: it stays as it is
+    for number in ["-1164799570", "+1", "-1", "-0.5", "-.5", "-1e-5", "+2E10"]:
+        assert csv_cell(number) == number
     assert csv_cell(3) == 3 and csv_cell(None) is None
 
 

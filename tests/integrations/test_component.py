@@ -206,6 +206,52 @@ def test_scorer_on_span_groups():
         make(rule="fuzzy")
 
 
+def test_a_spans_key_in_no_doc_is_warned_about_naming_the_groups_there_are():
+    """The scorer given a span group that no reference Doc has returns None scores, as spaCy's
+    own scorers do, and says so loudly instead of in silence."""
+    import warnings
+
+    from spanagree.integrations.component import SpanGroupNotFoundWarning
+
+    nlp = spacy.blank("en")
+    make = spacy.registry.get("scorers", "spanagree.agreement_scorer.v1")
+    ref = rated_doc(nlp, {"ner_a": [(10, 21, "PERSON")], "ner_b": []})
+    with pytest.warns(SpanGroupNotFoundWarning, match=r"spanagree.agreement_scorer.v1: spans_key 'sc' names no span "
+                                                      r"group of the 1 Docs scored, so every score is None; the span "
+                                                      r"groups they have: ner_a, ner_b"):
+        scores = make(spans_key="sc")([Example(rated_doc(nlp, {}), ref)])
+    assert scores["spans_sc_f"] is None
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SpanGroupNotFoundWarning)
+        assert make(spans_key="ner_a")([Example(rated_doc(nlp, {"ner_a": []}), ref)])["spans_ner_a_r"] == 0.0
+        assert make()([Example(nlp.make_doc(TEXT), nlp.make_doc(TEXT))])["ents_f"] is None  # doc.ents: as spaCy
+        assert make(spans_key="sc")([]) == make(spans_key="sc")([])  # nothing scored: nothing to warn about
+    component = nlp.add_pipe("span_agreement", config={"rater_keys": ["alice", "bob"]})
+    component(rated_doc(nlp, {"ann_alice": [(10, 21, "PERSON")], "ann_bob": []}))
+    with pytest.warns(SpanGroupNotFoundWarning, match=r"span_agreement: rater_keys \['alice', 'bob'\] names no span "
+                                                      r"group of the 1 Docs .* the span groups they have: ann_alice, ann_bob"):
+        assert component.report()["overall"]["pairwise_mean_psa"] is None
+
+
+@pytest.mark.parametrize("factory,config,name", [
+    ("scorer", {"spans_key": "null   # null: doc.ents"}, "spans_key"),
+    ("scorer", {"rule": '"partial"  # or "overlap"'}, "rule"),
+    ("span_agreement", {"rater_prefix": "ann_  # every annotator"}, "rater_prefix"),
+    ("span_agreement", {"rater_keys": ["a", "b # the second"]}, "rater_keys"),
+    ("span_consensus", {"spans_key": "gold # the vote"}, "spans_key"),
+])
+def test_a_string_setting_with_an_inline_comment_is_refused(factory, config, name):
+    """spaCy's configs have no inline comments: the comment would be read into the value."""
+    nlp = spacy.blank("en")
+    with pytest.raises(UsageError, match=rf"{name} = .*#.*: inline comments are not read in spaCy configs: put the "
+                                         r"comment on its own line"):
+        if factory == "scorer":
+            spacy.registry.get("scorers", "spanagree.agreement_scorer.v1")(**config)
+        else:
+            nlp.add_pipe(factory, config=config)
+    assert spacy.registry.get("scorers", "spanagree.agreement_scorer.v1")(spans_key="team#1").spans_key == "team#1"
+
+
 def test_nlp_evaluate_returns_the_spanagree_keys():
     nlp = spacy.blank("en")
     ruler = nlp.add_pipe("entity_ruler", config={"scorer": {"@scorers": "spanagree.agreement_scorer.v1", "rule": "partial"}})

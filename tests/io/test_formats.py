@@ -667,12 +667,32 @@ def test_detection_of_the_text_formats(tmp_path):
     assert detect_format(tmp_path / "brat") == "brat"
     other = tmp_path / "notes.txt"
     other.write_text("just some words here\n")
-    with pytest.raises(InputError, match=r"notes.txt: cannot tell the format of notes.txt; name it with format='spanagree' \(one of:.*"
-                                         r"Seen: suffix '.txt', not JSON lines.*begins 'just some words here'"):
+    with pytest.raises(InputError, match=r"notes.txt: cannot tell the format of notes.txt: no format recognises it.*"
+                                         r"seen: suffix '.txt', not JSON lines.*begins 'just some words here'"):
         detect_format(other)
     array = tmp_path / "plain.json"
     array.write_text('[{"text": "x"}]')
     assert all(f.sniff(array, None) is False for f in spanagree.io.formats().values() if not f.jsonl)
+
+
+def test_an_unknown_file_is_told_no_format_reads_it_not_to_try_one_that_fails(tmp_path):
+    """A .csv (or a folder of nothing known) was told to try format='spanagree', which then failed:
+    the hint names no format that cannot read it, says none does, and lists the formats."""
+    table = tmp_path / "spans.csv"
+    table.write_text("doc,start,end,label\nd1,0,4,PER\n")
+    folder = tmp_path / "empty"
+    (folder / "sub").mkdir(parents=True)
+    for path in (table, folder):
+        with pytest.raises(InputError) as caught:
+            spanagree.read(path)
+        message = str(caught.value)
+        assert "no format recognises it, so none reads it as it is" in message
+        assert "The formats are " + ", ".join(spanagree.io.formats()) in message
+        assert "format='NAME' if it is one" in message
+        named = [name for name in spanagree.io.formats() if f"format={name!r}" in message]
+        assert not named, named
+    with pytest.raises(InputError):
+        spanagree.read(table, format="spanagree")  # the format the hint used to name
 
 
 def test_writers_keep_rater_document_text_and_tokens(tmp_path):

@@ -203,6 +203,12 @@ def test_long_files_read_alike(tmp_path, monkeypatch, seed):
 @pytest.mark.parametrize("seed", range(12))
 def test_the_engines_read_blocks_alike(tmp_path, monkeypatch, seed):
     """The engines read byte ranges of a file in blocks too: the same report, or the same error."""
+    _engines_read_alike(tmp_path, monkeypatch, seed)
+
+
+def _engines_read_alike(tmp_path, monkeypatch, seed: int) -> list[int]:
+    """Score a random file of ``seed`` line by line and by the engines (1 and 2 jobs), assert the
+    reports (or errors) are the same; the engines' task counts."""
     rng = random.Random(1000 + seed)
     lines = []
     for doc in range(rng.randrange(60, 200)):  # grouped by document, as the engines want
@@ -284,7 +290,7 @@ def test_errors_name_the_line(tmp_path, lines, message):
 
 def test_the_engine_test_runs_the_engines(tmp_path, monkeypatch):
     """Most of the files above are read by an engine in many tasks (not a fallback to memory)."""
-    runs = [test_the_engines_read_blocks_alike(tmp_path / str(seed), monkeypatch, seed) for seed in range(12)
+    runs = [_engines_read_alike(tmp_path / str(seed), monkeypatch, seed) for seed in range(12)
             if not (tmp_path / str(seed)).mkdir()]
     assert sum(1 for tasks in runs if tasks and min(tasks) > 5) >= 6, runs
 
@@ -354,3 +360,22 @@ def test_token_heavy_files_score_alike_in_tokens(tmp_path, monkeypatch, seed):
         except (InputError, spanagree.UsageError) as error:
             outcomes.append(str(error))
     assert outcomes[0] == outcomes[1]
+
+
+@pytest.mark.parametrize("ending", [b"\n", b"\r\n", b""])
+@pytest.mark.parametrize("read", [_by_blocks, _line_by_line])
+def test_a_cut_line_names_the_column_where_the_json_stops(tmp_path, read, ending):
+    """A line cut short (a truncated file) is named with the column Python's json names for that
+    line alone, not "column 1" of the line break after it; by blocks (msgspec, then the line) and
+    line by line (orjson, then the line) alike."""
+    good = _raw(_common_line(0, "a", [{"start": 0, "end": 4, "label": "PER"}]))
+    cut = _raw(_common_line(0, "b", [{"start": 0, "end": 4, "label": "PER"}]))[:73]
+    try:
+        json.loads(cut)
+    except json.JSONDecodeError as err:
+        expected = f"r.jsonl:3: not valid JSON ({err.msg} at column {err.colno});"
+    path = tmp_path / "r.jsonl"
+    path.write_bytes(good + b"\n" + good.replace(b'"a"', b'"c"') + b"\n" + cut + ending)
+    assert expected in _outcome(read, path) and "column 1)" not in expected
+    path.write_bytes(good + b"\n" + b'{"doc_id": "d0", "text": "Anna' + ending)  # cut inside a string
+    assert "r.jsonl:2: not valid JSON (Unterminated string starting at column 26);" in _outcome(read, path)

@@ -3,6 +3,7 @@ when absent), small files written here after them, and bad input."""
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,7 @@ from spanagree.errors import InputError
 from spanagree.io import detect_format
 from spanagree.io.webanno_tsv import entry, parse, split_unescaped, unescape
 
-from locations import ROOT
+from locations import FIXTURES, ROOT
 
 TSV3 = ROOT.parent / "shared" / "real-exports" / "inception" / "tsv3"
 MULTIVAL = ROOT.parent / "shared" / "real-exports" / "inception" / "xmi" / "multivalspanrel"
@@ -119,6 +120,77 @@ def test_curation_suite_a_folder_per_document_a_file_per_annotator(tsv3):
     pos = spanagree.score(spanagree.read([incomplete / "user1.tsv", incomplete / "user2.tsv"], feature="PosValue",
                                          layout="document-folders")).to_dict()
     assert (pos["overall"]["a"], pos["overall"]["b"], pos["overall"]["c"]) == (0, 1, 1)
+
+
+def test_every_span_layer_shape_of_inceptions_files(tsv3):
+    """Layers of two features (NamedEntity identifier|value, POS PosValue|coarseValue), a feature
+    unset (``*``) beside one set, stacked annotations, escaped pipes in a value, a layer with no
+    feature, a layer of slot features: each read with its spans and labels."""
+    cases = tsv3 / "curation-testsuite"
+    stacked = spanagree.read(cases / "multipleStackedAnnotationsAreNotMergedTest")
+    assert [(r, t, label) for r in stacked.raters for t, label in covered_by(stacked, r)] == [
+        ("user1", "Champions League", "ORG"), ("user1", "Champions League", "ORGpart"),
+        ("user2", "Champions League", "ORG"), ("user2", "Champions League", "ORGpart")]
+    multi = spanagree.read(cases / "simpleSpanDiffMultiFeatureTest", feature="identifier")
+    assert [covered_by(multi, r) for r in ("user1", "user2")] == [[("admitted", "A")], [("admitted", "B")]]
+    pos = spanagree.read(cases / "simpleRelTypeDiffTest", layer="POS", feature="PosValue")
+    assert covered_by(pos, "user1") == [("is", "VAFIN"), ("sentence", "NN")]
+    lemma = spanagree.read(cases / "relationLabelTest" / "user1.tsv", layer="Lemma")
+    assert lemma.n_spans == 26 and ("sich", "er|es|sie") in covered(lemma)
+    coarse = spanagree.read(cases / "relationLabelTest" / "user1.tsv", layer="POS", feature="coarseValue")
+    assert coarse.n_spans == 26 and ("Heutzutage", "ADV") in covered(coarse)
+    slot = tsv3 / "tsv3-suite" / "testSimpleSlotFeature" / "reference.tsv"
+    assert covered(spanagree.read(slot, layer="SimpleSpan")) == [("a", "SimpleSpan"), ("is", "SimpleSpan")]
+    assert covered(spanagree.read(slot, layer="SimpleLinkHost")) == [("This", "SimpleLinkHost")]
+    bio = spanagree.read(tsv3 / "tsv3-suite" / "testTokenBoundedBioLookAlike" / "reference.tsv")
+    assert Counter(label for _, label in covered(bio)) == {"I-NOTBIO!": 4, "B-NOTBIO!": 1}
+
+
+def covered_by(corpus, rater: str) -> list[tuple[str, str]]:
+    text = corpus.texts[0]
+    return sorted((text[s:e], label) for s, e, label in corpus.spans_of(corpus.doc_ids[0], rater))
+
+
+MULTI_FEATURE = FIXTURES / "webanno-tsv-multi-feature"
+
+
+def test_a_layer_of_two_features_reads_the_value_whichever_column_holds_the_annotation():
+    """NamedEntity|identifier|value as INCEpTION declares it, with the identifier column ``_`` where
+    only the value is set: every annotation is read, labelled by its value."""
+    corpus = spanagree.read(MULTI_FEATURE)
+    assert covered_by(corpus, "ann1") == [("Ada Lovelace", "PER"), ("Charles Babbage", "PER"), ("London", "LOC")]
+    assert covered_by(corpus, "ann2") == [("Ada Lovelace", "PER"), ("Babbage", "PER"), ("London", "LOC"),
+                                          ("London", "ORG")]
+    overall = spanagree.score(corpus).to_dict()["overall"]
+    assert (overall["a"], overall["b"], overall["c"]) == (2, 1, 2)
+    assert spanagree.read(MULTI_FEATURE, layer="NamedEntity", feature="value").n_spans == corpus.n_spans
+    by_id = spanagree.read(MULTI_FEATURE, feature="identifier")
+    assert covered_by(by_id, "ann1")[0] == ("Ada Lovelace", "Q7259")
+    assert by_id.exclusions.notes[
+        "WebAnno TSV: annotations of NamedEntity whose feature 'identifier' is unset, labelled with the layer's name"] == 6
+
+
+def test_a_layer_or_feature_named_that_holds_nothing_is_an_error_naming_what_there_is():
+    with pytest.raises(InputError, match=r"news.tsv: field 'layer': layer='Topic' has no annotation in the files "
+                                         r"read; the span layers with annotations are: .*\.NamedEntity$"):
+        spanagree.read(MULTI_FEATURE, layer="Topic")
+    with pytest.raises(InputError, match=r"field 'feature': feature='identifier' is unset on every annotation of "
+                                         r"layer .*NamedEntity; the features set there are: value$"):
+        spanagree.read(MULTI_FEATURE / "ann2", feature="identifier")
+    from click.testing import CliRunner
+    from spanagree.app.cli import app
+
+    result = CliRunner().invoke(app, ["score", str(MULTI_FEATURE), "--layer", "Topic"])
+    assert result.exit_code == 2 and "the span layers with annotations are:" in result.output
+
+
+def test_a_feature_column_with_another_count_of_stacked_annotations(tmp_path):
+    bad = tmp_path / "d1.tsv"
+    bad.write_text((MULTI_FEATURE / "ann2" / "news.tsv").read_text(encoding="utf-8").replace("*[2]|*[3]", "*[2]"),
+                   encoding="utf-8")
+    with pytest.raises(InputError, match=r"d1.tsv:13: field 'identifier': 1 annotation\(s\) in feature 'identifier' "
+                                         r"and 2 annotation\(s\) in feature 'value'"):
+        spanagree.read(bad)
 
 
 def test_webanno_tsv_2_is_refused_naming_the_version():

@@ -183,11 +183,24 @@ def test_cli_tables_need_a_folder_and_escape_formulas(write_jsonl, tmp_path):
     assert "'=cmd|' /C calc'!A0" in (names["rater_a"], names["rater_b"])
 
 
-def test_parquet_without_pyarrow_says_so_before_scoring(example_path, tmp_path, monkeypatch):
-    monkeypatch.setitem(sys.modules, "pyarrow", None)
+@pytest.mark.parametrize("missing", [("pyarrow",), ("pandas",), ("pandas", "pyarrow")])
+def test_parquet_without_pyarrow_says_so_before_scoring(example_path, tmp_path, monkeypatch, missing):
+    """The message names what is missing and the extra that installs both (the notebook extra,
+    which installs pandas, lacks pyarrow)."""
+    absent = [name for name in ("pandas", "pyarrow") if name in missing or importlib.util.find_spec(name) is None]
+    for name in missing:
+        monkeypatch.setitem(sys.modules, name, None)
     result = CliRunner().invoke(app, ["score", str(example_path), "--output", "parquet", "-o", str(tmp_path / "t")])
-    assert result.exit_code == 2 and "pyarrow" in result.output
+    assert result.exit_code == 2
+    assert f"Parquet tables need pandas and pyarrow ({' and '.join(absent)} missing here): pip install " \
+           "'spanagree[parquet]'" in result.output
     assert not (tmp_path / "t").exists()
+    import tomllib
+
+    from conftest import ROOT
+
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
+    assert {requirement.split(">")[0] for requirement in extras["parquet"]} == {"pandas", "pyarrow"}
 
 
 def test_the_readme_shows_the_frames_the_code_prints(monkeypatch):
@@ -260,3 +273,22 @@ def test_an_engines_report_writes_every_table_but_the_disagreements_and_says_so(
     assert result.exit_code == 0, result.output
     assert "not written: disagreements" in result.output
     assert {p.stem for p in (tmp_path / "t").iterdir()} == {"pairs", "labels", "documents", "raters", "outcomes"}
+
+
+def test_csv_doc_ids_are_the_json_doc_ids_for_negative_prodigy_hashes(tmp_path):
+    """Prodigy's ``_input_hash`` is often negative: the CSV tables keep it as the number it is
+    (the formula guard is for text), so the CSV's ids are the JSON report's."""
+    import json
+
+    path = tmp_path / "prodigy.jsonl"
+    path.write_text("".join(json.dumps({
+        "text": "Anna met Bob.", "_input_hash": h, "_task_hash": 7, "answer": "accept", "_annotator_id": rater,
+        "spans": [{"start": 0, "end": 4, "label": "PER"}] + ([{"start": 9, "end": 12, "label": "PER"}] if rater == "a2" else []),
+    }) + "\n" for rater in ("a1", "a2") for h in (-1164799570, -42, 7)), encoding="utf-8")
+    report = spanagree.score(path)
+    frames.write(report, tmp_path / "t", output="csv")
+    expected = sorted(d["doc_id"] for d in report.to_dict()["per_document"])
+    assert expected == ["-1164799570", "-42", "7"]
+    for name in ("documents", "disagreements"):
+        with (tmp_path / "t" / f"{name}.csv").open(encoding="utf-8", newline="") as f:
+            assert sorted({row["doc_id"] for row in csv.DictReader(f)}) == expected
