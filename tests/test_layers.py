@@ -30,13 +30,15 @@ LAYERS = [
 _COMMAND = "a CLI command's own modules, imported when it runs"
 _SECTION = "an optional report section, imported when it is asked for"
 LAZY: dict[tuple[str, str], str] = {
-    ("spanagree.app.api", "spanagree.engine"): "the engines load multiprocessing and concurrent.futures",
+    ("spanagree.app.request", "spanagree.engine"): "the engines load multiprocessing and concurrent.futures",
     ("spanagree.engine", "spanagree.engine.driver"): "the driver loads the process pools; choosing the mode does not",
     ("spanagree.engine", "spanagree.engine.merge"): "the same: imported with the driver",
     ("spanagree.engine.mode", "spanagree.engine.plan"): "the planner and the readers' ranges, only for large input",
     ("spanagree.measures.alt_test.procedure", "spanagree.measures.chance.coefficients"): "Shah's S, only with candidate items",
     ("spanagree.report", "spanagree.diagnostics.raters"): _SECTION,
     ("spanagree.app.runs", "spanagree.diagnostics.annotators"): "the annotator models, only for a gate's rater-accuracy checks",
+    ("spanagree.app.runs", "spanagree.diagnostics.consensus"): "the vote, only for a consensus",
+    ("spanagree.app.api", "spanagree.app.runs"): "the gate's, compare's and the models' modules, only when those entry points are called",
     ("spanagree.app.runs", "spanagree.measures.annotators.decode"): "the same: the competence table of the fitted model",
     ("spanagree.report", "spanagree.measures.psa.intervals"): _SECTION,
     ("spanagree.report", "spanagree.measures.chance.candidates"): _SECTION,

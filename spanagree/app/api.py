@@ -1,7 +1,7 @@
 """The public entry points: :func:`score`, :func:`gate`, :func:`compare`, :func:`consensus`,
 :func:`raters` and :func:`alt_test`, on paths or a corpus.
 
-Each builds one :class:`~spanagree.core.request.Request` from its keywords (the command line
+Each builds one :class:`~spanagree.app.request.Request` from its keywords (the command line
 builds the same request from flags and ``--config``) and hands it to :func:`run`, which reads the
 input (in this process, or in chunks through :mod:`spanagree.engine`) and has
 :func:`spanagree.report.score_corpus` build the report. The keywords are typed in the source, so a
@@ -10,18 +10,15 @@ type checker flags a misspelled one; the package ships ``py.typed``.
 from __future__ import annotations
 
 import os
-import warnings
 from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping, Sequence, TypedDict, overload
 
-from ..core import options, validate
-from ..core import progress as progress_bars
+from ..core import options
 from ..core.align import AlignmentRule
 from ..core.model import Corpus
-from ..core.request import Inputs, PathsLike, Request
-from ..engine.mode import choose_mode
+from .request import PathsLike, Request, run
 from ..errors import UsageError
 from ..measures.alt_test.procedure import MIN_DOCUMENTS, AltTestResult, check_parameters, from_report
-from ..report import AgreementReport, score_corpus
+from ..report import AgreementReport
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -139,41 +136,6 @@ def score(
 
 #: The keyword options of :func:`score` (declared in :mod:`spanagree.core.options`).
 _OPTION_NAMES = frozenset(o.name for o in options.api_options())
-
-
-def run(request: Request, *, progress: Any = None) -> AgreementReport:
-    """The report a :class:`~spanagree.core.request.Request` asks for: its inputs read (in this
-    process, or counted in chunks by an engine), then scored by
-    :func:`spanagree.report.score_corpus`. ``progress`` as :func:`score` takes it."""
-    if progress is True:  # bars on stderr for this call's phases (and the bootstrap, when it runs)
-        with progress_bars.shown():
-            return run(request, progress=progress_bars.reading())
-    progress = None if progress is False else progress
-    if progress is not None and not callable(progress):
-        raise UsageError(f"progress must be True, False, None or a callable (bytes_done, bytes_total), "
-                         f"got {validate.shown(progress)}")
-    settings = request.settings
-    corpus, counts = request.inputs, None
-    if isinstance(corpus, Inputs):
-        inputs = corpus
-        mode = choose_mode(
-            list(inputs.paths), inputs.format, dict(inputs.options), jobs=request.jobs, stream=request.stream,
-            engine=request.engine, client=request.client,
-            needs_spans=bool(
-                settings["unitizing"] or settings["per_rater"] or settings["candidates"] is not None or settings["structure"]
-            ),
-        )
-        if mode.engine:
-            counted = _count_with_engine(
-                list(inputs.paths), request.rule, settings, mode.note, format=inputs.format,
-                read_options=dict(inputs.options), jobs=mode.jobs, engine=request.engine, client=request.client,
-                progress=progress,
-            )
-            if counted is not None:
-                corpus, counts = counted
-        if counts is None:
-            corpus = inputs.read(progress)
-    return score_corpus(corpus, request.rule, dict(settings), counts=counts)
 
 
 def _request(corpus: Corpus | PathsLike, given: Mapping[str, Any]) -> Request:
@@ -318,22 +280,3 @@ def alt_test(
     else:
         report = run(_request(corpus, score_options))
     return from_report(report, candidate, epsilon=epsilon, alpha=alpha, min_documents=min_documents)
-
-
-def _count_with_engine(paths, rule: AlignmentRule, settings: dict[str, Any], note: str | None, **engine: Any):
-    """The :class:`~spanagree.engine.Counted` of :func:`spanagree.engine.count_paths`, or None when the serial
-    path must read the input (candidates need every span and text)."""
-    # the engines load multiprocessing and concurrent.futures: imported only when one is asked for
-    from ..engine import AutoEngineWarning, EngineFallbackWarning, count_paths
-
-    if settings["candidates"] is not None:
-        warnings.warn(
-            "read serially: candidates need every span and text in memory", EngineFallbackWarning, stacklevel=3
-        )
-        return None
-    if note is not None:  # the engine was chosen here, for large input: say so
-        warnings.warn(note, AutoEngineWarning, stacklevel=3)
-    counted = count_paths(paths, rule, unit=settings["unit"], search=settings["search"], **engine)
-    if note is not None and counted.corpus.has_spans is False:
-        counted.corpus.engine["chosen"] = note
-    return counted

@@ -36,9 +36,8 @@ from typing import Any, Mapping, Sequence
 
 from ..errors import UsageError, did_you_mean
 from ..core import options
-from ..core.request import Request
+from .request import Request, run
 from ..core.validate import INLINE_COMMENT, inline_comment
-from . import api
 
 #: Every section with its keys' defaults, from the declaration (:mod:`spanagree.core.options`).
 DEFAULTS: dict[str, dict[str, Any]] = options.sections()
@@ -138,7 +137,7 @@ def load_settings(
 
 def score(paths, config: str | Path | None = None, **overrides):
     """Score ``paths`` with a config file and dotted overrides (``**{"alignment.rule": "overlap"}``)."""
-    return api.run(Request.from_settings(paths, load_settings(config, overrides=overrides)))
+    return run(Request.from_settings(paths, load_settings(config, overrides=overrides)))
 
 
 # --- helpers ----------------------------------------------------------------------------------------

@@ -24,6 +24,7 @@ from ..core import options as declared
 from ..core import progress
 from ..core.sanitize import cut, visible
 from ..errors import did_you_mean
+from ..io import formats
 
 #: click 8.5 and later list documented arguments in ``--help`` themselves.
 _LISTS_ARGUMENTS = hasattr(click.Command, "format_arguments")
@@ -139,7 +140,7 @@ def _option(option: declared.Option, *, choices: Sequence[str] | None, required:
     :func:`spanagree.app.config.load_settings` or the function the command calls), so the flag
     takes any value of its type; ``choices`` are the command's own, for ``--output`` and ``--method``."""
     kind = option.cli_type or (str if option.default is None else type(option.default))
-    help_text = option.help.replace("{formats}", ", ".join(_formats())) if "{formats}" in option.help else option.help
+    help_text = option.help.replace("{formats}", ", ".join(formats())) if "{formats}" in option.help else option.help
     if option.choices and not all(c in help_text for c in option.choices):
         help_text += f" ({'|'.join(option.choices)})"
     if config and option.config:
@@ -157,12 +158,6 @@ def _option(option: declared.Option, *, choices: Sequence[str] | None, required:
     default = {"default": option.default} if scalar else {}
     return DeclaredOption([option.name, *names], type=click_type, multiple=option.multiple,
                           show_default=scalar and not required, **default, **common)
-
-
-def _formats() -> list[str]:
-    from ..io import formats
-
-    return list(formats())
 
 
 def paths_argument(help: str, name: str = "paths"):

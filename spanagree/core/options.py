@@ -27,7 +27,7 @@ import os
 import shlex
 from typing import Any, Callable, Iterable, Mapping
 
-from ..errors import UsageError
+from ..errors import UsageError, did_you_mean
 from .validate import MAX_REPLICATES, MAX_SAMPLES, MAX_SEED, MAX_WHOLE, shown
 
 #: The CLI commands that read and score as ``score`` does (they share its flags and config).
@@ -197,8 +197,6 @@ def on_command_line(option: Option, value: Any) -> str:
 
 def _close(option: Option, value: Any) -> str:
     """A "did you mean" for a mistyped choice."""
-    from ..errors import did_you_mean
-
     return did_you_mean(value, option.choices) if option.choices and isinstance(value, str) else ""
 
 

@@ -16,6 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..errors import UsageError
+from ..io import expand_globs
+
 
 #: Input at least this large, in bytes (all files together), grouped by document and in a format
 #: the engines read in ranges, is counted by the engine on every core when nothing asks otherwise
@@ -81,9 +84,6 @@ def _regular_files(paths) -> list[Path] | None:
         given = list(paths)
     except TypeError:
         return None
-    from ..errors import UsageError
-    from ..io import expand_globs
-
     files: list[Path] = []
     try:
         for p in given:

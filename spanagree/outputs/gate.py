@@ -88,7 +88,7 @@ from ..core.sanitize import cut, markdown, visible
 from .structure_text import mean_pair_kappa
 
 if TYPE_CHECKING:
-    from ..core.request import Request
+    from .request import Request
 
 #: Bootstrap replicates used when ``on = "lower"`` and no ``--bootstrap`` was given.
 DEFAULT_REPLICATES = 1000

@@ -48,7 +48,7 @@ def test_info_lists_every_dependency_and_extra_of_pyproject():
     def names(requirements):
         return {re.split(r"[\[<>=!~ ;]", r, maxsplit=1)[0] for r in requirements}
 
-    facts = json.loads(runner.invoke(app, ["info", "--json"]).stdout)
+    facts = json.loads(runner.invoke(app, ["info", "--output", "json"]).stdout)
     required = names(project["dependencies"])
     assert set(facts["packages"]) == required and {"scipy", "msgspec", "regex"} <= required
     assert all(facts["packages"][name] == metadata.version(name) for name in required)

@@ -282,7 +282,7 @@ def test_file_level_errors_are_the_serial_readers(generated, tmp_path):
         assert input_error(lambda: spanagree.score(paths, jobs=2)) == expected
     expected = input_error(lambda: spanagree.read([good, empty], format="spanagree"))
     assert input_error(lambda: spanagree.score([good, empty], format="spanagree", stream=True)) == expected
-    with pytest.raises(UsageError, match="no files match"):
+    with pytest.raises(UsageError, match="no file matches"):
         spanagree.score(str(tmp_path / "nothing*.jsonl"), jobs=2)
     with pytest.raises(UsageError, match="jobs must be"):
         spanagree.score(good, jobs=-1)

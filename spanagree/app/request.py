@@ -13,14 +13,19 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Mapping, Sequence, Union
+from typing import Any, Mapping, Sequence, Union
 
+import warnings
+
+from ..core import options, validate
+from ..core import progress as progress_bars
+from ..report import AgreementReport, score_corpus
+from ..core.align import AlignmentRule
+from ..core.model import Corpus
+from ..engine.mode import asked_for_engine, choose_mode
 from ..errors import UsageError, option
-from . import options, validate
-from .align import AlignmentRule
-
-if TYPE_CHECKING:
-    from .model import Corpus
+from ..io import expand_globs, read
+from ..report import AgreementReport, score_corpus
 
 #: Paths as the entry points take them: one, or a list.
 PathsLike = Union[str, os.PathLike, Sequence[Union[str, os.PathLike]]]
@@ -41,17 +46,13 @@ class Inputs:
     @classmethod
     def of(cls, paths: PathsLike, format: str = "auto", options: Mapping[str, Any] | None = None) -> "Inputs":
         """Check the paths, expand their patterns once, keep the format and reader options."""
-        from ..io import expand_globs  # the readers load on first use (start-up)
-
         validate.path("paths", paths)
         if options is not None and not isinstance(options, Mapping):
             raise UsageError(f"read_options must be a dict of reader options or None, got {validate.shown(options)}")
         return cls(tuple(str(p) for p in expand_globs(paths)), format, dict(options or {}))
 
-    def read(self, progress: Any = None) -> "Corpus":
+    def read(self, progress: Any = None) -> Corpus:
         """The corpus these inputs hold (:func:`spanagree.read`)."""
-        from ..io import read
-
         return read(list(self.paths), self.format, progress=progress, **self.options)
 
 
@@ -62,7 +63,7 @@ class Request:
     ``reference``, ``candidates``, ``bootstrap``, ...); ``jobs``, ``stream``, ``engine``,
     ``client``: how to run (:mod:`spanagree.engine`)."""
 
-    inputs: "Inputs | Corpus"
+    inputs: Inputs | Corpus
     rule: AlignmentRule = field(default_factory=AlignmentRule)
     settings: Mapping[str, Any] = field(default_factory=dict)
     jobs: int | None = None
@@ -71,8 +72,6 @@ class Request:
     client: Any = None
 
     def __post_init__(self) -> None:
-        from ..engine.mode import asked_for_engine
-
         if asked_for_engine(self.jobs, self.stream, self.engine, self.client):
             if self.settings.get("structure"):
                 raise UsageError(
@@ -87,8 +86,6 @@ class Request:
     @property
     def uses_engine(self) -> bool:
         """True when the request asks for workers, streaming or Dask instead of the in-memory path."""
-        from ..engine.mode import asked_for_engine
-
         return asked_for_engine(self.jobs, self.stream, self.engine, self.client)
 
     @classmethod
@@ -98,8 +95,6 @@ class Request:
         """A request from :func:`spanagree.score`'s keywords (``given``, by name; the rest take
         their declared defaults). ``rule`` may be an :class:`AlignmentRule`. ``check=False``: the
         values were checked where they came in (a config file or flag)."""
-        from .model import Corpus
-
         given = dict(given)
         rule = given.pop("rule") if isinstance(given.get("rule"), AlignmentRule) else None
         settings = options.keywords(given, [o.name for o in options.api_options()], check=check)
@@ -124,8 +119,6 @@ class Request:
         # a table in `on` (as the keyword takes it) turns unitizing on with those options over the section's
         table = {**{k: unitizing[k] for k in ("samples", "sampler", "alpha", "beta")}, **(on if isinstance(on, dict) else {})}
         given["unitizing"] = table if (on is True or isinstance(on, dict)) else False
-        from ..engine.mode import asked_for_engine
-
         engine = sections["engine"]
         uses_engine = asked_for_engine(engine["jobs"], engine["stream"], engine["engine"])
         if keep_spans and uses_engine:
@@ -156,3 +149,56 @@ def reader_options(sections: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
             chosen[o.key] = section[o.key]
     return chosen
 
+
+def run(request: Request, *, progress: Any = None) -> AgreementReport:
+    """The report a :class:`~spanagree.app.request.Request` asks for: its inputs read (in this
+    process, or counted in chunks by an engine), then scored by
+    :func:`spanagree.report.score_corpus`. ``progress`` as :func:`score` takes it."""
+    if progress is True:  # bars on stderr for this call's phases (and the bootstrap, when it runs)
+        with progress_bars.shown():
+            return run(request, progress=progress_bars.reading())
+    progress = None if progress is False else progress
+    if progress is not None and not callable(progress):
+        raise UsageError(f"progress must be True, False, None or a callable (bytes_done, bytes_total), "
+                         f"got {validate.shown(progress)}")
+    settings = request.settings
+    corpus, counts = request.inputs, None
+    if isinstance(corpus, Inputs):
+        inputs = corpus
+        mode = choose_mode(
+            list(inputs.paths), inputs.format, dict(inputs.options), jobs=request.jobs, stream=request.stream,
+            engine=request.engine, client=request.client,
+            needs_spans=bool(
+                settings["unitizing"] or settings["per_rater"] or settings["candidates"] is not None or settings["structure"]
+            ),
+        )
+        if mode.engine:
+            counted = _count_with_engine(
+                list(inputs.paths), request.rule, settings, mode.note, format=inputs.format,
+                read_options=dict(inputs.options), jobs=mode.jobs, engine=request.engine, client=request.client,
+                progress=progress,
+            )
+            if counted is not None:
+                corpus, counts = counted
+        if counts is None:
+            corpus = inputs.read(progress)
+    return score_corpus(corpus, request.rule, dict(settings), counts=counts)
+
+
+def _count_with_engine(paths, rule: AlignmentRule, settings: dict[str, Any], note: str | None, **engine: Any):
+    """The :class:`~spanagree.engine.Counted` of :func:`spanagree.engine.count_paths`, or None when the serial
+    path must read the input (candidates need every span and text)."""
+    # the engines load multiprocessing and concurrent.futures: imported only when one is asked for
+    from ..engine import AutoEngineWarning, EngineFallbackWarning, count_paths
+
+    if settings["candidates"] is not None:
+        warnings.warn(
+            "read serially: candidates need every span and text in memory", EngineFallbackWarning, stacklevel=3
+        )
+        return None
+    if note is not None:  # the engine was chosen here, for large input: say so
+        warnings.warn(note, AutoEngineWarning, stacklevel=3)
+    counted = count_paths(paths, rule, unit=settings["unit"], search=settings["search"], **engine)
+    if note is not None and counted.corpus.has_spans is False:
+        counted.corpus.engine["chosen"] = note
+    return counted
