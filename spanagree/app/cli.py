@@ -84,17 +84,18 @@ def _scoring_command(name: str, group: click.Group | None = None):
 
 
 @app.command("info")
-@click.option("--json", "json_output", is_flag=True, default=False, help="As JSON")
-def info_command(json_output: bool) -> None:
+@click.option("--statistics", is_flag=True, default=False, help="List the statistics the report gives: the names gate --min and compare --max-drop take")
+@click.option("output", "--output", type=click.Choice(["table", "json"]), default="table", help="table or json")
+def info_command(statistics: bool, output: str) -> None:
     """What a bug report needs: versions, the formats spanagree reads and writes, the spaCy entry
-    points it installs."""
-    from .info import as_text, collect  # imported when the command runs (import time)
+    points it installs; with --statistics, the statistics of the report."""
+    from . import info  # imported when the command runs (import time)
 
-    facts = collect()
-    if json_output:
+    facts = info.statistics() if statistics else info.collect()
+    if output == "json":
         sys.stdout.write(orjson.dumps(facts, option=orjson.OPT_INDENT_2).decode("utf-8") + "\n")
     else:
-        sys.stdout.write(as_text(facts) + "\n")
+        sys.stdout.write((info.statistics_as_text(facts) if statistics else info.as_text(facts)) + "\n")
 
 
 @_scoring_command("score")
@@ -399,7 +400,7 @@ def raters_command(
 @_scoring_command("gate")
 @paths_argument(_PATHS_HELP)
 @click.option("config", "--config", "-c", type=PATH, default=None, help="A .cfg file: the gate section (on, min_documents, and a gate.min table of bounds) and any score settings")
-@click.option("minimum", "--min", multiple=True, show_default=False, help="A check NAME=BOUND, repeatable: pairwise_mean_psa, pooled_psa, macro_psa, macro_pooled_psa, label:<LABEL>, label_pooled:<LABEL>, pair:<A>~<B>; with candidates kappa, alpha, pair_kappa:<A>~<B>, fleiss_kappa, fleiss_kappa_complete, conger_kappa, conger_kappa_complete, davies_fleiss_kappa, brennan_prediger, percent_agreement, gwet_ac1, light_kappa, kappa_s, category_kappa:<CAT>; unitizing alpha_u, alpha_u_label:<LABEL>, gamma, gamma_k:<LABEL>; relations and attributes relation_psa, relation_pooled_psa, relation_both_psa, relation:<LABEL>, attribute_alpha:<NAME>, attribute_kappa:<NAME>; annotator model rater_accuracy:<RATER>, min_rater_accuracy (config: the gate.min table; docs/chance-corrected.md, docs/unitizing.md, docs/structure.md, docs/annotators.md)")
+@click.option("minimum", "--min", multiple=True, show_default=False, help="A check NAME=BOUND, repeatable, e.g. pairwise_mean_psa=0.8, label:PER=0.75; the names: spanagree info --statistics (config: the gate.min table)")
 @click.option("junit", "--junit", type=PATH, default=None, help="Write JUnit XML to this file: one test case per check")
 def gate_command(
     ctx: click.Context, paths: list[str], config: Optional[Path], minimum: list[str],
@@ -566,7 +567,7 @@ def alt_test_command(
 @_scoring_command("compare")
 @click.argument("old", cls=Argument, help="The earlier round: a file or a directory of annotation files")
 @click.argument("new", cls=Argument, help="The later round (documents matched to OLD by id)")
-@click.option("max_drop", "--max-drop", multiple=True, show_default=False, help="NAME=DELTA, repeatable: fail when the statistic dropped significantly by more than DELTA (names as in gate: pairwise_mean_psa, pooled_psa, macro_psa, macro_pooled_psa, label:<LABEL>, label_pooled:<LABEL>)")
+@click.option("max_drop", "--max-drop", multiple=True, show_default=False, help="NAME=DELTA, repeatable: fail when the statistic dropped significantly by more than DELTA (names: spanagree info --statistics lists those compare takes)")
 @_CONFIG
 @click.option("output", "--output", type=_OUTPUT_CHOICE, default="table", help="table, json or markdown")
 def compare_command(

@@ -3,7 +3,9 @@
 The installed versions of spanagree, Python and the libraries it uses (required and optional),
 the formats it reads and writes, and the entry points through which spaCy finds its components,
 scorer and reader (a component that spaCy cannot find by name usually means a stale or a second
-installation, which the entry points and the package location show).
+installation, which the entry points and the package location show). With ``--statistics``: the
+catalogue of the statistics the report gives (:mod:`spanagree.catalogue`), the names ``gate`` and
+``compare`` take.
 """
 from __future__ import annotations
 
@@ -12,8 +14,11 @@ import sys
 from importlib import metadata
 from pathlib import Path
 from typing import Any
+
+from .. import catalogue
 from ..core.version import __version__
 from ..io import formats
+from ..outputs.tables import tables_as_text
 
 #: Libraries spanagree imports: required first, then the optional extras.
 REQUIRED = ("numpy", "intervaltree", "orjson", "spacy", "click", "confection", "wasabi", "jinja2", "tqdm")
@@ -57,6 +62,17 @@ def as_text(facts: dict[str, Any]) -> str:
     for group, names in facts["entry_points"].items():
         lines.append(f"  {group}: {', '.join(names) if names else 'NONE (is spanagree installed?)'}")
     return "\n".join(lines)
+
+
+def statistics() -> list[dict[str, str]]:
+    """The catalogue: one ``{"name", "family", "needs", "interval", "description"}`` per statistic."""
+    return [statistic.as_dict() for statistic in catalogue.STATISTICS.values()]
+
+
+def statistics_as_text(rows: list[dict[str, str]]) -> str:
+    """The catalogue as a table, and the names compare takes."""
+    table = tables_as_text([("Statistics (spanagree gate --min NAME=BOUND)", list(rows[0]), [list(r.values()) for r in rows])])
+    return table.lstrip("\n") + "\ncompare --max-drop takes " + ", ".join(s.name for s in catalogue.comparable())
 
 
 def _version(name: str) -> str | None:

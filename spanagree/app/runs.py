@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from .. import catalogue
 from ..errors import UsageError
 from ..outputs import compare as comparison, gate as gate_checks
 from .config import score_with_settings
@@ -17,7 +18,7 @@ def gate(paths, settings: dict[str, dict[str, Any]], extra: Sequence[str] = (), 
     scored = score_with_settings(paths, settings, progress=progress)
     # only the rater pairs a check names are built (thousands of raters make millions of pairs)
     report = scored.with_pairs(scored.pairs_written([c.argument for c in checks if c.statistic == "pair"]))
-    if any(gate_checks.STATISTICS[c.statistic].model for c in checks):
+    if any(catalogue.STATISTICS[c.statistic].needs == "the model" for c in checks):
         report["annotators"] = _annotator_model(scored, settings)
     gate = settings["gate"]
     return gate_checks.evaluate(report, checks, on=gate["on"], min_documents=gate["min_documents"])

@@ -3,13 +3,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
+from ..catalogue import mean_pair_kappa
 from .tables import MAX_PAIRS, Table, ci, largest, shown_of, spans_marked
-
-
-def mean_pair_kappa(entry: Mapping[str, Any]) -> float | None:
-    """An attribute's Cohen's κ averaged over the rater pairs where it is defined; None when none is."""
-    kappas = [p["cohen_kappa"]["value"] for p in entry["pairs"] if p.get("cohen_kappa") and p["cohen_kappa"]["value"] is not None]
-    return sum(kappas) / len(kappas) if kappas else None
 
 
 def headline_rows(section: Mapping[str, Any], num: Callable) -> list[list[Any]]:

@@ -28,7 +28,7 @@ def test_python_dash_m_and_version():
 
 
 def test_info_names_versions_formats_and_entry_points():
-    result = runner.invoke(app, ["info", "--json"])
+    result = runner.invoke(app, ["info", "--output", "json"])
     assert result.exit_code == 0, result.output
     facts = json.loads(result.stdout)
     assert facts["spanagree"] == spanagree.__version__ and facts["packages"]["spacy"]
