@@ -1,16 +1,13 @@
-"""The statistics the report gives, each declared once: the names ``spanagree gate --min`` and
-``spanagree compare --max-drop`` take, and how to read each from the report dict.
+"""The statistics the report gives, each declared once (``spanagree info --statistics`` lists
+them): the name ``gate --min`` and ``compare --max-drop`` take (``label:<LABEL>`` for one with an
+argument), the family, what the run needs (by family: :data:`NEEDS`), the interval method, a
+description, and the reader of its value and interval in the report dict.
 
-Every :class:`Statistic` has a name (``label:<LABEL>`` for one with an argument), a family, what
-the run needs to compute it (by family: :data:`NEEDS`), its interval method, a one-line
-description, and a reader that finds its value and interval in the report dict
-(:meth:`~spanagree.AgreementReport.to_dict`). ``spanagree info --statistics`` lists them.
-
-Interval methods: ``bootstrap``, the percentile bootstrap over documents (docs/intervals.md);
-``analytic``, Gwet's standard error (docs/chance-corrected.md); ``posterior``, the annotator
-model's posterior (docs/annotators.md); ``none``. A statistic with a ``path`` is a sum of
-per-document counts (:class:`~spanagree.measures.psa.intervals.DocumentCounts` computes it at
-that path), so ``compare`` can resample it paired over two rounds (docs/deciding.md).
+Interval methods: ``bootstrap`` (percentile, over documents: docs/intervals.md), ``analytic``
+(Gwet's standard error: docs/chance-corrected.md), ``posterior`` (the annotator model's:
+docs/annotators.md), ``none``. A statistic with a ``path`` is a sum of per-document counts
+(:meth:`~spanagree.measures.psa.intervals.DocumentCounts.statistics` has it at that path), which
+``compare`` resamples paired over two rounds (docs/deciding.md).
 """
 from __future__ import annotations
 
@@ -22,7 +19,6 @@ from .errors import UsageError, did_you_mean
 #: What a run needs to compute the statistics of each family.
 NEEDS = {"psa": "nothing", "chance-corrected": "candidates", "unitizing": "unitizing", "structure": "structure",
          "annotator model": "the model"}
-INTERVALS = ("bootstrap", "analytic", "posterior", "none")
 
 #: (value, interval or None, the reason the value is undefined or None)
 Reading = tuple[Any, "dict | None", "str | None"]
@@ -84,14 +80,10 @@ def _counted(path: tuple, what: str) -> dict[str, Any]:
 
 
 def _find_pair(rows: list[dict], pair: str, raters: list[str]) -> tuple[dict | None, str | None]:
-    """The row of pair ``A~B`` (either order), or a reason."""
-    for k, char in enumerate(pair):
-        if char == "~":
-            wanted = sorted([pair[:k], pair[k + 1:]])
-            row = next((row for row in rows if sorted(row["raters"]) == wanted), None)
-            if row is not None:
-                return row, None
-    return None, f"undefined: no pair {pair!r} (raters: {', '.join(raters)}; pairs are written A~B)"
+    """The row of pair ``A~B`` (either order; a name may hold ``~``), or a reason."""
+    splits = [sorted([pair[:k], pair[k + 1:]]) for k, char in enumerate(pair) if char == "~"]
+    row = next((row for wanted in splits for row in rows if sorted(row["raters"]) == wanted), None)
+    return row, None if row is not None else f"undefined: no pair {pair!r} (raters: {', '.join(raters)}; pairs are written A~B)"
 
 
 def _pair(report, pair) -> Reading:
@@ -272,7 +264,7 @@ STATISTICS: dict[str, Statistic] = {s.key: s for s in (
               _relation("pairwise_mean_psa", "both_spans_marked")),
     Statistic("relation", _STRUCTURE, "bootstrap", "relation pairwise mean PSA of relation label <LABEL>",
               _relation("pairwise_mean_psa"), _LABEL),
-    Statistic("attribute_alpha", _STRUCTURE, "none", "Krippendorff's α of attribute <NAME> over all raters",
+    Statistic("attribute_alpha", _STRUCTURE, "analytic", "Krippendorff's α of attribute <NAME> over all raters",
               _attribute(alpha=True), "<NAME>"),
     Statistic("attribute_kappa", _STRUCTURE, "none", "mean over rater pairs of attribute <NAME>'s Cohen's κ",
               _attribute(alpha=False), "<NAME>"),

@@ -48,22 +48,18 @@ def compare(old, new, *, max_drop: Mapping[str, float] | None = None, replicates
             level: float = 0.95, seed: int = 0) -> dict[str, Any]:
     """Compare two scored rounds (:class:`~spanagree.AgreementReport`): every comparable
     statistic, NEW − OLD, with its paired bootstrap interval, and the ``max_drop`` checks."""
-    max_drop = dict(max_drop or {})
-    in_new = set(new.corpus.labels)
+    max_drop, in_new = dict(max_drop or {}), set(new.corpus.labels)
     labels = [name for name in old.corpus.labels if name in in_new]
-    plain = [s for s in catalogue.comparable() if s.argument is None]
-    per_label = [s for s in catalogue.comparable() if s.argument is not None]
-    named = [(s.name, s.path_of(None)) for s in plain]
-    named += [(f"{s.key}:{label}", s.path_of(label)) for label in labels for s in per_label]
-    names = [name for name, _ in named]
+    comparable = catalogue.comparable()
+    paths = {s.name: s.path_of(None) for s in comparable if s.argument is None}
+    paths |= {f"{s.key}:{label}": s.path_of(label) for label in labels for s in comparable if s.argument is not None}
     for name in max_drop:
-        if name not in names:
+        if name not in paths:
             raise UsageError(f"--max-drop {name}: label {name.partition(':')[2]!r} is not in both rounds "
                              f"(labels in both: {', '.join(labels) or 'none'})")
-    documents, changes = paired_change(old, new, [path for _, path in named], replicates=replicates, level=level,
-                                       seed=seed)
-    statistics = [{"name": name, **change} for name, change in zip(names, changes)]
-    checks = [{"name": name, **drop_check(statistics[names.index(name)], delta)} for name, delta in max_drop.items()]
+    documents, changes = paired_change(old, new, list(paths.values()), replicates=replicates, level=level, seed=seed)
+    statistics = {name: {"name": name, **change} for name, change in zip(paths, changes)}
+    checks = [{"name": name, **drop_check(statistics[name], delta)} for name, delta in max_drop.items()]
     return {
         "documents": documents,
         "paired": bool(documents["shared"]),
@@ -71,7 +67,7 @@ def compare(old, new, *, max_drop: Mapping[str, float] | None = None, replicates
         "level": level,
         "replicates": replicates,
         "seed": seed,
-        "statistics": statistics,
+        "statistics": list(statistics.values()),
         "checks": checks,
         "passed": all(c["passed"] for c in checks),
     }

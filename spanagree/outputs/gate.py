@@ -8,16 +8,10 @@ uses 1,000 bootstrap replicates unless told otherwise. ``min_documents`` adds a 
 least that many documents were scored.
 
 Statistic names (``--min NAME=BOUND``; in a config, ``[gate.min]`` for the plain names and a
-sub-table for the names with an argument, e.g. ``[gate.min.label]`` ``PER = 0.75``) are those of
-the catalogue (:mod:`spanagree.catalogue`; ``spanagree info --statistics`` lists them with what
-each needs and its interval). A statistic that needs candidates is refused without them; one
-that needs the unitizing measures turns ``[unitizing] on`` for the run (docs/unitizing.md), one
-that needs structure ``[report] structure`` (docs/structure.md); one that needs the model fits
-the Dawid–Skene model with its default priors on the run's spans, under the run's rule
-(docs/annotators.md; ``spanagree raters --model mace --min-accuracy`` gates on the other model
-or other priors). With ``on = "lower"`` a check uses the statistic's interval: the bootstrap,
-analytic (Gwet's standard error) or posterior one (for ``min_rater_accuracy``, the lowest lower
-end).
+sub-table for the names with an argument, e.g. ``[gate.min.label]`` ``PER = 0.75``) are the
+catalogue's (:mod:`spanagree.catalogue`; ``spanagree info --statistics``), with what each needs:
+unitizing turns ``[unitizing] on``, structure ``[report] structure``, the model fits Dawid–Skene
+with its default priors on the run's spans (``spanagree raters --min-accuracy`` for others).
 
 A name the gate does not know, a statistic that needs candidates when none are configured, and
 ``on = "lower"`` with a statistic that has no interval are usage errors (exit code 2). A

@@ -1,10 +1,6 @@
 """Deciding from intervals (docs/deciding.md): how many documents would likely decide a check
 whose interval straddles its bound, and whether a statistic changed between two rounds.
 
-**Documents to decide.** The estimate θ stays where it is and each side of its interval shrinks
-as 1/sqrt(n) (the standard error of a mean over n independent documents), so the side facing the
-bound, of width w at n documents, reaches ``|θ − bound|`` at ``n' = n · (w / |θ − bound|)²``.
-
 **Change between two rounds.** A percentile bootstrap of NEW − OLD over documents (Efron &
 Tibshirani 1993, ch. 13), **stratified and paired**: each replicate draws the documents both
 rounds share (matched by id and text) with replacement once and gives each drawn document the
@@ -28,9 +24,10 @@ def documents_to_decide(value: float, low: float, high: float, bound: float, doc
     """How many documents in all would likely decide a check whose interval straddles its bound,
     and which way (``"pass"`` or ``"fail"``); ``(None, None)`` when the estimate sits on the bound.
 
-    ``n' = n · (w / |θ − bound|)²`` with w the side of the interval facing the bound: where the
-    interval's edge is expected to reach the bound, so at n' the check is about as likely to stay
-    undecided as to be decided: a floor for planning, not a promise (the estimate moves too).
+    The estimate θ stays where it is and each side of its interval shrinks as 1/sqrt(n) (the
+    standard error of a mean over n independent documents), so the side facing the bound, of
+    width w at n documents, reaches ``|θ − bound|`` at ``n' = n · (w / |θ − bound|)²``: where the
+    check is about as likely to stay undecided as to be decided, a floor for planning.
 
     >>> documents_to_decide(0.80, 0.74, 0.86, 0.77, 100)
     (400, 'pass')
