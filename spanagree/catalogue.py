@@ -209,7 +209,7 @@ def _accuracy(report, rater) -> Reading:
 
 # --- the catalogue ------------------------------------------------------------------------------
 
-_PSA, _CHANCE, _UNITIZING, _STRUCTURE, _MODEL = NEEDS
+_PSA, _CHANCE, _UNITIZING, _STRUCTURE, _MODEL = NEEDS  # the families
 _LABEL, _PAIR = "<LABEL>", "<A>~<B>"
 
 
