@@ -60,7 +60,7 @@ def test_compare_takes_exactly_the_comparable_statistics():
             compare.parse_max_drop([f"{_written(statistic)}=0.1"])
             accepted.add(statistic.name)
         except UsageError as err:
-            assert "compare cannot pair" in str(err) and f"comparable: {', '.join(sorted(comparable, key=catalogue.names().index))}" in str(err)
+            assert "compare cannot pair" in str(err) and "comparable: pairwise_mean_psa, pooled_psa" in str(err)
     assert accepted == comparable
 
 
@@ -68,9 +68,9 @@ def test_compare_names_its_statistics_from_the_catalogue(write_jsonl):
     lines = [{"doc_id": "d", "text": "Ann met Bob", "annotator": r, "spans": [{"start": 0, "end": 3, "label": "PER"}]}
              for r in ("a", "b")]
     path = write_jsonl(lines)
-    result = json.loads(CliRunner().invoke(app, ["compare", str(path), str(path), "--bootstrap", "20", "--output", "json"]).stdout)
-    shown = {name if ":" not in name else f"{name.partition(':')[0]}:<LABEL>" for name in (s["name"] for s in result["statistics"])}
-    assert shown == {s.name for s in catalogue.comparable()}
+    result = CliRunner().invoke(app, ["compare", str(path), str(path), "--bootstrap", "20", "--output", "json"])
+    names = [s["name"].replace(":PER", ":<LABEL>") for s in json.loads(result.stdout)["statistics"]]
+    assert names == [s.name for s in catalogue.comparable()]
 
 
 @pytest.mark.parametrize("command", ["gate", "compare"])
