@@ -5,10 +5,11 @@ the value, and says what was expected, so that a user can fix the file without r
 """
 from __future__ import annotations
 
+import difflib
 import json
 import re
 from contextvars import ContextVar
-from typing import Any, Callable, NamedTuple
+from typing import Any, Callable, Iterable, NamedTuple
 
 
 class Location(NamedTuple):
@@ -110,6 +111,17 @@ class UndefinedAgreementWarning(UserWarning):
     (expected agreement 1, so ``(Ao - Ae)/(1 - Ae)`` is 0/0), or fewer than two pairable values.
     Use ``warnings.simplefilter("error", UndefinedAgreementWarning)`` to make it an exception.
     """
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str:
+    """`` (did you mean X?)`` with the choice closest to ``word`` (:func:`difflib.get_close_matches`,
+    ratio at least 0.6), or ``""`` when none is close.
+
+    >>> did_you_mean("pairwise_psa", ["pairwise_mean_psa", "pooled_psa"])
+    ' (did you mean pairwise_mean_psa?)'
+    """
+    close = difflib.get_close_matches(word, list(choices), n=1)
+    return f" (did you mean {close[0]}?)" if close else ""
 
 
 def describe(value: Any, limit: int = 60) -> str:

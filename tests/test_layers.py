@@ -18,7 +18,7 @@ LAYERS = [
     ("engine", ["spanagree.engine"]),
     ("measures", ["spanagree.measures"]),
     ("diagnostics", ["spanagree.diagnostics"]),
-    ("report", ["spanagree.report", "spanagree.notebook"]),
+    ("report", ["spanagree.report", "spanagree.catalogue", "spanagree.notebook"]),
     ("outputs", ["spanagree.outputs"]),
     ("integrations", ["spanagree.integrations"]),
     ("app", ["spanagree.app", "spanagree", "spanagree.__main__"]),

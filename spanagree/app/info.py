@@ -3,7 +3,9 @@
 The installed versions of spanagree, Python and the libraries it uses (required and optional),
 the formats it reads and writes, and the entry points through which spaCy finds its components,
 scorer and reader (a component that spaCy cannot find by name usually means a stale or a second
-installation, which the entry points and the package location show).
+installation, which the entry points and the package location show). With ``--statistics``: the
+catalogue of the statistics the report gives (:mod:`spanagree.catalogue`), the names ``gate`` and
+``compare`` take.
 """
 from __future__ import annotations
 
@@ -13,8 +15,11 @@ import sys
 from importlib import metadata
 from pathlib import Path
 from typing import Any
+
+from .. import catalogue
 from ..core.version import __version__
 from ..io import formats
+from ..outputs.tables import tables_as_text
 
 #: Extras for developing spanagree, not for using it: their tools are not listed.
 DEVELOPMENT_EXTRAS = ("test", "bench")
@@ -77,6 +82,17 @@ def _dependencies(extras: bool) -> dict[str, str | None]:
     return found
 
 
+def statistics() -> list[dict[str, str]]:
+    """The catalogue: one ``{"name", "family", "needs", "interval", "description"}`` per statistic."""
+    return [statistic.as_dict() for statistic in catalogue.STATISTICS.values()]
+
+
+def statistics_as_text(rows: list[dict[str, str]]) -> str:
+    """The catalogue as a table, and the names compare takes."""
+    table = tables_as_text([("Statistics (spanagree gate --min NAME=BOUND)", list(rows[0]), [list(r.values()) for r in rows])])
+    return table.lstrip("\n") + "\ncompare --min takes " + ", ".join(s.name for s in catalogue.comparable())
+
+
 def _version(name: str) -> str | None:
     try:
         return metadata.version(name)
@@ -93,15 +109,3 @@ def _entry_points() -> dict[str, list[str]]:
                 out[group].append(f"{ep.name} = {ep.value}")
     return out
 
-
-def statistics() -> list[dict[str, Any]]:
-    """The statistics the gate's ``--min`` names, as plain data."""
-    from ..outputs.gate import STATISTICS, allowed_names
-
-    return [{"name": shown, "description": s.description} for shown, s in zip(allowed_names(), STATISTICS.values())]
-
-
-def statistics_text(rows: list[dict[str, Any]]) -> str:
-    """The statistics as aligned lines."""
-    width = max(len(r["name"]) for r in rows) + 2
-    return "\n".join(f"{r['name']:<{width}}{r['description']}" for r in rows)

@@ -19,7 +19,6 @@ import warnings
 
 from ..core import options, validate
 from ..core import progress as progress_bars
-from ..report import AgreementReport, score_corpus
 from ..core.align import AlignmentRule
 from ..core.model import Corpus
 from ..engine.mode import asked_for_engine, choose_mode

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple, Sequence
 
+from .. import catalogue
 from ..core.model import Corpus
 from .request import Request
 from ..errors import UsageError
@@ -24,7 +25,7 @@ def gate(request: Request, checks: Sequence[Any], *, on: str = "point", min_docu
     scored = run(request, progress=progress)
     # only the rater pairs a check names are built (thousands of raters make millions of pairs)
     report = scored.with_pairs(scored.pairs_written([c.argument for c in checks if c.statistic == "pair"]))
-    if any(gate_checks.STATISTICS[c.statistic].model for c in checks):
+    if any(catalogue.STATISTICS[c.statistic].needs == "the model" for c in checks):
         report["annotators"] = _annotator_model(scored, request)
     return gate_checks.evaluate(report, checks, on=on, min_documents=min_documents)
 
@@ -48,7 +49,7 @@ def _annotator_model(scored, request: Request) -> dict[str, Any]:
 
 def compare(old: Request, new: Request, bounds: Sequence[str] = (), *, progress: Any = None) -> dict[str, Any]:
     """Score both rounds and compare them; ``bounds``: ``NAME=BOUND`` on a change NEW − OLD."""
-    drops = comparison.parse_max_drop([_as_drop(text) for text in bounds])
+    drops = comparison.parse_bounds(bounds)
     settings = old.settings
     replicates = {"replicates": settings["bootstrap"] or comparison.DEFAULT_REPLICATES, "level": settings["ci"],
                   "seed": settings["seed"]}
@@ -56,16 +57,6 @@ def compare(old: Request, new: Request, bounds: Sequence[str] = (), *, progress:
     old_report = run(old.replace(bootstrap=None), progress=progress)
     new_report = run(new.replace(bootstrap=None), progress=progress)
     return comparison.compare(old_report, new_report, max_drop=drops, **replicates)
-
-
-def _as_drop(text: str) -> str:
-    """A bound on a change, ``NAME=BOUND`` (0 or below: -0.05 fails a significant drop of more
-    than 0.05), as the comparison's ``NAME=DELTA``."""
-    name, bound = gate_checks.name_and_number(text, "--min", "BOUND", "pairwise_mean_psa=-0.02")
-    if bound > 0:
-        raise UsageError(f"--min {text!r}: a bound on the change NEW - OLD is 0 or below "
-                         "(-0.05: fail when it dropped significantly by more than 0.05)")
-    return f"{name}={-bound!r}"
 
 
 def priors(method: str, competence_prior: float, prior_strength: float, pooling: float) -> dict[str, float]:

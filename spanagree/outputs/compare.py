@@ -1,160 +1,74 @@
 """Did agreement change between two rounds? ``spanagree compare OLD NEW``.
 
-Both rounds are scored under the same settings; for every headline statistic (the names of the
-gate: ``pairwise_mean_psa``, ``pooled_psa``, ``macro_psa``, ``macro_pooled_psa``,
-``label:<LABEL>``, ``label_pooled:<LABEL>`` for labels in both rounds) this gives the
-difference NEW − OLD and a percentile bootstrap interval of it over documents (Efron &
-Tibshirani 1993, ch. 13). Documents are matched by id; the bootstrap is **stratified and
-paired**: each replicate draws the shared documents with replacement once and gives each drawn
-document the same weight in both rounds (so what a document contributes to both rounds moves
-together, and the interval reflects only the change), and draws the documents present in one
-round only within that round. Every replicate is a weighted sum of the per-document counts
-(:class:`spanagree.measures.psa.intervals.DocumentCounts`): nothing is re-aligned.
-
-A drop is **significant** when the whole interval of NEW − OLD lies below zero. A check
-``max_drop NAME=DELTA`` fails only when the data show that the statistic fell by more than DELTA:
-the interval's upper end is below −DELTA. A drop larger than DELTA whose interval still reaches
-−DELTA passes, with a note (more documents would tell). An undefined difference (the statistic
-is undefined in a round) fails its check, with the reason. Definitions: ``docs/deciding.md``.
+Both rounds are scored under the same settings; for every statistic the catalogue marks as
+comparable (:func:`spanagree.catalogue.comparable`: ``pairwise_mean_psa``, ``pooled_psa``,
+``macro_psa``, ``macro_pooled_psa``, and ``label:<LABEL>``, ``label_pooled:<LABEL>`` for labels in
+both rounds) this gives the difference NEW − OLD and its paired percentile bootstrap interval
+over documents (:func:`spanagree.measures.psa.deciding.paired_change`), and the ``max_drop``
+checks (:func:`spanagree.measures.psa.deciding.drop_check`). Definitions: ``docs/deciding.md``.
 """
 from __future__ import annotations
 
 import math
 from typing import Any, Mapping, Sequence
 
-import numpy as np
-
+from .. import catalogue
 from ..errors import UsageError
+from ..measures.psa.deciding import drop_check, paired_change
 from .gate import name_and_number
-from ..measures.psa.intervals import DocumentCounts, IntervalOptions, row_quantiles
 from .tables import MAX_LABELS, largest, num, shown_of
 
 #: Replicates when none are asked for.
 DEFAULT_REPLICATES = 1000
-PLAIN = {
-    "pairwise_mean_psa": ("overall", "pairwise_mean_psa"),
-    "pooled_psa": ("overall", "pooled_psa"),
-    "macro_psa": ("macro", "pairwise_mean_psa"),
-    "macro_pooled_psa": ("macro", "pooled_psa"),
-}
-PER_LABEL = {"label": "pairwise_mean_psa", "label_pooled": "pooled_psa"}
 
 
-def parse_max_drop(texts: Sequence[str]) -> dict[str, float]:
-    """``NAME=DELTA`` values (split at the last ``=``) as a dict; DELTA >= 0.
+def parse_bounds(texts: Sequence[str]) -> dict[str, float]:
+    """``--min NAME=BOUND`` values on a change NEW − OLD (split at the last ``=``), as the drops
+    they allow (``max_drop = −BOUND``); BOUND <= 0, NAME a comparable statistic of the catalogue.
 
-    >>> parse_max_drop(["pairwise_mean_psa=0.02", "label:ORG=0.05"])
+    >>> parse_bounds(["pairwise_mean_psa=-0.02", "label:ORG=-0.05"])
     {'pairwise_mean_psa': 0.02, 'label:ORG': 0.05}
     """
     out: dict[str, float] = {}
     for text in texts:
-        name, delta = name_and_number(text, "--max-drop", "DELTA", "pairwise_mean_psa=0.02")
-        if not math.isfinite(delta) or delta < 0:
-            raise UsageError(f"--max-drop {text!r}: DELTA must be a number >= 0")
-        statistic, colon, label = name.partition(":")
-        if not ((not colon and statistic in PLAIN) or (colon and label and statistic in PER_LABEL)):
-            allowed = ", ".join([*PLAIN, "label:<LABEL>", "label_pooled:<LABEL>"])
-            raise UsageError(f"--max-drop {text!r}: unknown statistic {name!r}; allowed: {allowed}")
-        out[name] = delta
+        name, bound = name_and_number(text, "--min", "BOUND", "pairwise_mean_psa=-0.02")
+        if not math.isfinite(bound) or bound > 0:
+            raise UsageError(f"--min {text!r}: a bound on the change NEW - OLD is a number <= 0 "
+                             "(-0.05: fail when it dropped significantly by more than 0.05)")
+        statistic, _ = catalogue.find(name, f"--min {text!r}")
+        if statistic.path is None:
+            raise UsageError(
+                f"--min {text!r}: compare cannot pair {statistic.name} over two rounds (it is not a sum of "
+                f"per-document counts); comparable: {', '.join(s.name for s in catalogue.comparable())}"
+            )
+        out[name] = -bound + 0.0  # -0.0 is 0
     return out
-
-
-def _path(name: str) -> tuple:
-    statistic, _, label = name.partition(":")
-    return PLAIN[statistic] if statistic in PLAIN else ("labels", label, PER_LABEL[statistic])
-
-
-def _texts(report, counts) -> list[str] | None:
-    """The texts of the documents ``counts`` holds, or None when the corpus kept no texts (the
-    engines keep ids and counts only)."""
-    corpus_texts = getattr(report.corpus, "texts", None)
-    if not corpus_texts:
-        return None
-    return [corpus_texts[d] for d in np.asarray(counts.docs).tolist()]
 
 
 def compare(old, new, *, max_drop: Mapping[str, float] | None = None, replicates: int = DEFAULT_REPLICATES,
             level: float = 0.95, seed: int = 0) -> dict[str, Any]:
-    """Compare two scored rounds (:class:`~spanagree.AgreementReport`): every headline statistic,
-    NEW − OLD, with its paired bootstrap interval, and the ``max_drop`` checks."""
-
-    IntervalOptions(level=level, replicates=replicates, seed=seed)  # validates
-    max_drop = dict(max_drop or {})
-    counts = [DocumentCounts(old), DocumentCounts(new)]
-    ids = [np.asarray(r.corpus.doc_ids, dtype=object)[c.docs] for r, c in zip((old, new), counts)]
-    position = [{doc_id: i for i, doc_id in enumerate(x.tolist())} for x in ids]
-    # a document is shared when both rounds have its id *and* its text (positional ids such as
-    # CoNLL's doc-0001 name different sentences in two files)
-    texts = [_texts(r, c) for r, c in zip((old, new), counts)]
-    other_text = {
-        d for d in ids[0].tolist()
-        if d in position[1] and None not in texts and texts[0][position[0][d]] != texts[1][position[1][d]]
-    }
-    shared = [d for d in ids[0].tolist() if d in position[1] and d not in other_text]
-    only = [[d for d in ids[k].tolist() if d not in position[1 - k] or d in other_text] for k in (0, 1)]
-    shared_rows = [np.array([position[k][d] for d in shared], dtype=np.int64) for k in (0, 1)]
-    only_rows = [np.array([position[k][d] for d in only[k]], dtype=np.int64) for k in (0, 1)]
-
-    points = [c.statistics(c.point()) for c in counts]
-    in_new = set(new.corpus.labels)
+    """Compare two scored rounds (:class:`~spanagree.AgreementReport`): every comparable
+    statistic, NEW − OLD, with its paired bootstrap interval, and the ``max_drop`` checks."""
+    max_drop, in_new = dict(max_drop or {}), set(new.corpus.labels)
     labels = [name for name in old.corpus.labels if name in in_new]
-    names = [*PLAIN] + [f"{kind}:{label}" for label in labels for kind in PER_LABEL]
+    comparable = catalogue.comparable()
+    paths = {s.name: s.path_of(None) for s in comparable if s.argument is None}
+    paths |= {f"{s.key}:{label}": s.path_of(label) for label in labels for s in comparable if s.argument is not None}
     for name in max_drop:
-        if name not in names:
+        if name not in paths:
             raise UsageError(f"--max-drop {name}: label {name.partition(':')[2]!r} is not in both rounds "
                              f"(labels in both: {', '.join(labels) or 'none'})")
-
-    rng = np.random.default_rng(seed)
-    paths = [_path(name) for name in names]
-    replicated = np.empty((len(names), replicates))  # NEW - OLD: statistics × replicates
-    done = 0
-    while done < replicates:
-        block = min(250, replicates - done)
-        weights = [np.zeros((block, c.n_documents)) for c in counts]
-        if len(shared):
-            drawn = rng.integers(0, len(shared), size=(block, len(shared)))
-            for k in (0, 1):
-                for row in range(block):
-                    weights[k][row, shared_rows[k]] = np.bincount(drawn[row], minlength=len(shared))
-        for k in (0, 1):
-            if len(only_rows[k]):
-                drawn = rng.integers(0, len(only_rows[k]), size=(block, len(only_rows[k])))
-                for row in range(block):
-                    weights[k][row, only_rows[k]] = np.bincount(drawn[row], minlength=len(only_rows[k]))
-        values = [c.statistics(c.sums(w)) for c, w in zip(counts, weights)]
-        for row, path in enumerate(paths):
-            replicated[row, done : done + block] = values[1][path] - values[0][path]
-        done += block
-
-    tail = (1 - level) / 2
-    lows, highs, _, n_defined = row_quantiles(replicated, tail)  # over each row's defined values
-    statistics = []
-    for row, (name, path) in enumerate(zip(names, paths)):
-        before, after = _float(points[0][path][0]), _float(points[1][path][0])
-        low = float(lows[row]) if n_defined[row] and before is not None and after is not None else None
-        high = float(highs[row]) if low is not None else None
-        change = None if before is None or after is None else after - before
-        entry = {
-            "name": name, "old": before, "new": after, "difference": change,
-            "interval": None if low is None else {"low": low, "high": high},
-            "significant": None if low is None else "drop" if high < 0 else "rise" if low > 0 else None,
-        }
-        undefined = replicates - int(n_defined[row])
-        if undefined:
-            entry["undefined_replicates"] = int(undefined)
-        statistics.append(entry)
-
-    checks = [_check(next(s for s in statistics if s["name"] == name), delta) for name, delta in max_drop.items()]
+    documents, changes = paired_change(old, new, list(paths.values()), replicates=replicates, level=level, seed=seed)
+    statistics = {name: {"name": name, **change} for name, change in zip(paths, changes)}
+    checks = [{"name": name, **drop_check(statistics[name], delta)} for name, delta in max_drop.items()]
     return {
-        "documents": {"old": int(counts[0].n_documents), "new": int(counts[1].n_documents), "shared": len(shared),
-                      "old_only": len(only[0]), "new_only": len(only[1]),
-                      "same_id_other_text": len(other_text)},
-        "paired": bool(len(shared)),
+        "documents": documents,
+        "paired": bool(documents["shared"]),
         "method": "percentile bootstrap of NEW - OLD over documents, paired on shared documents",
         "level": level,
         "replicates": replicates,
         "seed": seed,
-        "statistics": statistics,
+        "statistics": list(statistics.values()),
         "checks": checks,
         "passed": all(c["passed"] for c in checks),
     }
@@ -178,21 +92,6 @@ def _shown(statistics: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]
 
     keep = set(largest(list(by_label), weight))
     return [s for s in statistics if ":" not in s["name"] or s["name"].partition(":")[2] in keep], len(by_label)
-
-
-def _check(entry: dict[str, Any], delta: float) -> dict[str, Any]:
-    out = {"name": entry["name"], "max_drop": delta, "difference": entry["difference"], "interval": entry["interval"]}
-    if entry["interval"] is None:
-        return {**out, "passed": False, "reason": "undefined: the statistic is undefined in a round"}
-    high, change = entry["interval"]["high"], entry["difference"]
-    if high < -delta:
-        return {**out, "passed": False,
-                "reason": f"dropped by {-change:.4f}; the interval's upper end {high:.4f} is below -{delta:g}: a significant drop"}
-    note = None
-    if change < -delta:
-        note = f"dropped by {-change:.4f}, more than {delta:g}, but not significantly (interval reaches {high:.4f})"
-    return {**out, "passed": True, "reason": note}
-
 
 
 def tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[list[Any]]]]:
@@ -225,6 +124,3 @@ def tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[list[Any]]
 def _signed(value: float | None) -> str:
     return "undefined" if value is None else f"{value:+.4f}"
 
-
-def _float(value: float) -> float | None:
-    return None if np.isnan(value) else float(value)

@@ -8,6 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 import spanagree
+from spanagree import catalogue
 from spanagree.outputs import compare
 from spanagree.app.cli import app
 from spanagree.errors import UsageError
@@ -99,10 +100,10 @@ def test_documents_with_the_same_id_but_another_text_are_not_paired(write_jsonl,
     assert documents["shared"] == documents["old"] - 10 and documents["old_only"] == documents["new_only"] == 10
 
 
-def test_bad_max_drop():
-    for text in ("pairwise_mean_psa", "nope=0.1", "pooled_psa=-1", "pooled_psa=x", "label:=0.1"):
+def test_bad_bounds_on_a_change():
+    for text in ("pairwise_mean_psa", "nope=-0.1", "pooled_psa=1", "pooled_psa=x", "label:=-0.1", "kappa=-0.1"):
         with pytest.raises(UsageError):
-            compare.parse_max_drop([text])
+            compare.parse_bounds([text])
 
 
 def test_cli_bad_input(write_jsonl, rounds, tmp_path):
@@ -139,6 +140,6 @@ def test_table_shows_the_labels_changed_most(write_jsonl):
     assert f"of {n_labels}; --output json lists all" in table.stdout
     shown = {line.split()[0].partition(":")[2] for line in table.stdout.splitlines() if line.startswith("label")}
     assert len(shown) == MAX_LABELS and {"L05", "L52", "L57"} <= shown
-    for name in compare.PLAIN:
+    for name in (s.name for s in catalogue.comparable() if s.argument is None):
         assert any(line.startswith(name + " ") for line in table.stdout.splitlines())
     assert len({s["name"] for s in result["statistics"] if s["name"].startswith("label:")}) == n_labels

@@ -10,6 +10,7 @@ from click.testing import CliRunner
 
 import spanagree
 from spanagree.app import config, runs
+from spanagree import catalogue
 from spanagree.outputs import gate
 from spanagree.app.cli import app
 from spanagree.errors import UsageError
@@ -232,7 +233,7 @@ def test_parse_check_splits_at_the_last_equals_sign():
     assert gate.parse_check(" pooled_psa =0.25").name == "pooled_psa"
     with pytest.raises(UsageError):
         gate.parse_check("pooled_psa=nan")
-    names = gate.allowed_names()
+    names = catalogue.names()
     assert {"pairwise_mean_psa", "pooled_psa", "macro_psa", "label:<LABEL>", "pair:<A>~<B>", "kappa", "alpha",
             "fleiss_kappa"} <= set(names)
 

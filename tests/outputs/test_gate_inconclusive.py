@@ -6,6 +6,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
+from spanagree.measures.psa.deciding import documents_to_decide
 from spanagree.outputs import gate
 from spanagree.app.cli import app
 from spanagree.io.synthetic import generate_corpus
@@ -40,10 +41,10 @@ def test_three_way_verdict(bound, verdict):
 
 def test_documents_to_decide_follows_square_root_law():
     # lower half-width 0.06 at 100 documents must shrink to 0.03: four times the documents
-    assert gate.documents_to_decide(0.80, 0.74, 0.86, 0.77, 100) == (400, "pass")
+    assert documents_to_decide(0.80, 0.74, 0.86, 0.77, 100) == (400, "pass")
     # estimate below the bound: the upper side (0.04) must shrink to 0.01: 16 times
-    assert gate.documents_to_decide(0.80, 0.75, 0.84, 0.81, 50) == (800, "fail")
-    assert gate.documents_to_decide(0.80, 0.75, 0.84, 0.80, 50) == (None, None)
+    assert documents_to_decide(0.80, 0.75, 0.84, 0.81, 50) == (800, "fail")
+    assert documents_to_decide(0.80, 0.75, 0.84, 0.80, 50) == (None, None)
     check = gate.evaluate(_report(0.80, 0.75, 0.84, 50), [gate.Check("pairwise_mean_psa", 0.80)], on="lower")["checks"][0]
     assert check["verdict"] == "inconclusive" and check["documents_to_decide"] is None
     assert "may not decide" in check["reason"]

@@ -6,4 +6,6 @@ From the a/b/c counts the aligner gives per rater pair, label and document:
 - ``summary``: every PSA statistic of a report (pooled, pairwise mean, macro, per pair, label,
   document) from one function of summed counts;
 - ``intervals``: bootstrap (documents resampled), jackknife and analytic intervals of them.
+- ``deciding``: the documents likely to decide a check whose interval straddles its bound, and
+  the paired bootstrap of a change between two rounds (docs/deciding.md).
 """
