@@ -8,8 +8,8 @@ import re
 import pytest
 from click.testing import CliRunner
 
+import spanagree
 from spanagree import catalogue
-from spanagree.app import config, runs
 from spanagree.app.cli import app
 from spanagree.errors import UsageError
 from spanagree.outputs import compare, gate
@@ -75,16 +75,16 @@ def test_compare_names_its_statistics_from_the_catalogue(write_jsonl):
 
 @pytest.mark.parametrize("command", ["gate", "compare"])
 def test_an_unknown_name_exits_2_with_the_known_names_and_the_closest(command):
-    option = "--min" if command == "gate" else "--max-drop"
+    bound = "0.1" if command == "gate" else "-0.1"  # compare bounds a change: 0 or below
     paths = [str(EXAMPLE)] * (1 if command == "gate" else 2)
-    result = CliRunner().invoke(app, [command, *paths, option, "pairwise_psa=0.1"])
+    result = CliRunner().invoke(app, [command, *paths, "--min", f"pairwise_psa={bound}"])
     assert result.exit_code == 2
     assert "unknown statistic 'pairwise_psa' (did you mean pairwise_mean_psa?)" in result.stderr
     assert f"allowed: {', '.join(catalogue.names())}" in result.stderr
-    misspelled = CliRunner().invoke(app, [command, *paths, option, "lable:PERSON=0.1"])
+    misspelled = CliRunner().invoke(app, [command, *paths, "--min", f"lable:PERSON={bound}"])
     assert misspelled.exit_code == 2 and "(did you mean label:PERSON?)" in misspelled.stderr
     if command == "compare":
-        refused = CliRunner().invoke(app, [command, *paths, option, "kappa=0.1"])
+        refused = CliRunner().invoke(app, [command, *paths, "--min", "kappa=-0.1"])
         assert refused.exit_code == 2 and "compare cannot pair kappa" in refused.stderr
 
 
@@ -101,7 +101,7 @@ def gate_rows() -> dict[str, dict]:
         (STRUCTURE, structure, {**ARGUMENTS, **STRUCTURE_ARGUMENTS}, {}),
     ):
         checks = [f"{_written(s, arguments)}=0" for s in statistics]
-        result = runs.gate([path], config.load_settings(flags={**flags, **extra}), checks)
+        result = spanagree.gate(path, checks, **flags, **extra)
         rows.update((s.key, row) for s, row in zip(statistics, result["checks"]))
     return rows
 

@@ -247,7 +247,6 @@ def raters_command(ctx: click.Context, paths: list[str], **values: Any) -> None:
     """Whom to trust: each rater's competence per label from an annotator model, ranked.
     With --min rater_accuracy:<RATER>=BOUND or min_rater_accuracy=BOUND, a gate: exit 1 when a
     rater's accuracy is below it."""
-    from .. import catalogue
     from ..outputs import gate as gate_checks
     from ..outputs.annotators_text import render as render_model
     from . import runs
@@ -257,7 +256,7 @@ def raters_command(ctx: click.Context, paths: list[str], **values: Any) -> None:
         files, settings = _settings(ctx, paths, values)
         check_outputs([None if _to_stdout(out_file) else out_file], files)
         checks = [gate_checks.parse_check(text) for text in values["min"]]
-        others = [c.name for c in checks if catalogue.STATISTICS[c.statistic].needs != "the model"]
+        others = [c.name for c in checks if gate_checks.catalogue.STATISTICS[c.statistic].needs != "the model"]
         if others:
             raise UsageError(f"raters --min takes the annotator model's statistics (rater_accuracy:<RATER>, "
                              f"min_rater_accuracy), not {', '.join(others)} (spanagree gate checks those)")
