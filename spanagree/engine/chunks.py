@@ -194,7 +194,7 @@ def can_read_ranges(format_name: str) -> bool:
     """True when the format's reader takes its lines through ``lines`` (so ranges can be fed)."""
     fmt = formats().get(format_name)
     return (
-        fmt is not None and fmt.name in RANGE_FORMATS and fmt.read_many is None
+        fmt is not None and fmt.name in RANGE_FORMATS and not fmt.together
         and "lines" in inspect.signature(fmt.read).parameters
     )
 

@@ -142,11 +142,20 @@ class _RaterGroups:
         self.rule = AlignmentRule(**{k: settings[k] for k in options.RULE_OPTIONS})
         self.unit = settings["unit"]
         self.nlp = nlp
-        self._n_docs = 0
-        self._id_clashes = IdClashes()
         self._outputs: Tuple[Tuple[str, ...], frozenset] = ((), frozenset())
         self._home = os.getpid()
         self._elsewhere = _shared_counter()
+        self.reset()
+
+    def reset(self) -> None:
+        """Forget the Docs seen so far (document positions start again at ``doc-0001``)."""
+        self._n_docs = 0
+        self._id_clashes = IdClashes()
+        self.forget_elsewhere()
+
+    def pipe(self, stream: Iterable[Doc], batch_size: int = 128) -> Iterator[Doc]:
+        for doc in stream:
+            yield self(doc)
 
     def __getstate__(self) -> Dict[str, Any]:
         state = dict(self.__dict__)
@@ -251,8 +260,6 @@ class SpanAgreement(_RaterGroups):
         if isinstance(scorer, AgreementScorer) and scorer.given is not None:
             scorer = scorer.with_rule(self.rule, self.unit)  # what the scorer leaves unset: the component's
         self.scorer = scorer
-        self._records: List[Dict[str, Any]] = []
-        self._positions: Dict[str, int] = {}  # doc id -> its record
         if not Doc.has_extension("agreement"):
             Doc.set_extension("agreement", default=None)
 
@@ -267,10 +274,6 @@ class SpanAgreement(_RaterGroups):
         report = score(self.corpus([record]), self.rule, unit=self.unit).to_dict()
         doc._.agreement = _document_summary(record, report)
         return doc
-
-    def pipe(self, stream: Iterable[Doc], batch_size: int = 128) -> Iterator[Doc]:
-        for doc in stream:
-            yield self(doc)
 
     def report(self, docs: Optional[Iterable[Doc]] = None, *, reference: Optional[str] = None, beta: float = 1.0) -> Dict[str, Any]:
         """The corpus report over every Doc processed since the last :meth:`reset` (a Doc processed
@@ -304,12 +307,9 @@ class SpanAgreement(_RaterGroups):
         return record
 
     def reset(self) -> None:
-        """Forget the Docs seen so far (document positions start again at ``doc-0001``)."""
-        self._records = []
-        self._positions = {}
-        self._n_docs = 0
-        self._id_clashes = IdClashes()
-        self.forget_elsewhere()
+        super().reset()
+        self._records: List[Dict[str, Any]] = []
+        self._positions: Dict[str, int] = {}  # doc id -> its record
 
     def score(self, examples: Iterable, **kwargs) -> Dict[str, Any]:
         """Score Examples with the configured scorer (``spanagree.agreement_scorer.v1`` by default)."""
@@ -397,8 +397,6 @@ class SpanConsensus(_RaterGroups):
         self.spans_key = spans_key
         self.set_ents = set_ents
         self.existing_ents = existing_ents
-        self._totals: Counter = Counter()
-        self._ties: List[Dict[str, Any]] = []
         if not Doc.has_extension("consensus"):
             Doc.set_extension("consensus", default=None)
 
@@ -440,10 +438,6 @@ class SpanConsensus(_RaterGroups):
         doc.set_ents(spans, default="outside")
         return outcome
 
-    def pipe(self, stream: Iterable[Doc], batch_size: int = 128) -> Iterator[Doc]:
-        for doc in stream:
-            yield self(doc)
-
     def report(self, docs: Optional[Iterable[Doc]] = None) -> Dict[str, Any]:
         """Totals over the Docs seen since :meth:`reset` (or over ``docs``, Docs this component
         has processed, e.g. those a multi-process ``nlp.pipe`` returned), and every tie listed."""
@@ -459,11 +453,9 @@ class SpanConsensus(_RaterGroups):
         return {**dict(totals), "ties": ties}
 
     def reset(self) -> None:
-        self._totals = Counter()
-        self._ties = []
-        self._n_docs = 0
-        self._id_clashes = IdClashes()
-        self.forget_elsewhere()
+        super().reset()
+        self._totals: Counter = Counter()
+        self._ties: List[Dict[str, Any]] = []
 
 
 def _add_summary(totals: Counter, ties: List[Dict[str, Any]], summary: Dict[str, Any]) -> None:

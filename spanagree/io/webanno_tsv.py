@@ -401,12 +401,6 @@ def _layer_cells(doc: Document, layer: Layer, cells: list[str], row: str, start:
 # --- reading -------------------------------------------------------------------------------------
 
 
-def read_tsv(path: Path, builder: CorpusBuilder, *, layer: str | None = None, feature: str | None = None,
-             layout: str | None = None) -> None:
-    """Read one TSV file, or a folder of them, into ``builder``."""
-    read_tsv_paths([path], builder, layer=layer, feature=feature, layout=layout)
-
-
 def read_tsv_paths(paths: list[Path], builder: CorpusBuilder, *, layer: str | None = None,
                    feature: str | None = None, layout: str | None = None) -> None:
     """Read every TSV file given (a file, an annotator's folder, a document's folder, or a root
@@ -464,8 +458,8 @@ def _magic(path: Path) -> bool:
 
 FORMAT = Format(
     name="webanno-tsv",
-    read=read_tsv,
-    read_many=read_tsv_paths,
+    read=read_tsv_paths,
+    together=True,
     sniff=looks_like,
     jsonl=False,
     order=35,
