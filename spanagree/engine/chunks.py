@@ -217,23 +217,19 @@ class KeyedBuilder(CorpusBuilder):
             self.line_key = key
 
     def document(self, key, *args, **kwargs):
-        if self.line_key is None:
-            self.line_key = key
+        self.about(key)
         return super().document(key, *args, **kwargs)
 
     def skip(self, key, *args, **kwargs):
-        if self.line_key is None:
-            self.line_key = key
+        self.about(key)
         return super().skip(key, *args, **kwargs)
 
     def add(self, key, *args, **kwargs):
-        if self.line_key is None:
-            self.line_key = key
+        self.about(key)
         return super().add(key, *args, **kwargs)
 
     def add_labels(self, key, *args, **kwargs):
-        if self.line_key is None:
-            self.line_key = key
+        self.about(key)
         return super().add_labels(key, *args, **kwargs)
 
     def add_unchecked(self, key, doc_id, text, rater, raw_spans, where, tokens=None):  # once per line: no *args

@@ -67,14 +67,13 @@ class SpanGroupNotFoundWarning(UserWarning):
 
 
 def _warn_no_group(where: str, asked: str, docs: int, groups: Iterable[str]) -> None:
-    warnings.warn(f"{where}: {asked} names no span group of the {docs} Docs scored, so every score is None; "
+    warnings.warn(f"{where}: {asked}: no span group of the {docs} Docs scored matches, so every score is None; "
                   f"the span groups they have: {', '.join(sorted(set(groups))) or 'none'}",
                   SpanGroupNotFoundWarning, stacklevel=3)
 
 
 def _refuse_inline_comments(where: str, settings: Dict[str, Any]) -> None:
-    """A string setting (or a string of a list) that carries an inline comment is refused: spaCy's
-    configs have none, so ``spans_key = null  # doc.ents`` reads as the string ``null  # doc.ents``."""
+    """Refuse a string setting (or list item) with an inline comment: spaCy's configs read it into the value."""
     for name, value in settings.items():
         for text in value if isinstance(value, (list, tuple)) else [value]:
             if isinstance(text, str) and inline_comment(text):
@@ -291,8 +290,7 @@ class SpanAgreement(_RaterGroups):
             records = self._records
         if records and not any(rec["raters"] for rec in records):  # a report of None: say why
             asked = (f"rater_keys {self.rater_keys}" if self.rater_keys is not None else f"rater_prefix "
-                     f"{self.rater_prefix!r}" if self.rater_prefix is not None else "the default (every span group "
-                     "but the pipeline's outputs)")
+                     f"{self.rater_prefix!r}" if self.rater_prefix is not None else "every span group but outputs")
             _warn_no_group(self.name, asked, len(records), [g for rec in records for g in rec["groups"]])
         return score(self.corpus(records), self.rule, unit=self.unit, reference=reference, beta=beta).to_dict()
 

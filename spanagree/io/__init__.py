@@ -43,9 +43,8 @@ class Format:
 
     ``read(path, builder, **options)`` adds a file's (or directory's) annotations to a
     :class:`~spanagree.core.builder.CorpusBuilder`; reader options are its keyword arguments. With
-    ``together``, ``read(paths, builder, **options)`` is called once with every path of this format,
-    for formats whose files only make sense together (documents paired across files by position,
-    judgments pooled per topic, a layer chosen over every file).
+    ``together``, ``read(paths, ...)`` gets every path of the format at once: its files make sense
+    only together (documents paired by position, judgments pooled per topic, a layer chosen once).
     ``sniff(path, first)`` says whether a path is in this format: JSON-lines formats
     (``jsonl=True``) get the file's first record as ``first``; the others get ``None`` and must
     decide from the path (suffix, directory layout, a peek at the content).
