@@ -3,13 +3,12 @@
 The command-line options and the config keys are one vocabulary (``--partial-credit`` is
 ``[alignment] partial_credit``): every section and key, with its flag, default and allowed values,
 is declared once in :mod:`spanagree.core.options` and listed in docs/options.md. Besides those
-keys, ``spanagree gate`` reads a table of bounds::
+keys, ``spanagree gate`` reads a table of bounds, each statistic's lowest passing value, and a
+label's pairwise mean PSA in a sub-table (likewise label_pooled, pair, pair_kappa)::
 
-    # statistic = lowest passing value
     [gate.min]
     pairwise_mean_psa = 0.8
 
-    # a label's pairwise mean PSA (likewise label_pooled, pair, pair_kappa)
     [gate.min.label]
     PER = 0.75
 
@@ -23,10 +22,8 @@ which spaCy's CLI also accepts. Values of overrides are read as JSON when they p
 file or an override, is a usage error that lists the allowed ones.
 
 The file is read with confection (spaCy's config system), so ``${section.key}`` interpolation
-works as in spaCy configs, and, as there, a comment goes on a line of its own: a line that carries
-one after a value or a section header (`` #`` outside a quoted string) is refused, naming the file
-and line, rather than read with the comment in its value. Only ``load_settings`` with a file
-imports confection.
+works as in spaCy configs; as there, comments go on lines of their own (one after a value or a
+section header is refused, naming the line). Only ``load_settings`` with a file imports confection.
 """
 from __future__ import annotations
 

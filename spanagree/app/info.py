@@ -71,15 +71,11 @@ def _dependencies(extras: bool) -> dict[str, str | None]:
     requires (``importlib.metadata.requires``): the required ones, or those of its extras but the
     development ones (``extras``)."""
     try:
-        requirements = metadata.requires("spanagree") or []
+        requirements = [_REQUIREMENT.match(r).groups() for r in metadata.requires("spanagree") or []]
     except metadata.PackageNotFoundError:
         return {}
-    found: dict[str, str | None] = {}
-    for requirement in requirements:
-        name, extra = _REQUIREMENT.match(requirement).groups()
-        if (extra is not None) == extras and extra not in DEVELOPMENT_EXTRAS:
-            found.setdefault(name, _version(name))
-    return found
+    return {name: _version(name) for name, extra in requirements
+            if (extra is not None) == extras and extra not in DEVELOPMENT_EXTRAS}
 
 
 def statistics() -> list[dict[str, str]]:

@@ -11,8 +11,7 @@ hold terminal escape sequences, Unicode bidirectional controls, Markdown or HTML
   GitHub step summary, where raw HTML and image links would render and be fetched);
 - :func:`csv_cell` neutralises formula injection the way OWASP's "CSV Injection" page recommends:
   text beginning with ``=``, ``+``, ``-``, ``@``, tab or carriage return is prefixed with a single
-  quote, unless it is a plain number (``-1164799570``, a Prodigy id), which a spreadsheet reads as
-  that number and so stays as it is;
+  quote, unless it is a plain number (a Prodigy id ``-1164799570``: a spreadsheet reads a number);
 - :func:`cut` shortens long values for messages.
 """
 from __future__ import annotations
@@ -80,8 +79,7 @@ def _markdown_char(match: re.Match) -> str:
 
 def csv_cell(value: object) -> object:
     """A value for a CSV cell: strings that a spreadsheet would run as a formula are prefixed
-    with ``'`` (OWASP, "CSV Injection"); numbers, text that is a plain number, and other values
-    pass unchanged.
+    with ``'`` (OWASP, "CSV Injection"); numbers (as text too) and other values pass unchanged.
 
     >>> csv_cell('=HYPERLINK("http://x.test")')
     '\\'=HYPERLINK("http://x.test")'

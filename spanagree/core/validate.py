@@ -120,20 +120,15 @@ def path(name: str, value: Any) -> None:
             raise UsageError(f"{name}: a path is empty; give a file or folder name")
 
 
-#: Why a config value or section header with an inline comment is refused.
+#: Why a config line or value with a comment after it is refused.
 INLINE_COMMENT = "inline comments are not read in spaCy configs: put the comment on its own line"
-_QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"')
 
 
 def inline_comment(text: str) -> bool:
     """Whether ``text`` (a config line, or a value read from one) holds `` #`` outside its quoted
     strings: spaCy's config reader (confection) strips only comments on lines of their own, so
-    ``on = "point"  # or "lower"`` reads as the value ``"point"  # or "lower"``.
-
-    >>> inline_comment('on = "point"  # or "lower"'), inline_comment('label = "A # B"')
-    (True, False)
-    """
-    return re.search(r"\s#", _QUOTED.sub('""', text)) is not None
+    ``on = "point"  # or "lower"`` reads as the value ``"point"  # or "lower"``."""
+    return re.search(r"\s#", re.sub(r'"(?:[^"\\]|\\.)*"', '""', text)) is not None
 
 
 def _not_real(value: Any) -> bool:

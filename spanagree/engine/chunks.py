@@ -194,7 +194,7 @@ def can_read_ranges(format_name: str) -> bool:
     """True when the format's reader takes its lines through ``lines`` (so ranges can be fed)."""
     fmt = formats().get(format_name)
     return (
-        fmt is not None and fmt.name in RANGE_FORMATS and fmt.read_many is None
+        fmt is not None and fmt.name in RANGE_FORMATS and not fmt.together
         and "lines" in inspect.signature(fmt.read).parameters
     )
 
@@ -217,23 +217,19 @@ class KeyedBuilder(CorpusBuilder):
             self.line_key = key
 
     def document(self, key, *args, **kwargs):
-        if self.line_key is None:
-            self.line_key = key
+        self.about(key)
         return super().document(key, *args, **kwargs)
 
     def skip(self, key, *args, **kwargs):
-        if self.line_key is None:
-            self.line_key = key
+        self.about(key)
         return super().skip(key, *args, **kwargs)
 
     def add(self, key, *args, **kwargs):
-        if self.line_key is None:
-            self.line_key = key
+        self.about(key)
         return super().add(key, *args, **kwargs)
 
     def add_labels(self, key, *args, **kwargs):
-        if self.line_key is None:
-            self.line_key = key
+        self.about(key)
         return super().add_labels(key, *args, **kwargs)
 
     def add_unchecked(self, key, doc_id, text, rater, raw_spans, where, tokens=None):  # once per line: no *args

@@ -19,6 +19,7 @@ from contextlib import contextmanager, suppress
 from typing import Iterable, Iterator
 
 from ..errors import UsageError
+from ..core.extras import need
 from ..core.sanitize import cut
 from .chunks import Task, TaskResult, run_task
 from .local import stop_processes
@@ -39,13 +40,8 @@ class DaskExecutor:
     name = "dask"
 
     def __init__(self, client=None, jobs: int | None = None) -> None:
-        try:
-            import dask.bag  # noqa: F401
-            from distributed import Client, LocalCluster
-        except ImportError:
-            raise UsageError(
-                "the Dask engine needs Dask: pip install 'spanagree[dask]' (dask[bag,distributed])"
-            ) from None
+        need("dask", "the Dask engine needs Dask", "dask.bag", "distributed")
+        from distributed import Client, LocalCluster
         self._own_client = self._cluster = None
         if client is None:
             # workers of a cluster started here log only errors: a cancelled task is no news

@@ -67,14 +67,13 @@ class SpanGroupNotFoundWarning(UserWarning):
 
 
 def _warn_no_group(where: str, asked: str, docs: int, groups: Iterable[str]) -> None:
-    warnings.warn(f"{where}: {asked} names no span group of the {docs} Docs scored, so every score is None; "
+    warnings.warn(f"{where}: {asked}: no span group of the {docs} Docs scored matches, so every score is None; "
                   f"the span groups they have: {', '.join(sorted(set(groups))) or 'none'}",
                   SpanGroupNotFoundWarning, stacklevel=3)
 
 
 def _refuse_inline_comments(where: str, settings: Dict[str, Any]) -> None:
-    """A string setting (or a string of a list) that carries an inline comment is refused: spaCy's
-    configs have none, so ``spans_key = null  # doc.ents`` reads as the string ``null  # doc.ents``."""
+    """Refuse a string setting (or list item) with an inline comment: spaCy's configs read it into the value."""
     for name, value in settings.items():
         for text in value if isinstance(value, (list, tuple)) else [value]:
             if isinstance(text, str) and inline_comment(text):
@@ -142,11 +141,20 @@ class _RaterGroups:
         self.rule = AlignmentRule(**{k: settings[k] for k in options.RULE_OPTIONS})
         self.unit = settings["unit"]
         self.nlp = nlp
-        self._n_docs = 0
-        self._id_clashes = IdClashes()
         self._outputs: Tuple[Tuple[str, ...], frozenset] = ((), frozenset())
         self._home = os.getpid()
         self._elsewhere = _shared_counter()
+        self.reset()
+
+    def reset(self) -> None:
+        """Forget the Docs seen so far (document positions start again at ``doc-0001``)."""
+        self._n_docs = 0
+        self._id_clashes = IdClashes()
+        self.forget_elsewhere()
+
+    def pipe(self, stream: Iterable[Doc], batch_size: int = 128) -> Iterator[Doc]:
+        for doc in stream:
+            yield self(doc)
 
     def __getstate__(self) -> Dict[str, Any]:
         state = dict(self.__dict__)
@@ -251,8 +259,6 @@ class SpanAgreement(_RaterGroups):
         if isinstance(scorer, AgreementScorer) and scorer.given is not None:
             scorer = scorer.with_rule(self.rule, self.unit)  # what the scorer leaves unset: the component's
         self.scorer = scorer
-        self._records: List[Dict[str, Any]] = []
-        self._positions: Dict[str, int] = {}  # doc id -> its record
         if not Doc.has_extension("agreement"):
             Doc.set_extension("agreement", default=None)
 
@@ -267,10 +273,6 @@ class SpanAgreement(_RaterGroups):
         report = score(self.corpus([record]), self.rule, unit=self.unit).to_dict()
         doc._.agreement = _document_summary(record, report)
         return doc
-
-    def pipe(self, stream: Iterable[Doc], batch_size: int = 128) -> Iterator[Doc]:
-        for doc in stream:
-            yield self(doc)
 
     def report(self, docs: Optional[Iterable[Doc]] = None, *, reference: Optional[str] = None, beta: float = 1.0) -> Dict[str, Any]:
         """The corpus report over every Doc processed since the last :meth:`reset` (a Doc processed
@@ -288,8 +290,7 @@ class SpanAgreement(_RaterGroups):
             records = self._records
         if records and not any(rec["raters"] for rec in records):  # a report of None: say why
             asked = (f"rater_keys {self.rater_keys}" if self.rater_keys is not None else f"rater_prefix "
-                     f"{self.rater_prefix!r}" if self.rater_prefix is not None else "the default (every span group "
-                     "but the pipeline's outputs)")
+                     f"{self.rater_prefix!r}" if self.rater_prefix is not None else "every span group but outputs")
             _warn_no_group(self.name, asked, len(records), [g for rec in records for g in rec["groups"]])
         return score(self.corpus(records), self.rule, unit=self.unit, reference=reference, beta=beta).to_dict()
 
@@ -304,12 +305,9 @@ class SpanAgreement(_RaterGroups):
         return record
 
     def reset(self) -> None:
-        """Forget the Docs seen so far (document positions start again at ``doc-0001``)."""
-        self._records = []
-        self._positions = {}
-        self._n_docs = 0
-        self._id_clashes = IdClashes()
-        self.forget_elsewhere()
+        super().reset()
+        self._records: List[Dict[str, Any]] = []
+        self._positions: Dict[str, int] = {}  # doc id -> its record
 
     def score(self, examples: Iterable, **kwargs) -> Dict[str, Any]:
         """Score Examples with the configured scorer (``spanagree.agreement_scorer.v1`` by default)."""
@@ -397,8 +395,6 @@ class SpanConsensus(_RaterGroups):
         self.spans_key = spans_key
         self.set_ents = set_ents
         self.existing_ents = existing_ents
-        self._totals: Counter = Counter()
-        self._ties: List[Dict[str, Any]] = []
         if not Doc.has_extension("consensus"):
             Doc.set_extension("consensus", default=None)
 
@@ -440,10 +436,6 @@ class SpanConsensus(_RaterGroups):
         doc.set_ents(spans, default="outside")
         return outcome
 
-    def pipe(self, stream: Iterable[Doc], batch_size: int = 128) -> Iterator[Doc]:
-        for doc in stream:
-            yield self(doc)
-
     def report(self, docs: Optional[Iterable[Doc]] = None) -> Dict[str, Any]:
         """Totals over the Docs seen since :meth:`reset` (or over ``docs``, Docs this component
         has processed, e.g. those a multi-process ``nlp.pipe`` returned), and every tie listed."""
@@ -459,11 +451,9 @@ class SpanConsensus(_RaterGroups):
         return {**dict(totals), "ties": ties}
 
     def reset(self) -> None:
-        self._totals = Counter()
-        self._ties = []
-        self._n_docs = 0
-        self._id_clashes = IdClashes()
-        self.forget_elsewhere()
+        super().reset()
+        self._totals: Counter = Counter()
+        self._ties: List[Dict[str, Any]] = []
 
 
 def _add_summary(totals: Counter, ties: List[Dict[str, Any]], summary: Dict[str, Any]) -> None:

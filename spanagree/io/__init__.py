@@ -42,14 +42,13 @@ class Format:
     """A file format: its reader, how to recognise it, and optionally a writer.
 
     ``read(path, builder, **options)`` adds a file's (or directory's) annotations to a
-    :class:`~spanagree.core.builder.CorpusBuilder`; reader options are its keyword arguments.
+    :class:`~spanagree.core.builder.CorpusBuilder`; reader options are its keyword arguments. With
+    ``together``, ``read(paths, ...)`` gets every path of the format at once: its files make sense
+    only together (documents paired by position, judgments pooled per topic, a layer chosen once).
     ``sniff(path, first)`` says whether a path is in this format: JSON-lines formats
     (``jsonl=True``) get the file's first record as ``first``; the others get ``None`` and must
     decide from the path (suffix, directory layout, a peek at the content).
     ``write(corpus, path, **options)``, where present, writes a corpus in this format.
-    ``read_many(paths, builder, **options)``, where present, is called once with every path of
-    this format instead of ``read`` once per path, for formats whose files only make sense
-    together (documents paired across files by position, judgments pooled per topic).
     """
 
     name: str
@@ -59,7 +58,7 @@ class Format:
     order: int = 100
     write: Callable[..., None] | None = None
     description: str = ""
-    read_many: Callable[..., None] | None = None
+    together: bool = False
     #: An empty file in this format is a rater with no annotation (a tool's export of nothing),
     #: noted, not an error.
     empty_ok: bool = False
@@ -237,12 +236,12 @@ def _read(paths, format: str, progress, options: dict) -> Corpus:
         if path in empty:
             continue
         name = named[path]
-        if formats()[name].read_many is not None:
+        if formats()[name].together:
             together.setdefault(name, []).append(path)
             continue
         used_options |= _call(formats()[name].read, path, builder, options)
     for name, group in together.items():
-        used_options |= _call(formats()[name].read_many, group, builder, options)
+        used_options |= _call(formats()[name].read, group, builder, options)
     unknown = set(options) - used_options
     if unknown:
         raise UsageError(f"unknown reader option(s) {', '.join(sorted(unknown))} for the formats read")

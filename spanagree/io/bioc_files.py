@@ -28,8 +28,9 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError, Location, UsageError, describe
+from ..errors import InputError, Location, describe
 from ..core.builder import CorpusBuilder
+from ..core.extras import need
 from . import Format
 from ._text import peek
 from .common import choice
@@ -44,13 +45,8 @@ EXTRA = "bioc"
 
 
 def bioc_module():
-    """The ``bioc`` package, or a UsageError naming the extra."""
-    try:
-        import bioc
-        from bioc import biocjson, biocxml  # noqa: F401  (submodules the reader uses)
-    except ImportError:
-        raise UsageError(f"reading BioC needs the bioc package: pip install 'spanagree[{EXTRA}]' (or pip install bioc)") from None
-    return bioc
+    """The ``bioc`` package (and the submodules the reader uses), or a UsageError naming the extra."""
+    return need(EXTRA, "reading BioC needs the bioc package", "bioc", "bioc.biocjson", "bioc.biocxml")
 
 
 def load(path: Path) -> Any:
@@ -128,14 +124,9 @@ def _fragments(annotation, text: str, where: Location, doc_id: str, notes: Count
     return spans
 
 
-def read_bioc(path: Path, builder: CorpusBuilder, *, layer: str | None = None, feature: str | None = None,
-              discontinuous: str = "covering") -> None:
-    """Read one BioC file, or a folder of them (or a folder of annotators' folders), into ``builder``."""
-    read_bioc_paths([path], builder, layer=layer, feature=feature, discontinuous=discontinuous)
-
-
 def read_bioc_paths(paths: list[Path], builder: CorpusBuilder, *, layer: str | None = None,
                     feature: str | None = None, discontinuous: str = "covering") -> None:
+    """Read BioC files, folders of them, or folders of annotators' folders, into ``builder``."""
     choice("discontinuous", discontinuous, DISCONTINUOUS)
     for path in paths:
         for file, rater in rater_files(path, _is_bioc, lambda p: p.stem):
@@ -215,8 +206,8 @@ def looks_like(path: Path, first: dict | None) -> bool:
 
 FORMAT = Format(
     name="bioc",
-    read=read_bioc,
-    read_many=read_bioc_paths,
+    read=read_bioc_paths,
+    together=True,
     sniff=looks_like,
     jsonl=False,
     order=37,

@@ -67,18 +67,6 @@ DISCONTINUOUS = ("covering", "fragments")
 _SPACES = re.compile(r"\s+")
 
 
-def read_brat(
-    path: Path,
-    builder: CorpusBuilder,
-    *,
-    check_text: bool | str = "whitespace",
-    discontinuous: str = "covering",
-) -> None:
-    """Read one annotator's brat directory (or one ``.ann`` file, or a project root of annotator
-    directories) into ``builder``."""
-    read_brat_paths([path], builder, check_text=check_text, discontinuous=discontinuous)
-
-
 def read_brat_paths(
     paths: list[Path],
     builder: CorpusBuilder,
@@ -86,8 +74,9 @@ def read_brat_paths(
     check_text: bool | str = "whitespace",
     discontinuous: str = "covering",
 ) -> None:
-    """Read every annotator's brat directory together, so that covering spans whose raters agree
-    on the extent but not on the fragments can be counted (they match under the exact rule)."""
+    """Read every annotator's brat directory (or ``.ann`` file, or project root of annotator
+    directories) together, so that covering spans whose raters agree on the extent but not on the
+    fragments can be counted (they match under the exact rule)."""
     check = text_check(check_text)
     choice("discontinuous", discontinuous, DISCONTINUOUS)
     shapes: dict[tuple, dict[str, tuple]] = {}  # (doc, start, end, label) -> rater -> fragments
@@ -482,8 +471,8 @@ def looks_like(path: Path, first: dict | None) -> bool:
 
 FORMAT = Format(
     name="brat",
-    read=read_brat,
-    read_many=read_brat_paths,
+    read=read_brat_paths,
+    together=True,
     sniff=looks_like,
     jsonl=False,
     order=40,

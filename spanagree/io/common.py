@@ -14,13 +14,7 @@ import numpy as np
 from ..errors import InputError, Location, UsageError, describe
 from ..errors import option as spell_option
 
-try:  # orjson parses JSON lines several times faster than the standard library
-    from orjson import dumps as dumps_json, loads as loads_json
-except ImportError:  # pragma: no cover - orjson is a dependency; the fallback keeps the reader working
-    loads_json = json.loads
-
-    def dumps_json(value: Any) -> bytes:
-        return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
+from orjson import loads as loads_json  # several times faster than the standard library
 
 
 def open_binary(path: Path, name: str | None = None):
@@ -149,7 +143,7 @@ def block_lines(name: str, number: int, data: bytes, offset: int = 0) -> Iterato
     for number, raw in enumerate(lines, number):
         try:
             obj = loads_json(raw)
-        except ValueError:  # JSONDecodeError, or UnicodeDecodeError from the json fallback
+        except ValueError:  # orjson's JSONDecodeError (invalid JSON or UTF-8)
             if not raw.strip():
                 continue
             obj = parse_line_slowly(raw, Location(name, number))

@@ -75,18 +75,6 @@ MUST_CLOSE = {"IOE2", "IOBES", "BILOU"}
 FAMILY = {**ROLES["IOBES"], "L": END, "U": SINGLE}
 
 
-def read_conll(
-    path: Path,
-    builder: CorpusBuilder,
-    *,
-    scheme: str = "auto",
-    repair: str = "begin",
-    columns: str | Sequence[str] | None = None,
-) -> None:
-    """Read one CoNLL file into ``builder`` (see :func:`read_conll_files`)."""
-    read_conll_files([path], builder, scheme=scheme, repair=repair, columns=columns)
-
-
 def read_conll_files(
     paths: Sequence[Path],
     builder: CorpusBuilder,
@@ -493,8 +481,8 @@ def looks_like(path: Path, first: dict | None) -> bool:
 
 FORMAT = Format(
     name="conll",
-    read=read_conll,
-    read_many=read_conll_files,
+    read=read_conll_files,
+    together=True,
     sniff=looks_like,
     jsonl=False,
     order=50,

@@ -21,10 +21,12 @@ from __future__ import annotations
 from itertools import chain
 from pathlib import Path
 
+import orjson
+
 from ..errors import InputError, Location
 from ..core.builder import CorpusBuilder
 from . import Format
-from .common import Blocks, FileBlocks, LineSource, doc_id_of, dumps_json, parse_labels, parse_tokens, require
+from .common import Blocks, FileBlocks, LineSource, doc_id_of, parse_labels, parse_tokens, require
 from .typed_lines import add_common_lines
 from ..core.raw_spans import parse_spans
 from ..core.structure import KINDS
@@ -199,7 +201,7 @@ def _read_structure(obj: dict, builder: CorpusBuilder, doc_id: str, text: str, r
 def _as_json(value) -> bytes:
     """``value`` written as JSON, or ``b""`` when it cannot be (an integer beyond 64 bits)."""
     try:
-        return dumps_json(value)
+        return orjson.dumps(value)
     except (TypeError, ValueError):
         return b""
 
@@ -214,8 +216,6 @@ def write_spanagree(corpus, path: Path) -> dict:
     Returns what was written: ``{"documents", "annotations", "spans"}`` (and ``"document_labels"``,
     the (document, rater) pairs with labels, when there are any).
     """
-    import orjson
-
     lengths = (corpus.ann_ptr[1:] - corpus.ann_ptr[:-1]).tolist()
     starts, ends, labels = corpus.span_start.tolist(), corpus.span_end.tolist(), corpus.span_label.tolist()
     given: dict[tuple[int, int], list[str]] = {}

@@ -62,6 +62,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+from orjson import loads as loads_json
+
 from ..errors import InputError, Location, describe, option
 from ..core.model import SpanTuple
 from ..core.builder import CorpusBuilder
@@ -70,11 +72,6 @@ from ._text import peek
 from .common import check_decoded, choice, line_of_bad_escape, open_binary, parse_int, parse_labels, text_check
 from .labelstudio_targets import UrlTexts, config_tags, resolve_targets
 from .offsets import UNIT_NAMES, UNITS, check_unit, out_of_range, risky, to_codepoints, unverified_note
-
-try:
-    from orjson import loads as loads_json
-except ImportError:  # pragma: no cover
-    loads_json = json.loads
 
 #: JSON-MIN keys that are about the annotation, not the task's data.
 MIN_META = {"id", "annotator", "annotation_id", "created_at", "updated_at", "lead_time"}

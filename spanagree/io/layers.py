@@ -160,13 +160,12 @@ def choose_for(docs: Sequence, layer: str | None, feature: str | None, notes, to
     where = Location(str(docs[0].path)) if docs else Location("")
     choice = choose(declared, used, layer, feature, where)
     for name in choice.layers:
-        values = [span.values.get(feature) for doc in docs for span in doc.spans if span.layer == name]
-        if layer is not None and not values:
+        spans = [span.values for doc in docs for span in doc.spans if span.layer == name]
+        held = sorted({key for values in spans for key, value in values.items() if value not in (None, "")})
+        if layer is not None and not spans:
             raise InputError(f"layer={short_name(name)!r} has no annotation in the files read; the span layers "
                              f"with annotations are: {', '.join(sorted(used)) or 'none'}", where=where, field="layer")
-        if feature is not None and values and all(value in (None, "") for value in values):
-            held = sorted({key for doc in docs for span in doc.spans if span.layer == name
-                           for key, value in span.values.items() if value not in (None, "")})
+        if feature is not None and spans and feature not in held:
             raise InputError(f"feature={feature!r} is unset on every annotation of layer {name}; the features "
                              f"set there are: {', '.join(held) or 'none'}", where=where, field="feature")
     notes[choice.note(tool)] += 1

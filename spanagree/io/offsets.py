@@ -26,7 +26,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..errors import InputError, Location, UsageError
+from ..errors import InputError, Location
 from ..errors import option as spell_option
 from .common import choice
 
@@ -68,10 +68,7 @@ def _joiners():
 
 def _joins(text: str) -> bool:
     """True when the text may hold a grapheme cluster of several code points (one search)."""
-    try:
-        return _joiners().search(text) is not None
-    except ImportError:  # pragma: no cover - without the regex package, assume it may
-        return True
+    return _joiners().search(text) is not None
 
 
 def _astral(text: str) -> bool:
@@ -101,10 +98,8 @@ def boundaries(text: str, unit: str) -> np.ndarray:
         # code unit offset of each code point boundary
         cps = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
         return np.concatenate([[0], np.cumsum(1 + (cps > 0xFFFF))]).astype(np.int64)
-    try:
-        import regex
-    except ImportError:  # pragma: no cover - regex is a dependency; the message helps a broken install
-        raise UsageError(f"{spell_option('offsets', 'grapheme')} needs the 'regex' package (pip install regex)") from None
+    import regex
+
     ends = [m.end() for m in regex.finditer(r"\X", text)]
     return np.array([0, *ends], dtype=np.int64)
 

@@ -48,11 +48,6 @@ LABEL = "relevant"
 ASSESSORS = ("auto", "file", "column")
 
 
-def read_qrels(path: Path, builder: CorpusBuilder, *, relevant_at: int = 1, assessor: str = "auto") -> None:
-    """Read one qrels file into ``builder`` (see :func:`read_qrels_files`)."""
-    read_qrels_files([path], builder, relevant_at=relevant_at, assessor=assessor)
-
-
 def read_qrels_files(
     paths: Sequence[Path], builder: CorpusBuilder, *, relevant_at: int = 1, assessor: str = "auto"
 ) -> None:
@@ -171,8 +166,8 @@ def looks_like(path: Path, first: dict | None) -> bool:
 
 FORMAT = Format(
     name="qrels",
-    read=read_qrels,
-    read_many=read_qrels_files,
+    read=read_qrels_files,
+    together=True,
     sniff=looks_like,
     jsonl=False,
     order=55,

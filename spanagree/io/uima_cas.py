@@ -26,8 +26,9 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError, Location, UsageError
+from ..errors import InputError, Location
 from ..core.builder import CorpusBuilder
+from ..core.extras import need
 from . import Format
 from ._text import peek
 from .layers import Choice, Placed, check_layout, choose_for, collect, labelled, place, short_name
@@ -52,14 +53,7 @@ BUILT_IN = {"sofa", "begin", "end"}
 
 def cassis():
     """The dkpro-cassis module, or a UsageError that names the extra to install."""
-    try:
-        import cassis as module
-    except ImportError:
-        raise UsageError(
-            "reading UIMA CAS (XMI, CAS JSON) and INCEpTION exports needs dkpro-cassis: "
-            f"pip install 'spanagree[{EXTRA}]' (or pip install dkpro-cassis)"
-        ) from None
-    return module
+    return need(EXTRA, "reading UIMA CAS (XMI, CAS JSON) and INCEpTION exports needs dkpro-cassis", "cassis")
 
 
 @dataclass
@@ -233,12 +227,6 @@ def add_documents(items: list[tuple[Placed, CasDocument]], builder: CorpusBuilde
     return choice
 
 
-def read_cas(path: Path, builder: CorpusBuilder, *, layer: str | None = None, feature: str | None = None,
-             layout: str | None = None, typesystem: str | None = None) -> None:
-    """Read one CAS file, or a folder of them, into ``builder``."""
-    read_cas_paths([path], builder, layer=layer, feature=feature, layout=layout, typesystem=typesystem)
-
-
 def read_cas_paths(paths: list[Path], builder: CorpusBuilder, *, layer: str | None = None,
                    feature: str | None = None, layout: str | None = None, typesystem: str | None = None) -> None:
     """Read every CAS file given (files, annotators' or documents' folders, or a root of them)
@@ -275,8 +263,8 @@ def looks_like(path: Path, first: dict | None) -> bool:
 
 FORMAT = Format(
     name="uima-cas",
-    read=read_cas,
-    read_many=read_cas_paths,
+    read=read_cas_paths,
+    together=True,
     sniff=looks_like,
     jsonl=False,
     order=36,

@@ -373,19 +373,16 @@ def _layer_cells(doc: Document, layer: Layer, cells: list[str], row: str, start:
             governor = f"{found.group(1)}[{found.group(2)}]" if found.group(2) else found.group(1)
             doc.relations.append(Relation(layer.type, dependent, governor, values, where))
         return
-    # a column per feature: any of them may hold the annotations (``_`` in one feature column while
-    # another holds them: that feature is unset); a layer of slot features only is read from its roles
+    # any feature's column may hold the annotations (``_`` beside them: unset); slot features only: the roles
     own = [(name, cells[i]) for i, name in plain] or [("", cells[kinds.index("role")])]
     filled = {name: split_unescaped(cell, "|") for name, cell in own if cell not in ("_", "")}
     if not filled:
         return
     counts = {name: len(items) for name, items in filled.items()}
     if len(set(counts.values())) > 1:
-        raise InputError(
-            f"{' and '.join(f'{n} annotation(s) in feature {name!r}' for name, n in counts.items())}; expected "
-            "one entry per stacked annotation in every feature column of the layer",
-            where=where, field=next(iter(counts)),
-        )
+        raise InputError(f"{' and '.join(f'{n} annotation(s) in feature {name!r}' for name, n in counts.items())}; "
+                         "expected one entry per stacked annotation in every feature column of the layer",
+                         where=where, field=next(iter(counts)))
     for n in range(next(iter(counts.values()))):
         parsed = {name: entry(items[n]) for name, items in filled.items()}
         ident = next((i for _, i in parsed.values() if i is not None), None)
@@ -399,12 +396,6 @@ def _layer_cells(doc: Document, layer: Layer, cells: list[str], row: str, start:
 
 
 # --- reading -------------------------------------------------------------------------------------
-
-
-def read_tsv(path: Path, builder: CorpusBuilder, *, layer: str | None = None, feature: str | None = None,
-             layout: str | None = None) -> None:
-    """Read one TSV file, or a folder of them, into ``builder``."""
-    read_tsv_paths([path], builder, layer=layer, feature=feature, layout=layout)
 
 
 def read_tsv_paths(paths: list[Path], builder: CorpusBuilder, *, layer: str | None = None,
@@ -464,8 +455,8 @@ def _magic(path: Path) -> bool:
 
 FORMAT = Format(
     name="webanno-tsv",
-    read=read_tsv,
-    read_many=read_tsv_paths,
+    read=read_tsv_paths,
+    together=True,
     sniff=looks_like,
     jsonl=False,
     order=35,

@@ -21,6 +21,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ..core.extras import need
 from ..errors import UsageError
 from ..measures.psa.specific import spans_marked
 from .frames import rater_section
@@ -42,12 +43,7 @@ RC = {
 
 def matplotlib(extra: str = "notebook"):
     """matplotlib, or a UsageError naming the extra that installs it."""
-    try:
-        import matplotlib
-        import matplotlib.figure  # noqa: F401
-    except ImportError:
-        raise UsageError(f"charts are drawn with matplotlib: pip install 'spanagree[{extra}]'") from None
-    return matplotlib
+    return need(extra, "charts are drawn with matplotlib", "matplotlib", "matplotlib.figure")
 
 
 @contextmanager

@@ -22,12 +22,12 @@ table                     one row per
 from __future__ import annotations
 
 import csv
-import importlib
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable
 
 from ..core.counts import OUTCOMES
+from ..core.extras import need
 from ..core.files import atomic_write
 from ..core.heap import release_memory
 from ..core.sanitize import csv_cell
@@ -89,11 +89,7 @@ TABLES = tuple(COLUMNS)
 
 def pandas():
     """pandas, or a UsageError naming the extra that installs it."""
-    try:
-        import pandas
-    except ImportError:
-        raise UsageError("tables need pandas: pip install 'spanagree[notebook]'") from None
-    return pandas
+    return need("notebook", "tables need pandas", "pandas")
 
 
 def rows(report, name: str, data: dict[str, Any] | None = None) -> list[dict[str, Any]]:
@@ -182,18 +178,8 @@ def check_writer(output: str) -> None:
     pyarrow installed; CSV needs neither)."""
     if output not in ("csv", "parquet"):
         raise UsageError(f"tables are written as csv or parquet, got {output!r}")
-    missing = [name for name in ("pandas", "pyarrow") if output == "parquet" and not _importable(name)]
-    if missing:  # pandas writes Parquet through pyarrow; the parquet extra installs both
-        raise UsageError(f"Parquet tables need pandas and pyarrow ({' and '.join(missing)} missing here): "
-                         "pip install 'spanagree[parquet]' (or write --output csv)")
-
-
-def _importable(module: str) -> bool:
-    try:
-        importlib.import_module(module)
-    except ImportError:
-        return False
-    return True
+    if output == "parquet":  # pandas writes Parquet through pyarrow; the parquet extra installs both
+        need("parquet", "Parquet tables need pandas and pyarrow, CSV tables neither", "pandas", "pyarrow")
 
 
 def write(report, folder: str | Path, *, output: str = "csv") -> dict[str, Any]:

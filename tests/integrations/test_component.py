@@ -216,8 +216,8 @@ def test_a_spans_key_in_no_doc_is_warned_about_naming_the_groups_there_are():
     nlp = spacy.blank("en")
     make = spacy.registry.get("scorers", "spanagree.agreement_scorer.v1")
     ref = rated_doc(nlp, {"ner_a": [(10, 21, "PERSON")], "ner_b": []})
-    with pytest.warns(SpanGroupNotFoundWarning, match=r"spanagree.agreement_scorer.v1: spans_key 'sc' names no span "
-                                                      r"group of the 1 Docs scored, so every score is None; the span "
+    with pytest.warns(SpanGroupNotFoundWarning, match=r"spanagree.agreement_scorer.v1: spans_key 'sc': no span group "
+                                                      r"of the 1 Docs scored matches, so every score is None; the span "
                                                       r"groups they have: ner_a, ner_b"):
         scores = make(spans_key="sc")([Example(rated_doc(nlp, {}), ref)])
     assert scores["spans_sc_f"] is None
@@ -228,8 +228,8 @@ def test_a_spans_key_in_no_doc_is_warned_about_naming_the_groups_there_are():
         assert make(spans_key="sc")([]) == make(spans_key="sc")([])  # nothing scored: nothing to warn about
     component = nlp.add_pipe("span_agreement", config={"rater_keys": ["alice", "bob"]})
     component(rated_doc(nlp, {"ann_alice": [(10, 21, "PERSON")], "ann_bob": []}))
-    with pytest.warns(SpanGroupNotFoundWarning, match=r"span_agreement: rater_keys \['alice', 'bob'\] names no span "
-                                                      r"group of the 1 Docs .* the span groups they have: ann_alice, ann_bob"):
+    with pytest.warns(SpanGroupNotFoundWarning, match=r"span_agreement: rater_keys \['alice', 'bob'\]: no span group "
+                                                      r"of the 1 Docs .* the span groups they have: ann_alice, ann_bob"):
         assert component.report()["overall"]["pairwise_mean_psa"] is None
 
 

@@ -192,8 +192,8 @@ def test_parquet_without_pyarrow_says_so_before_scoring(example_path, tmp_path, 
         monkeypatch.setitem(sys.modules, name, None)
     result = CliRunner().invoke(app, ["score", str(example_path), "--output", "parquet", "-o", str(tmp_path / "t")])
     assert result.exit_code == 2
-    assert f"Parquet tables need pandas and pyarrow ({' and '.join(absent)} missing here): pip install " \
-           "'spanagree[parquet]'" in result.output
+    assert f"Parquet tables need pandas and pyarrow, CSV tables neither ({' and '.join(absent)} missing here): " \
+           "pip install 'spanagree[parquet]'" in result.output
     assert not (tmp_path / "t").exists()
     import tomllib
 
