@@ -18,7 +18,7 @@ LAYERS = [
     ("engine", ["spanagree.engine"]),
     ("measures", ["spanagree.measures"]),
     ("diagnostics", ["spanagree.diagnostics"]),
-    ("report", ["spanagree.report", "spanagree.catalogue", "spanagree.notebook"]),
+    ("report", ["spanagree.report", "spanagree.request", "spanagree.catalogue", "spanagree.notebook"]),
     ("outputs", ["spanagree.outputs"]),
     ("integrations", ["spanagree.integrations"]),
     ("app", ["spanagree.app", "spanagree", "spanagree.__main__"]),
@@ -30,7 +30,7 @@ LAYERS = [
 _COMMAND = "a CLI command's own modules, imported when it runs"
 _SECTION = "an optional report section, imported when it is asked for"
 LAZY: dict[tuple[str, str], str] = {
-    ("spanagree.app.request", "spanagree.engine"): "the engines load multiprocessing and concurrent.futures",
+    ("spanagree.request", "spanagree.engine"): "the engines load multiprocessing and concurrent.futures",
     ("spanagree.engine", "spanagree.engine.driver"): "the driver loads the process pools; choosing the mode does not",
     ("spanagree.engine", "spanagree.engine.merge"): "the same: imported with the driver",
     ("spanagree.engine.mode", "spanagree.engine.plan"): "the planner and the readers' ranges, only for large input",

@@ -1,7 +1,7 @@
 """The public entry points: :func:`score`, :func:`gate`, :func:`compare`, :func:`consensus`,
 :func:`raters` and :func:`alt_test`, on paths or a corpus.
 
-Each builds one :class:`~spanagree.app.request.Request` from its keywords (the command line
+Each builds one :class:`~spanagree.request.Request` from its keywords (the command line
 builds the same request from flags and ``--config``) and hands it to :func:`run`, which reads the
 input (in this process, or in chunks through :mod:`spanagree.engine`) and has
 :func:`spanagree.report.score_corpus` build the report. The keywords are typed in the source, so a
@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping, Sequence, Typ
 from ..core import options
 from ..core.align import AlignmentRule
 from ..core.model import Corpus
-from .request import PathsLike, Request, run
+from ..request import PathsLike, Request, run
 from ..errors import UsageError
 from ..measures.alt_test.procedure import MIN_DOCUMENTS, AltTestResult, check_parameters, from_report
 from ..report import AgreementReport

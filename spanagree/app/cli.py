@@ -19,13 +19,12 @@ from ..core import options as declared
 from ..core import progress
 from ..core.files import atomic_write, check_outputs, exists, write_bytes
 from ..core.heap import keep_freed_memory
-from .request import Request
+from ..request import Request, run
 from ..core.sanitize import cut, visible
 from ..core.version import __version__
 from ..errors import SPELLING, SpanagreeError, UsageError, did_you_mean
 from ..outputs import text as render
 from . import config as settings_module
-from .request import run
 from .flags import Argument, Group, command, fail, paths_argument
 
 #: ``score --output`` values that write a folder of tables (spanagree.notebook.frames).

@@ -33,7 +33,7 @@ from typing import Any, Mapping, Sequence
 
 from ..errors import UsageError, did_you_mean
 from ..core import options
-from .request import Request, run
+from ..request import Request, run
 from ..core.validate import INLINE_COMMENT, inline_comment
 
 #: Every section with its keys' defaults, from the declaration (:mod:`spanagree.core.options`).

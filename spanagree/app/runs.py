@@ -1,7 +1,7 @@
 """What the commands do with a request, shared by the command line and the Python entry points:
 the gate's checks, the comparison of two rounds, the consensus and the raters' competence.
 
-Each takes a :class:`~spanagree.app.request.Request` (its inputs, rule and settings resolved
+Each takes a :class:`~spanagree.request.Request` (its inputs, rule and settings resolved
 once at the boundary) and returns plain dicts; printing and writing files is the caller's.
 """
 from __future__ import annotations
@@ -10,10 +10,9 @@ from typing import Any, NamedTuple, Sequence
 
 from .. import catalogue
 from ..core.model import Corpus
-from .request import Request
+from ..request import Request, run
 from ..errors import UsageError
 from ..outputs import compare as comparison, gate as gate_checks
-from .request import run
 
 
 def gate(request: Request, checks: Sequence[Any], *, on: str = "point", min_documents: int | None = None,

@@ -833,7 +833,7 @@ def test_labelstudio_min_with_several_texts_asks_for_text_field(tmp_path):
 
 def test_reader_options_from_a_config_file(tmp_path):
     from spanagree.app.config import load_settings
-    from spanagree.app.request import reader_options as read_options
+    from spanagree.request import reader_options as read_options
 
     cfg = tmp_path / "read.cfg"
     cfg.write_text('[input]\noffsets = "grapheme"\ncheck_text = false\nduplicates = "error"\n')

@@ -17,14 +17,14 @@ from typing import Any, Mapping, Sequence, Union
 
 import warnings
 
-from ..core import options, validate
-from ..core import progress as progress_bars
-from ..core.align import AlignmentRule
-from ..core.model import Corpus
-from ..engine.mode import asked_for_engine, choose_mode
-from ..errors import UsageError, option
-from ..io import expand_globs, read
-from ..report import AgreementReport, score_corpus
+from .core import options, validate
+from .core import progress as progress_bars
+from .core.align import AlignmentRule
+from .core.model import Corpus
+from .engine.mode import asked_for_engine, choose_mode
+from .errors import UsageError, option
+from .io import expand_globs, read
+from .report import AgreementReport, score_corpus
 
 #: Paths as the entry points take them: one, or a list.
 PathsLike = Union[str, os.PathLike, Sequence[Union[str, os.PathLike]]]
@@ -150,7 +150,7 @@ def reader_options(sections: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
 
 
 def run(request: Request, *, progress: Any = None) -> AgreementReport:
-    """The report a :class:`~spanagree.app.request.Request` asks for: its inputs read (in this
+    """The report a :class:`~spanagree.request.Request` asks for: its inputs read (in this
     process, or counted in chunks by an engine), then scored by
     :func:`spanagree.report.score_corpus`. ``progress`` as :func:`score` takes it."""
     if progress is True:  # bars on stderr for this call's phases (and the bootstrap, when it runs)
@@ -188,7 +188,7 @@ def _count_with_engine(paths, rule: AlignmentRule, settings: dict[str, Any], not
     """The :class:`~spanagree.engine.Counted` of :func:`spanagree.engine.count_paths`, or None when the serial
     path must read the input (candidates need every span and text)."""
     # the engines load multiprocessing and concurrent.futures: imported only when one is asked for
-    from ..engine import AutoEngineWarning, EngineFallbackWarning, count_paths
+    from .engine import AutoEngineWarning, EngineFallbackWarning, count_paths
 
     if settings["candidates"] is not None:
         warnings.warn(
