@@ -50,10 +50,10 @@ def psa(a, b, c):
         a = np.asarray(a, dtype=np.float64)
     else:
         a, b, c = _scaled(*(validate.count(name, v) for name, v in (("a", a), ("b", b), ("c", c))))
-        if 2 * a + b + c == 0:
+        if 2 * a + (b + c) == 0:
             return None
     with np.errstate(invalid="ignore", divide="ignore"):  # arrays: 0/0 is NaN where undefined
-        return 2 * a / (2 * a + b + c)
+        return 2 * a / (2 * a + (b + c))  # b + c first: symmetric in b and c to the last bit
 
 
 def spans_marked(entry: dict) -> float:
