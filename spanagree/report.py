@@ -31,7 +31,8 @@ from .core.align import AlignmentRule
 from .core.counts import EXCLUSIONS, OUTCOMES, Counts, count
 from .errors import UsageError, option
 from .core.model import Corpus
-from .measures.psa.summary import Layout, Summary, against, bin_rows, prf_arrays, ratio, row_psa
+from .measures.psa.specific import prf_arrays
+from .measures.psa.summary import Layout, Summary, against, bin_rows, ratio, row_psa
 from .measures.psa.summary import point as point_summary
 
 if TYPE_CHECKING:  # the engines are imported only when one runs

@@ -31,7 +31,8 @@ import numpy as np
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from ..measures.psa.summary import against, prf_arrays
+from ..measures.psa.specific import prf_arrays
+from ..measures.psa.summary import against
 from ..report import score_corpus as score
 from ..core import options
 from ..core.validate import shown

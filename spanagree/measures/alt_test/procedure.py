@@ -161,22 +161,20 @@ def _compare(scores: _Scores, candidate: int, human: int, humans: set[int]) -> t
     c_rows = c_rows[np.isin(scores.doc[c_rows], docs)]
     # each side's rows by (document, partner g): counted scores give h and the candidate the same
     # partners on every document (scores given by hand may not), so the rows pair up
-    sides = []
+    keys, n = [], int(max(r1.max(initial=0), r2.max(initial=0))) + 1
     for rows, rater in ((h_rows, human), (c_rows, candidate)):
-        partner = np.where(r1[rows] == rater, r2[rows], r1[rows])
-        index = np.searchsorted(docs, scores.doc[rows])
-        order = np.lexsort((partner, index))
-        sides.append((rows[order], index[order], partner[order]))
-    (h_rows, index_h, partner_h), (c_rows, index_c, partner_c) = sides
-    if len(index_h) != len(index_c) or (index_h != index_c).any() or (partner_h != partner_c).any():
-        d = int(docs[_first_difference(index_h, partner_h, index_c, partner_c)])
+        key = np.searchsorted(docs, scores.doc[rows]) * n + np.where(r1[rows] == rater, r2[rows], r1[rows])
+        keys.append((rows[np.argsort(key)], np.sort(key)))
+    (h_rows, key_h), (c_rows, key_c) = keys
+    if not np.array_equal(key_h, key_c):
+        d = int(docs[np.setxor1d(key_h, key_c).min() // n])
         raise UsageError(
             f"document {scores.doc_names[d] if d < len(scores.doc_names) else d!r}: the candidate and the human are both scored with other raters, but not "
             "with the same ones: give a score for every pair of raters who submitted the document"
         )
     # a g whose PSA with h or with the candidate is undefined is left out of both means
     defined = ~np.isnan(scores.value[h_rows]) & ~np.isnan(scores.value[c_rows])
-    h_rows, c_rows, index_h = h_rows[defined], c_rows[defined], index_h[defined]
+    h_rows, c_rows, index_h = h_rows[defined], c_rows[defined], key_h[defined] // n
     kept = np.unique(index_h)
     undefined = np.setdiff1d(docs, docs[kept])
     docs, index_h = docs[kept], np.searchsorted(kept, index_h)
@@ -200,15 +198,6 @@ def _compare(scores: _Scores, candidate: int, human: int, humans: set[int]) -> t
     w_c = (sign >= 0).astype(np.int64)
     w_h = (sign <= 0).astype(np.int64)
     return docs, w_c, w_h, int((sign == 0).sum()), undefined
-
-
-def _first_difference(index_a: np.ndarray, partner_a: np.ndarray, index_b: np.ndarray, partner_b: np.ndarray) -> int:
-    """The first document (index) where two sides' sorted (document, partner) rows differ."""
-    n = min(len(index_a), len(index_b))
-    differ = np.flatnonzero((index_a[:n] != index_b[:n]) | (partner_a[:n] != partner_b[:n]))
-    if len(differ):
-        return int(min(index_a[differ[0]], index_b[differ[0]]))
-    return int(index_a[n] if len(index_a) > n else index_b[n])
 
 
 def _grouped(rows: np.ndarray, group: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray]:

@@ -71,8 +71,11 @@ def _scaled(a: float, b: float, c: float) -> tuple[float, float, float]:
     return a, b, c
 
 
-def f_beta(a: float, b: float, c: float, beta: float = 1.0) -> float | None:
-    """F-beta of rater B against reference A: ``(1 + β²)·P·R / (β²·P + R)``; None when undefined.
+def f_beta(a, b, c, beta: float = 1.0):
+    """F-beta of rater B against reference A: ``(1 + β²)·P·R / (β²·P + R)``, computed as
+    ``a / (a + (w_b·b + w_c·c))`` (:func:`beta_weights`); undefined (None for numbers, NaN in
+    arrays, as :func:`psa`) when ``a + b + c = 0``. Numbers are checked; arrays of any shape are
+    taken as they are.
 
     ``P = a / (a + c)``, ``R = a / (a + b)`` (van Rijsbergen 1979). With ``beta = 1`` this is PSA.
     When ``a = 0`` but ``b + c > 0`` the raters share nothing and F is 0.
@@ -82,11 +85,22 @@ def f_beta(a: float, b: float, c: float, beta: float = 1.0) -> float | None:
     >>> round(f_beta(8, 2, 0, beta=2.0), 4)
     0.8333
     """
-    a, b, c = _scaled(*(validate.count(name, v) for name, v in (("a", a), ("b", b), ("c", c))))
     validate.positive("beta", beta)
     on_b, on_c = beta_weights(beta)
-    denominator = a + on_b * b + on_c * c
-    return None if denominator == 0 else a / denominator
+    if not any(isinstance(x, np.ndarray) for x in (a, b, c)):
+        a, b, c = _scaled(*(validate.count(name, v) for name, v in (("a", a), ("b", b), ("c", c))))
+        if a + (on_b * b + on_c * c) == 0:
+            return None
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return a / (a + (on_b * b + on_c * c))
+
+
+def prf_arrays(abc: np.ndarray, beta: float = 1.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Precision ``a / (a + c)``, recall ``a / (a + b)`` and :func:`f_beta` of every (…, 3) row,
+    with the reference as side A (b: its unmatched spans); NaN where a denominator is 0."""
+    a, b, c = abc[..., 0], abc[..., 1], abc[..., 2]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return a / (a + c), a / (a + b), f_beta(a, b, c, beta)
 
 
 def beta_weights(beta: float) -> tuple[float, float]:
@@ -118,12 +132,6 @@ def add_rows(out: np.ndarray, index: np.ndarray, values: np.ndarray) -> None:
 
 def prf(a: float, own: float, other: float) -> dict[str, float | None]:
     """Precision, recall and F of a rater with ``a`` matched, ``own`` unconfirmed spans and
-    ``other`` spans of the reference it did not mark; None where undefined."""
-    return {
-        "precision": a / (a + own) if a + own else None,
-        "recall": a / (a + other) if a + other else None,
-        "f": psa(a, own, other),
-        "a": float(a),
-        "own": float(own),
-        "other": float(other),
-    }
+    ``other`` spans of the reference it did not mark (:func:`prf_arrays`); None where undefined."""
+    precision, recall, f = (None if x != x else float(x) for x in prf_arrays(np.array([a, other, own], dtype=np.float64)))
+    return {"precision": precision, "recall": recall, "f": f, "a": float(a), "own": float(own), "other": float(other)}
