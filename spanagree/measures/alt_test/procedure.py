@@ -131,14 +131,13 @@ def benjamini_yekutieli(p_values: Sequence[float], alpha: float) -> tuple[list[b
 @dataclass
 class _Scores:
     """Per-(document, rater pair) alignment scores: ``doc``, ``r1``, ``r2`` (codes) and
-    ``value`` (float), with ``exact`` holding each value exactly (for ties)."""
+    ``value`` (float; NaN undefined), with ``exact`` holding each value exactly (for ties)."""
 
     doc: np.ndarray
     r1: np.ndarray
     r2: np.ndarray
     value: np.ndarray
     exact: Any  # callable: row index -> Fraction
-    both_empty: np.ndarray
     doc_names: Sequence[Any] = ()
 
 
@@ -339,7 +338,7 @@ def _run(scores: _Scores, names: list[str], candidate: int, humans: list[int], *
     return AltTestResult(
         candidate=names[candidate], humans=[names[h] for h in humans], epsilon=float(epsilon), alpha=float(alpha),
         min_documents=min_documents, per_human=rows, winning_rate=winning_rate, advantage_probability=rho,
-        verdict=verdict, reason=reason, documents=len(used_docs), both_empty_pairs=int(scores.both_empty[involved].sum()),
+        verdict=verdict, reason=reason, documents=len(used_docs), both_empty_pairs=int(np.isnan(scores.value[involved]).sum()),
         ties=ties, excluded={UNDEFINED: n} if (n := len(undefined_docs - used_docs)) else {},
     )
 
@@ -415,7 +414,7 @@ def alt_test_scores(
         exact.append(Fraction(value))
     table = _Scores(
         doc=np.array(doc, dtype=np.int64), r1=np.array(r1, dtype=np.int64), r2=np.array(r2, dtype=np.int64),
-        value=np.array(values, dtype=np.float64), exact=exact.__getitem__, both_empty=np.zeros(len(doc), dtype=bool),
+        value=np.array(values, dtype=np.float64), exact=exact.__getitem__,
         doc_names=list(doc_code),
     )
     _check_unique_pairs(table)
@@ -447,15 +446,13 @@ def from_report(report, candidate: str | Sequence[str], *, epsilon: float = 0.2,
     comparisons = counts.comparisons
     a, b, c = (counts.abc[:, k] for k in range(3))
     value = psa(a, b, c)  # NaN where both raters marked nothing
-    empty = np.isnan(value)
 
     @functools.lru_cache(maxsize=None)
     def exact(i: int) -> Fraction:
         return psa(*(Fraction(float(x[i])) for x in (a, b, c)))
 
     pairs = comparisons.pairs
-    table = _Scores(doc=comparisons.doc, r1=pairs[comparisons.pair, 0], r2=pairs[comparisons.pair, 1], value=value, exact=exact,
-                    both_empty=empty)
+    table = _Scores(doc=comparisons.doc, r1=pairs[comparisons.pair, 0], r2=pairs[comparisons.pair, 1], value=value, exact=exact)
     rule = {**counts.rule.to_dict(), "unit": counts.unit_name}
     results = []
     for cand in wanted:

@@ -100,7 +100,7 @@ def chance_corrected(items: ItemMatrix, raters: list[str], *, reference: str | N
         pooled_labels = label_tables.sum(axis=0)
         pooled: dict[str, Any] = {}
         if items.has_none:
-            pooled.update(_two_by_two(np.array([_presence(t) for t in tables]).reshape(-1, 4).sum(axis=0)))
+            pooled.update(_two_by_two(presence(tables).sum(axis=0)))
         pooled["labels"] = {name: _two_by_two(pooled_labels[l].reshape(-1)) for l, name in enumerate(items.labels)}
         everyone = _all_raters(items, raters, reference, confidence)
         defined_pairs = [p["coefficients"]["cohen_kappa"]["value"] for p in pair_results
@@ -176,14 +176,11 @@ def _label_tables(items: ItemMatrix, pair_index, first, second, n_pairs: int) ->
     return np.stack([a, b, c, d], axis=1).reshape(n_pairs, n_labels, 2, 2)
 
 
-def _presence(table: np.ndarray) -> tuple[int, int, int, int]:
-    """(a, b, c, d) of "marked" (any label) against NONE (category 0) from a k×k table."""
-    return (
-        int(table[1:, 1:].sum()),
-        int(table[1:, 0].sum()),
-        int(table[0, 1:].sum()),
-        int(table[0, 0]),
-    )
+def presence(tables: np.ndarray) -> np.ndarray:
+    """(…, 4) = (a, b, c, d) of "marked" (any label) against NONE (category 0) from (…, k, k)
+    tables, for the point estimate and for the bootstrap's replicates."""
+    return np.stack([tables[..., 1:, 1:].sum(axis=(-1, -2)), tables[..., 1:, 0].sum(axis=-1),
+                     tables[..., 0, 1:].sum(axis=-1), tables[..., 0, 0]], axis=-1)
 
 
 def _two_by_two(abcd) -> dict[str, Any]:
@@ -237,7 +234,7 @@ def _pair_result(names: list[str], table: np.ndarray, label_tables: np.ndarray, 
     out["coefficients"]["cohen_kappa"] = _kappa(table, confidence, spread["cohen_kappa"])
     out["coefficients"]["gwet_ac1"] = _family_entry(spread["gwet_ac"])
     if has_none:
-        out["marked"] = _two_by_two(_presence(table))
+        out["marked"] = _two_by_two(presence(table))
     return out
 
 

@@ -38,7 +38,7 @@ import numpy as np
 
 from ...core import progress
 from ...errors import UsageError
-from ..chance.section import rating_pair_rows
+from ..chance.section import presence, rating_pair_rows
 from .specific import psa
 from ..chance.krippendorff import alpha_array
 from ..chance.two_raters import cohen_kappa_array
@@ -522,10 +522,7 @@ def _chance_statistics(parts: dict[str, np.ndarray], has_none: bool = True) -> l
     ]
     if not has_none:  # single-label documents: no marked/NONE table
         return out
-    marked = np.stack(
-        [tables[:, :, 1:, 1:].sum(axis=(1, 2, 3)), tables[:, :, 1:, 0].sum(axis=(1, 2)),
-         tables[:, :, 0, 1:].sum(axis=(1, 2)), tables[:, :, 0, 0].sum(axis=1)], axis=1,
-    )
+    marked = presence(tables).sum(axis=1)  # over the pairs
     two_by_two = np.stack([marked[:, :2], marked[:, 2:]], axis=1)
     out.append((
         [("chance", "pooled", "cohen_kappa"), ("chance", "pooled", "positive_agreement")],
