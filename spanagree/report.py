@@ -31,7 +31,7 @@ from .core.align import AlignmentRule
 from .core.counts import EXCLUSIONS, OUTCOMES, Counts, count
 from .errors import UsageError, option
 from .core.model import Corpus
-from .measures.psa.specific import prf_arrays
+from .measures.psa.specific import prf_arrays, reported
 from .measures.psa.summary import Layout, Summary, against, bin_rows, ratio, row_psa
 from .measures.psa.summary import point as point_summary
 
@@ -121,12 +121,12 @@ class AgreementReport:
     @property
     def pairwise_mean_psa(self) -> float | None:
         """Mean of the per-pair PSAs over pairs where PSA is defined (the "average F")."""
-        return _float(self.point()[1].pairwise_mean[0])
+        return reported(self.point()[1].pairwise_mean[0])
 
     @property
     def pooled_psa(self) -> float | None:
         """PSA of a, b, c summed over all pairs and documents."""
-        return _float(self.point()[1].pooled[0])
+        return reported(self.point()[1].pooled[0])
 
     def __repr__(self) -> str:
         """Raters, documents, rule and the headline numbers, in a line (the texts, arrays and
@@ -254,16 +254,16 @@ class AgreementReport:
         for k, name in enumerate(corpus.labels):
             a, b, c = s.label_total[0, k].tolist()
             labels[name] = _with_intervals({
-                "pairwise_mean_psa": _float(s.label_mean[0, k]),
-                "pooled_psa": _float(s.label_pooled[0, k]),
+                "pairwise_mean_psa": reported(s.label_mean[0, k]),
+                "pooled_psa": reported(s.label_pooled[0, k]),
                 "a": a,
                 "b": b,
                 "c": c,
                 "pairs_undefined": len(comparisons.pairs) - int(defined_cells[k]),
             }, interval, ("labels", name))
         overall = _with_intervals({
-            "pairwise_mean_psa": _float(s.pairwise_mean[0]),
-            "pooled_psa": _float(s.pooled[0]),
+            "pairwise_mean_psa": reported(s.pairwise_mean[0]),
+            "pooled_psa": reported(s.pooled[0]),
             "a": float(total[0]),
             "b": float(total[1]),
             "c": float(total[2]),
@@ -280,8 +280,8 @@ class AgreementReport:
             "rule": {**counts.rule.to_dict(), "unit": counts.unit_name},
             "overall": overall,
             "macro": _with_intervals({
-                "pairwise_mean_psa": _float(s.macro_mean[0]),
-                "pooled_psa": _float(s.macro_pooled[0]),
+                "pairwise_mean_psa": reported(s.macro_mean[0]),
+                "pooled_psa": reported(s.macro_pooled[0]),
             }, interval, ("macro",)),
             "pairs": self._pairs(pair_abc, pair_psa, layout, s.cell_abc[0], s.cell_psa[0], pair_docs, shown, interval),
             "labels": labels,
@@ -566,10 +566,6 @@ def _count_distinct(codes: np.ndarray, n: int) -> int:
     return int(np.count_nonzero(np.bincount(codes, minlength=n)))
 
 
-def _float(value: float) -> float | None:
-    return None if value != value else float(value)
-
-
 def _with_intervals(holder: dict, interval, path: tuple, analytic: bool = False) -> dict:
     """``holder`` with ``<name>_interval`` beside each PSA of it that has an interval (and the
     analytic standard error of the pooled PSA, from the holder's a, b, c, when ``analytic``)."""
@@ -629,4 +625,3 @@ def _copy_data(value: Any) -> Any:
 def _floats(values: np.ndarray) -> list[float | None]:
     """An array as a list of floats, with None where it is NaN (undefined)."""
     return [None if v != v else v for v in np.asarray(values, dtype=np.float64).tolist()]
-

@@ -22,7 +22,7 @@ from ...core.arrays import expand, pairs_within_blocks
 from .candidates import ItemMatrix, set_bits
 from ...errors import UsageError
 from . import family as cac
-from ..psa.specific import psa
+from ..psa.specific import psa, reported
 from .benchmark import benchmarks
 from .two_raters import cohen_kappa_array
 from .result import Agreement
@@ -57,7 +57,7 @@ def kappa_curve(a: float, b: float, c: float, d: float, *, points: int = CURVE_P
     kappa = cohen_kappa_array(tables)
     return {
         "d": grid.tolist(),
-        "kappa": [None if np.isnan(k) else float(k) for k in kappa],
+        "kappa": [reported(k) for k in kappa],
         "psa": psa(a, b, c),
     }
 

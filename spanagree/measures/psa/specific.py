@@ -56,6 +56,11 @@ def psa(a, b, c):
         return 2 * a / (2 * a + (b + c))  # b + c first: symmetric in b and c to the last bit
 
 
+def reported(value: float) -> float | None:
+    """A value as the report writes it: None where it is undefined (NaN), else a float."""
+    return None if value != value else float(value)
+
+
 def spans_marked(entry: dict) -> float:
     """The spans a per-label entry's pooled counts hold: each match pairs two spans (2a + b + c),
     the denominator of PSA."""
@@ -133,5 +138,5 @@ def add_rows(out: np.ndarray, index: np.ndarray, values: np.ndarray) -> None:
 def prf(a: float, own: float, other: float) -> dict[str, float | None]:
     """Precision, recall and F of a rater with ``a`` matched, ``own`` unconfirmed spans and
     ``other`` spans of the reference it did not mark (:func:`prf_arrays`); None where undefined."""
-    precision, recall, f = (None if x != x else float(x) for x in prf_arrays(np.array([a, other, own], dtype=np.float64)))
+    precision, recall, f = map(reported, prf_arrays(np.array([a, other, own], dtype=np.float64)))
     return {"precision": precision, "recall": recall, "f": f, "a": float(a), "own": float(own), "other": float(other)}
