@@ -504,15 +504,14 @@ def score_corpus(
     items = None
     if candidates is not None:
         # optional sections (here and below): imported when asked for (see tests/test_layers.py LAZY)
-        from .io.candidates import candidate_input
+        from .io.candidates import document_tokens, read_candidates
         from .measures.chance.candidates import build_items
         from .measures.chance.section import chance_corrected
 
         with progress.phase("candidates, chance-corrected family", None):
-            items = build_items(
-                corpus, candidates, rule, unit=unit, **candidate_input(corpus, candidates, settings["language"]),
-                strict_candidates=settings["strict_candidates"],
-            )
+            read = ({} if candidates == "documents" else {"tokens": document_tokens(corpus, settings["language"])}
+                    if candidates == "tokens" else {"spans": read_candidates(candidates, corpus)})
+            items = build_items(corpus, candidates, rule, unit=unit, **read, strict_candidates=settings["strict_candidates"])
             chance = chance_corrected(items, corpus.raters, reference=reference, confidence=ci)
     interval_options = None
     if bootstrap is not None:

@@ -120,9 +120,8 @@ def metric_weights(metric: np.ndarray | str, categories: np.ndarray, marginals: 
 
 
 def coincidences(counts: np.ndarray) -> np.ndarray:
-    """Krippendorff's coincidence matrix (k, k) of items × categories value counts ``n_uc``:
-    ``o_ck = Σ_u n_uc (n_uk − [c = k]) / (m_u − 1)`` over the items with ``m_u ≥ 2`` values
-    (Krippendorff 2011), from each item's categories present (no items × k × k product).
+    """Krippendorff's coincidence matrix (k, k) of items × categories counts ``n_uc``:
+    ``o_ck = Σ_u n_uc (n_uk − [c = k]) / (m_u − 1)`` over the items with ``m_u ≥ 2`` (2011).
 
     >>> coincidences(np.array([[2.0, 0.0], [1.0, 1.0], [0.0, 1.0]])).tolist()
     [[2.0, 1.0], [1.0, 0.0]]
@@ -140,9 +139,8 @@ def coincidences(counts: np.ndarray) -> np.ndarray:
 def alpha_array(o: np.ndarray, d2: np.ndarray | None = None) -> np.ndarray:
     """Krippendorff's α = 1 − Do/De of every (…, k, k) coincidence matrix under the squared
     metrics ``d2`` (None: nominal, ``1 − I``), ``Do = Σ o_ck δ²_ck / n`` and
-    ``De = Σ n_c n_k δ²_ck / (n (n − 1))`` (Krippendorff 2011); NaN where undefined. The one implementation: the point estimate
-    (``family``, one matrix from :func:`coincidences`) and every bootstrap replicate (a leading
-    replicate axis) call it.
+    ``De = Σ n_c n_k δ²_ck / (n (n − 1))`` (Krippendorff 2011); NaN where undefined. The one
+    implementation: the point estimate (``family``) and every bootstrap replicate call it.
 
     >>> float(alpha_array(np.array([[4.0, 2.0], [2.0, 4.0]])).round(4))
     0.3889

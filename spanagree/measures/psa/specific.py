@@ -14,20 +14,12 @@ computed by the same code, under the same undefined policy.
 """
 from __future__ import annotations
 
-from typing import overload
-
 import numpy as np
 
 from ...core import validate
 
 
-@overload
-def psa(a: np.ndarray, b: np.ndarray | float, c: np.ndarray | float) -> np.ndarray: ...
-@overload
-def psa(a: float, b: float, c: float) -> float | None: ...
-
-
-def psa(a, b, c):
+def psa(a: float | np.ndarray, b: float | np.ndarray, c: float | np.ndarray) -> float | None | np.ndarray:
     """Positive specific agreement ``2a / (2a + b + c)``.
 
     Hripcsak & Rothschild (2005), "Agreement, the F-measure, and reliability in information
@@ -76,7 +68,7 @@ def _scaled(a: float, b: float, c: float) -> tuple[float, float, float]:
     return a, b, c
 
 
-def f_beta(a, b, c, beta: float = 1.0):
+def f_beta(a: float | np.ndarray, b: float | np.ndarray, c: float | np.ndarray, beta: float = 1.0) -> float | None | np.ndarray:
     """F-beta of rater B against reference A: ``(1 + β²)·P·R / (β²·P + R)``, computed as
     ``a / (a + (w_b·b + w_c·c))`` (:func:`beta_weights`); undefined (None for numbers, NaN in
     arrays, as :func:`psa`) when ``a + b + c = 0``. Numbers are checked; arrays of any shape are
