@@ -158,8 +158,7 @@ def _compare(scores: _Scores, candidate: int, human: int, humans: set[int]) -> t
     docs = np.intersect1d(np.unique(scores.doc[h_rows]), np.unique(scores.doc[both]))
     h_rows = h_rows[np.isin(scores.doc[h_rows], docs)]
     c_rows = c_rows[np.isin(scores.doc[c_rows], docs)]
-    # each side's rows by (document, partner g): counted scores give h and the candidate the same
-    # partners on every document (scores given by hand may not), so the rows pair up
+    # each side's rows by (document, partner g): counted scores pair up (hand-given ones may not)
     keys, n = [], int(max(r1.max(initial=0), r2.max(initial=0))) + 1
     for rows, rater in ((h_rows, human), (c_rows, candidate)):
         key = np.searchsorted(docs, scores.doc[rows]) * n + np.where(r1[rows] == rater, r2[rows], r1[rows])
@@ -437,7 +436,7 @@ def _check_unique_pairs(table: _Scores) -> None:
 def from_report(report, candidate: str | Sequence[str], *, epsilon: float = 0.2, alpha: float = 0.05,
                 min_documents: int = MIN_DOCUMENTS):
     """The test on an :class:`~spanagree.AgreementReport`: the per-document PSA of every pair it
-    counted (undefined where both raters marked nothing: left out), Shah's S of the candidate against the humans (when the
+    counted (undefined where both marked nothing), Shah's S of the candidate against the humans (when the
     report has candidate items) and the candidate's PSA with each human, per label too."""
     check_parameters(epsilon, alpha, min_documents)
     names = list(report.corpus.raters)

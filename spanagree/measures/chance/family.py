@@ -222,8 +222,7 @@ def _estimate(name: str, p: _Prepared, pa: float, pe: float, contributions: np.n
         undefined = f"it needs at least two categories; got {list(p.categories)}"
     if undefined is None and not (1.0 - pe) > 1e-12:
         undefined = f"chance agreement p_e = {pe:.6g} is 1 (e.g. every rating is in one category), so it is 0/0"
-    given, value = value, math.nan
-    se = low = high = p_value = math.nan
+    given, value, se, low, high, p_value = value, *[math.nan] * 5
     if undefined is None:
         value = pa if name == "percent_agreement" else (pa - pe) / (1.0 - pe) if given is None else given
         if contributions is not None and n_used >= 2:

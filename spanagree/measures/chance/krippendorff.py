@@ -11,9 +11,6 @@ formulation, which equals Krippendorff's α for any agreement weights w; a metri
   pairable values in category g (so it depends on the data: no fixed weight family is it);
 * ``"interval"``: (c − k)²;  ``"ratio"``: ((c − k)/(c + k))²;
 * or a k×k matrix of δ² (symmetric, non-negative, 0 on the diagonal).
-
-α of a coincidence matrix o (o_ck: pairs of values c, k within a unit, each weighted
-1/(m_u − 1)), for one matrix or a leading replicate axis: :func:`alpha_array`.
 """
 from __future__ import annotations
 

@@ -52,9 +52,7 @@ def kappa_curve(a: float, b: float, c: float, d: float, *, points: int = CURVE_P
     start = max(float(d), 1.0)
     stop = start * multiple if d > 0 else max(a + b + c, 1.0) * multiple
     grid = np.unique(np.concatenate([[float(d)], np.geomspace(start, stop, points)]))
-    tables = np.zeros((len(grid), 2, 2))
-    tables[:, 0, 0], tables[:, 0, 1], tables[:, 1, 0], tables[:, 1, 1] = a, b, c, grid
-    kappa = cohen_kappa_array(tables)
+    kappa = cohen_kappa_array(np.stack(np.broadcast_arrays(*map(float, (a, b, c)), grid), axis=-1).reshape(-1, 2, 2))
     return {
         "d": grid.tolist(),
         "kappa": [reported(k) for k in kappa],
@@ -190,8 +188,8 @@ def _two_by_two(abcd) -> dict[str, Any]:
     return {
         "a": a, "b": b, "c": c, "d": d,
         "cohen_kappa": _kappa(table),
-        "positive_agreement": _value(stats.positive_agreement(table)),
-        "negative_agreement": _value(stats.negative_agreement(table)),
+        "positive_agreement": psa(a, b, c),
+        "negative_agreement": psa(d, b, c),  # NSA: the PSA of the absent category
         "kappa_curve": kappa_curve(a, b, c, d),
     }
 
@@ -341,7 +339,3 @@ def family_notes(everyone: dict[str, Any], items: ItemMatrix) -> list[str]:
         "agreement as less likely to be chance and Brennan–Prediger's chance term is fixed at 1/q (the kappa "
         "paradoxes; docs/chance-corrected.md)."
     ]
-
-
-def _value(parts: Agreement) -> float | None:
-    return parts.value if parts.defined else None

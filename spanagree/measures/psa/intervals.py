@@ -523,10 +523,9 @@ def _chance_statistics(parts: dict[str, np.ndarray], has_none: bool = True) -> l
     if not has_none:  # single-label documents: no marked/NONE table
         return out
     marked = presence(tables).sum(axis=1)  # over the pairs
-    two_by_two = np.stack([marked[:, :2], marked[:, 2:]], axis=1)
     out.append((
         [("chance", "pooled", "cohen_kappa"), ("chance", "pooled", "positive_agreement")],
-        np.stack([cohen_kappa_array(two_by_two), psa(marked[:, 0], marked[:, 1], marked[:, 2])], axis=1),
+        np.stack([cohen_kappa_array(marked.reshape(-1, 2, 2)), psa(marked[:, 0], marked[:, 1], marked[:, 2])], axis=1),
     ))
     return out
 

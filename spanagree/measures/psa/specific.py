@@ -26,10 +26,8 @@ def psa(a: float | np.ndarray, b: float | np.ndarray, c: float | np.ndarray) -> 
     retrieval", JAMIA 12(3):296-298.
 
     The one undefined policy (docs/agreement.md): when ``2a + b + c = 0`` (neither rater marked
-    anything) PSA is undefined, neither 0 nor 1: ``None`` for numbers, NaN in arrays; callers
-    leave it out of their means and count it. Numbers are checked (non-negative and finite; a
-    ``Fraction`` gives an exact ``Fraction``). Arrays of any shape broadcast (a replicate axis
-    among them) and are taken as they are.
+    anything) PSA is undefined, neither 0 nor 1: ``None`` for numbers (checked; a ``Fraction``
+    gives a ``Fraction``), NaN in arrays of any shape (a replicate axis among them).
 
     >>> round(psa(227, 31, 50), 3)
     0.849
@@ -69,10 +67,8 @@ def _scaled(a: float, b: float, c: float) -> tuple[float, float, float]:
 
 
 def f_beta(a: float | np.ndarray, b: float | np.ndarray, c: float | np.ndarray, beta: float = 1.0) -> float | None | np.ndarray:
-    """F-beta of rater B against reference A: ``(1 + β²)·P·R / (β²·P + R)``, computed as
-    ``a / (a + (w_b·b + w_c·c))`` (:func:`beta_weights`); undefined (None for numbers, NaN in
-    arrays, as :func:`psa`) when ``a + b + c = 0``. Numbers are checked; arrays of any shape are
-    taken as they are.
+    """F-beta of rater B against reference A: ``(1 + β²)·P·R / (β²·P + R)`` as ``a / (a + (w_b·b +
+    w_c·c))`` (:func:`beta_weights`), on numbers or arrays, undefined as for :func:`psa`.
 
     ``P = a / (a + c)``, ``R = a / (a + b)`` (van Rijsbergen 1979). With ``beta = 1`` this is PSA.
     When ``a = 0`` but ``b + c > 0`` the raters share nothing and F is 0.
