@@ -31,7 +31,8 @@ from .core.align import AlignmentRule
 from .core.counts import EXCLUSIONS, OUTCOMES, Counts, count
 from .errors import UsageError, option
 from .core.model import Corpus
-from .measures.psa.summary import Layout, Summary, against, bin_rows, prf_arrays, ratio, row_psa
+from .measures.psa.specific import prf_arrays, reported
+from .measures.psa.summary import Layout, Summary, against, bin_rows, ratio, row_psa
 from .measures.psa.summary import point as point_summary
 
 if TYPE_CHECKING:  # the engines are imported only when one runs
@@ -120,12 +121,12 @@ class AgreementReport:
     @property
     def pairwise_mean_psa(self) -> float | None:
         """Mean of the per-pair PSAs over pairs where PSA is defined (the "average F")."""
-        return _float(self.point()[1].pairwise_mean[0])
+        return reported(self.point()[1].pairwise_mean[0])
 
     @property
     def pooled_psa(self) -> float | None:
         """PSA of a, b, c summed over all pairs and documents."""
-        return _float(self.point()[1].pooled[0])
+        return reported(self.point()[1].pooled[0])
 
     def __repr__(self) -> str:
         """Raters, documents, rule and the headline numbers, in a line (the texts, arrays and
@@ -253,16 +254,16 @@ class AgreementReport:
         for k, name in enumerate(corpus.labels):
             a, b, c = s.label_total[0, k].tolist()
             labels[name] = _with_intervals({
-                "pairwise_mean_psa": _float(s.label_mean[0, k]),
-                "pooled_psa": _float(s.label_pooled[0, k]),
+                "pairwise_mean_psa": reported(s.label_mean[0, k]),
+                "pooled_psa": reported(s.label_pooled[0, k]),
                 "a": a,
                 "b": b,
                 "c": c,
                 "pairs_undefined": len(comparisons.pairs) - int(defined_cells[k]),
             }, interval, ("labels", name))
         overall = _with_intervals({
-            "pairwise_mean_psa": _float(s.pairwise_mean[0]),
-            "pooled_psa": _float(s.pooled[0]),
+            "pairwise_mean_psa": reported(s.pairwise_mean[0]),
+            "pooled_psa": reported(s.pooled[0]),
             "a": float(total[0]),
             "b": float(total[1]),
             "c": float(total[2]),
@@ -279,8 +280,8 @@ class AgreementReport:
             "rule": {**counts.rule.to_dict(), "unit": counts.unit_name},
             "overall": overall,
             "macro": _with_intervals({
-                "pairwise_mean_psa": _float(s.macro_mean[0]),
-                "pooled_psa": _float(s.macro_pooled[0]),
+                "pairwise_mean_psa": reported(s.macro_mean[0]),
+                "pooled_psa": reported(s.macro_pooled[0]),
             }, interval, ("macro",)),
             "pairs": self._pairs(pair_abc, pair_psa, layout, s.cell_abc[0], s.cell_psa[0], pair_docs, shown, interval),
             "labels": labels,
@@ -503,15 +504,14 @@ def score_corpus(
     items = None
     if candidates is not None:
         # optional sections (here and below): imported when asked for (see tests/test_layers.py LAZY)
-        from .io.candidates import candidate_input
+        from .io.candidates import document_tokens, read_candidates
         from .measures.chance.candidates import build_items
         from .measures.chance.section import chance_corrected
 
         with progress.phase("candidates, chance-corrected family", None):
-            items = build_items(
-                corpus, candidates, rule, unit=unit, **candidate_input(corpus, candidates, settings["language"]),
-                strict_candidates=settings["strict_candidates"],
-            )
+            read = ({} if candidates == "documents" else {"tokens": document_tokens(corpus, settings["language"])}
+                    if candidates == "tokens" else {"spans": read_candidates(candidates, corpus)})
+            items = build_items(corpus, candidates, rule, unit=unit, **read, strict_candidates=settings["strict_candidates"])
             chance = chance_corrected(items, corpus.raters, reference=reference, confidence=ci)
     interval_options = None
     if bootstrap is not None:
@@ -563,10 +563,6 @@ def _no_cycle_collection():
 def _count_distinct(codes: np.ndarray, n: int) -> int:
     """How many distinct values in ``codes`` (integers in ``range(n)``)."""
     return int(np.count_nonzero(np.bincount(codes, minlength=n)))
-
-
-def _float(value: float) -> float | None:
-    return None if value != value else float(value)
 
 
 def _with_intervals(holder: dict, interval, path: tuple, analytic: bool = False) -> dict:
@@ -628,4 +624,3 @@ def _copy_data(value: Any) -> Any:
 def _floats(values: np.ndarray) -> list[float | None]:
     """An array as a list of floats, with None where it is NaN (undefined)."""
     return [None if v != v else v for v in np.asarray(values, dtype=np.float64).tolist()]
-

@@ -252,7 +252,7 @@ def review_tasks(corpus: Corpus, found: OutcomeAlignment, language: str = "en", 
     docs = np.unique(corpus.ann_doc) if include_agreed else documents_with_disagreements(found)
     originals = originals or {}
     input_hash = _input_hashes(corpus)
-    tokens = document_tokens(corpus, docs, language)
+    tokens = document_tokens(corpus, language, docs)
     wanted = np.zeros(corpus.n_documents, dtype=bool)
     wanted[docs] = True
     tasks: list[dict] = []

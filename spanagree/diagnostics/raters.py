@@ -37,7 +37,7 @@ import numpy as np
 from .disagreements import from_report
 from .consensus import consensus
 from ..core.counts import count, label_totals
-from ..measures.psa.specific import prf, psa
+from ..measures.psa.specific import prf, psa, reported
 from ..measures.psa.summary import oriented_sums
 from ..measures.psa.intervals import BLOCK
 from ..core.builder import CorpusBuilder
@@ -104,7 +104,7 @@ def rater_view(report, interval=None) -> list[dict[str, Any]]:
             "spans": int(spans[r]),
             "pairs": int(n_pairs[r]),
             "pairs_undefined": int(undefined[r]),
-            "mean_psa": None if np.isnan(mean[r]) else float(mean[r]),
+            "mean_psa": reported(mean[r]),
             "against_others": against_others,
             "against_consensus": consensus.get(name) if consensus is not None else None,
             "only_theirs": None if only is None else {

@@ -32,7 +32,8 @@ import numpy as np
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from ..measures.psa.summary import against, prf_arrays
+from ..measures.psa.specific import prf_arrays, reported
+from ..measures.psa.summary import against
 from ..report import score_corpus as score
 from ..core import options
 from ..core.validate import INLINE_COMMENT, inline_comment, shown
@@ -587,7 +588,7 @@ class AgreementScorer:
         a, b, c = abc[0].tolist()
         result.update({f"{prefix}_{k}": v for k, v in spacy_prf(a, b, c).items()})
         value = summary.pair_psa[0, 0]
-        result.update({f"{prefix}_psa": None if value != value else float(value), f"{prefix}_a": a, f"{prefix}_b": b, f"{prefix}_c": c})
+        result.update({f"{prefix}_psa": reported(value), f"{prefix}_a": a, f"{prefix}_b": b, f"{prefix}_c": c})
         _, by_label = against(summary.cell_abc[0], layout.pairs[layout.cell_pair], ref)
         result[f"{prefix}_per_type"] = {
             corpus.labels[k]: spacy_prf(*row) for k, row in zip(layout.cell_label.tolist(), by_label.tolist()) if sum(row) > 0

@@ -1,11 +1,9 @@
-"""Candidate items from outside the raters' spans (docs/chance-corrected.md): the token offsets of
-each document, or a JSONL file of candidate spans, read here for
-:func:`spanagree.measures.chance.candidates.build_items`, which reads no file."""
+"""What :func:`spanagree.measures.chance.candidates.build_items` takes, read: the token offsets of
+each document, or a JSONL file of candidate spans (docs/chance-corrected.md)."""
 from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -15,22 +13,12 @@ from .common import json_lines, require
 from .docbin import blank
 
 
-def candidate_input(corpus: Corpus, source: str | Path, language: str = "en") -> dict[str, Any]:
-    """What ``build_items`` needs besides the corpus for ``source``: the token offsets of every
-    document with an annotation (``{"tokens": ...}``, for "tokens"), the candidate spans of a
-    file (``{"spans": ...}``), or nothing (for "documents")."""
-    if source == "documents":
-        return {}
-    if source == "tokens":
-        return {"tokens": document_tokens(corpus, np.unique(corpus.ann_doc), language)}
-    return {"spans": read_candidates(Path(source), corpus)}
-
-
-def document_tokens(corpus: Corpus, docs: np.ndarray, language: str) -> dict[int, np.ndarray]:
-    """Token offsets per document: the input's, else a blank spaCy tokenizer's."""
+def document_tokens(corpus: Corpus, language: str, docs: np.ndarray | None = None) -> dict[int, np.ndarray]:
+    """Token offsets per document (default: every document with an annotation): the input's,
+    else a blank spaCy tokenizer's."""
     out = {}
     tokenizer = None
-    for d in docs.tolist():
+    for d in (np.unique(corpus.ann_doc) if docs is None else docs).tolist():
         toks = corpus.doc_tokens[d]
         if toks is None:
             if tokenizer is None:
@@ -41,7 +29,7 @@ def document_tokens(corpus: Corpus, docs: np.ndarray, language: str) -> dict[int
     return out
 
 
-def read_candidates(path: Path, corpus: Corpus) -> tuple[np.ndarray, np.ndarray, np.ndarray, Counter]:
+def read_candidates(path: str | Path, corpus: Corpus) -> tuple[np.ndarray, np.ndarray, np.ndarray, Counter]:
     """Read ``{"doc_id": str, "spans": [{"start": int, "end": int}, ...]}`` lines (a ``text``, if
     there, must be the raters' text of the document).
 
@@ -51,7 +39,7 @@ def read_candidates(path: Path, corpus: Corpus) -> tuple[np.ndarray, np.ndarray,
     index = {doc_id: d for d, doc_id in enumerate(corpus.doc_ids)}
     docs, starts, ends = [], [], []
     notes: Counter = Counter()
-    for where, obj in json_lines(path):
+    for where, obj in json_lines(Path(path)):
         doc_id = str(require(obj, "doc_id", (str, int), where))
         spans = require(obj, "spans", list, where, doc_id)
         d = index.get(doc_id)

@@ -443,11 +443,11 @@ def test_report_lists_items_categories_and_skips(example_path):
 
 
 def _dense(chance, example_path):
-    from spanagree.io.candidates import candidate_input
+    from spanagree.io.candidates import document_tokens
     from spanagree.measures.chance.candidates import build_items
 
     corpus = spanagree.read(example_path)
-    items = build_items(corpus, "tokens", spanagree.AlignmentRule(), **candidate_input(corpus, "tokens"))
+    items = build_items(corpus, "tokens", spanagree.AlignmentRule(), tokens=document_tokens(corpus, "en"))
     dense = np.full((items.n_items, len(corpus.raters)), -1)
     dense[items.rating_item, items.rating_rater] = items.rating_code
     return dense

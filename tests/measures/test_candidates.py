@@ -136,11 +136,11 @@ def test_identical_raters_and_rater_order(tmp_path):
 
 def test_all_raters_agree_with_independent_implementations(example_path):
     krippendorff = pytest.importorskip("krippendorff")
-    from spanagree.io.candidates import candidate_input
+    from spanagree.io.candidates import document_tokens
     from spanagree.measures.chance.candidates import build_items
 
     corpus = spanagree.read(example_path)
-    items = build_items(corpus, "tokens", spanagree.AlignmentRule(), **candidate_input(corpus, "tokens"))
+    items = build_items(corpus, "tokens", spanagree.AlignmentRule(), tokens=document_tokens(corpus, "en"))
     chance = spanagree.score(corpus, candidates="tokens").to_dict()["chance_corrected"]
     dense = np.full((items.n_items, len(corpus.raters)), np.nan)
     dense[items.rating_item, items.rating_rater] = items.rating_code

@@ -9,7 +9,7 @@ import pytest
 
 import spanagree
 from spanagree.core.align import AlignmentRule
-from spanagree.io.candidates import candidate_input
+from spanagree.io.candidates import document_tokens, read_candidates
 from spanagree.measures.chance.candidates import build_items, set_bits
 from spanagree.measures.chance.section import _label_tables, rating_pair_rows
 
@@ -35,7 +35,9 @@ def _brute_force(items, pair_index, first, second, n_pairs):
 
 
 def _tables(corpus, candidates):
-    items = build_items(corpus, candidates, AlignmentRule(), **candidate_input(corpus, candidates))
+    read = ({} if candidates == "documents" else {"tokens": document_tokens(corpus, "en")} if candidates == "tokens"
+            else {"spans": read_candidates(candidates, corpus)})
+    items = build_items(corpus, candidates, AlignmentRule(), **read)
     pairs, pair_index, first, second = rating_pair_rows(items, len(corpus.raters))
     return items, pair_index, first, second, len(pairs)
 

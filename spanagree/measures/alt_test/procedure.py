@@ -131,14 +131,13 @@ def benjamini_yekutieli(p_values: Sequence[float], alpha: float) -> tuple[list[b
 @dataclass
 class _Scores:
     """Per-(document, rater pair) alignment scores: ``doc``, ``r1``, ``r2`` (codes) and
-    ``value`` (float), with ``exact`` holding each value exactly (for ties)."""
+    ``value`` (float; NaN undefined), with ``exact`` holding each value exactly (for ties)."""
 
     doc: np.ndarray
     r1: np.ndarray
     r2: np.ndarray
     value: np.ndarray
     exact: Any  # callable: row index -> Fraction
-    both_empty: np.ndarray
     doc_names: Sequence[Any] = ()
 
 
@@ -159,24 +158,21 @@ def _compare(scores: _Scores, candidate: int, human: int, humans: set[int]) -> t
     docs = np.intersect1d(np.unique(scores.doc[h_rows]), np.unique(scores.doc[both]))
     h_rows = h_rows[np.isin(scores.doc[h_rows], docs)]
     c_rows = c_rows[np.isin(scores.doc[c_rows], docs)]
-    # each side's rows by (document, partner g): counted scores give h and the candidate the same
-    # partners on every document (scores given by hand may not), so the rows pair up
-    sides = []
+    # each side's rows by (document, partner g): counted scores pair up (hand-given ones may not)
+    keys, n = [], int(max(r1.max(initial=0), r2.max(initial=0))) + 1
     for rows, rater in ((h_rows, human), (c_rows, candidate)):
-        partner = np.where(r1[rows] == rater, r2[rows], r1[rows])
-        index = np.searchsorted(docs, scores.doc[rows])
-        order = np.lexsort((partner, index))
-        sides.append((rows[order], index[order], partner[order]))
-    (h_rows, index_h, partner_h), (c_rows, index_c, partner_c) = sides
-    if len(index_h) != len(index_c) or (index_h != index_c).any() or (partner_h != partner_c).any():
-        d = int(docs[_first_difference(index_h, partner_h, index_c, partner_c)])
+        key = np.searchsorted(docs, scores.doc[rows]) * n + np.where(r1[rows] == rater, r2[rows], r1[rows])
+        keys.append((rows[np.argsort(key)], np.sort(key)))
+    (h_rows, key_h), (c_rows, key_c) = keys
+    if not np.array_equal(key_h, key_c):
+        d = int(docs[np.setxor1d(key_h, key_c).min() // n])
         raise UsageError(
             f"document {scores.doc_names[d] if d < len(scores.doc_names) else d!r}: the candidate and the human are both scored with other raters, but not "
             "with the same ones: give a score for every pair of raters who submitted the document"
         )
     # a g whose PSA with h or with the candidate is undefined is left out of both means
     defined = ~np.isnan(scores.value[h_rows]) & ~np.isnan(scores.value[c_rows])
-    h_rows, c_rows, index_h = h_rows[defined], c_rows[defined], index_h[defined]
+    h_rows, c_rows, index_h = h_rows[defined], c_rows[defined], key_h[defined] // n
     kept = np.unique(index_h)
     undefined = np.setdiff1d(docs, docs[kept])
     docs, index_h = docs[kept], np.searchsorted(kept, index_h)
@@ -200,15 +196,6 @@ def _compare(scores: _Scores, candidate: int, human: int, humans: set[int]) -> t
     w_c = (sign >= 0).astype(np.int64)
     w_h = (sign <= 0).astype(np.int64)
     return docs, w_c, w_h, int((sign == 0).sum()), undefined
-
-
-def _first_difference(index_a: np.ndarray, partner_a: np.ndarray, index_b: np.ndarray, partner_b: np.ndarray) -> int:
-    """The first document (index) where two sides' sorted (document, partner) rows differ."""
-    n = min(len(index_a), len(index_b))
-    differ = np.flatnonzero((index_a[:n] != index_b[:n]) | (partner_a[:n] != partner_b[:n]))
-    if len(differ):
-        return int(min(index_a[differ[0]], index_b[differ[0]]))
-    return int(index_a[n] if len(index_a) > n else index_b[n])
 
 
 def _grouped(rows: np.ndarray, group: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray]:
@@ -350,7 +337,7 @@ def _run(scores: _Scores, names: list[str], candidate: int, humans: list[int], *
     return AltTestResult(
         candidate=names[candidate], humans=[names[h] for h in humans], epsilon=float(epsilon), alpha=float(alpha),
         min_documents=min_documents, per_human=rows, winning_rate=winning_rate, advantage_probability=rho,
-        verdict=verdict, reason=reason, documents=len(used_docs), both_empty_pairs=int(scores.both_empty[involved].sum()),
+        verdict=verdict, reason=reason, documents=len(used_docs), both_empty_pairs=int(np.isnan(scores.value[involved]).sum()),
         ties=ties, excluded={UNDEFINED: n} if (n := len(undefined_docs - used_docs)) else {},
     )
 
@@ -426,7 +413,7 @@ def alt_test_scores(
         exact.append(Fraction(value))
     table = _Scores(
         doc=np.array(doc, dtype=np.int64), r1=np.array(r1, dtype=np.int64), r2=np.array(r2, dtype=np.int64),
-        value=np.array(values, dtype=np.float64), exact=exact.__getitem__, both_empty=np.zeros(len(doc), dtype=bool),
+        value=np.array(values, dtype=np.float64), exact=exact.__getitem__,
         doc_names=list(doc_code),
     )
     _check_unique_pairs(table)
@@ -449,7 +436,7 @@ def _check_unique_pairs(table: _Scores) -> None:
 def from_report(report, candidate: str | Sequence[str], *, epsilon: float = 0.2, alpha: float = 0.05,
                 min_documents: int = MIN_DOCUMENTS):
     """The test on an :class:`~spanagree.AgreementReport`: the per-document PSA of every pair it
-    counted (undefined where both raters marked nothing: left out), Shah's S of the candidate against the humans (when the
+    counted (undefined where both marked nothing), Shah's S of the candidate against the humans (when the
     report has candidate items) and the candidate's PSA with each human, per label too."""
     check_parameters(epsilon, alpha, min_documents)
     names = list(report.corpus.raters)
@@ -458,15 +445,13 @@ def from_report(report, candidate: str | Sequence[str], *, epsilon: float = 0.2,
     comparisons = counts.comparisons
     a, b, c = (counts.abc[:, k] for k in range(3))
     value = psa(a, b, c)  # NaN where both raters marked nothing
-    empty = np.isnan(value)
 
     @functools.lru_cache(maxsize=None)
     def exact(i: int) -> Fraction:
         return psa(*(Fraction(float(x[i])) for x in (a, b, c)))
 
     pairs = comparisons.pairs
-    table = _Scores(doc=comparisons.doc, r1=pairs[comparisons.pair, 0], r2=pairs[comparisons.pair, 1], value=value, exact=exact,
-                    both_empty=empty)
+    table = _Scores(doc=comparisons.doc, r1=pairs[comparisons.pair, 0], r2=pairs[comparisons.pair, 1], value=value, exact=exact)
     rule = {**counts.rule.to_dict(), "unit": counts.unit_name}
     results = []
     for cand in wanted:

@@ -131,11 +131,9 @@ def build_items(
     spans: CandidateSpans | None = None,
     strict_candidates: bool = False,
 ) -> ItemMatrix:
-    """The items × raters matrix for a candidate source (see the module docstring), from what the
-    caller read (a measure reads no file; :func:`spanagree.io.candidates.candidate_input`):
-    ``source`` names it ("tokens", "documents" or the candidate file), ``tokens`` are the token
-    offsets of every document with an annotation (for "tokens"), ``spans`` the candidate spans of
-    the file, ``(doc, start, end, notes)``."""
+    """The items × raters matrix for a candidate source (module docstring) from what the caller
+    read (:mod:`spanagree.io.candidates`): ``source`` names it ("tokens", "documents" or the file),
+    ``tokens`` are every annotated document's token offsets, ``spans`` the file's candidates."""
     if source == "documents":
         return _document_items(corpus)
     if source == "tokens":

@@ -46,7 +46,6 @@ from __future__ import annotations
 
 import math
 from numbers import Real
-import warnings
 from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any, Iterable, Literal
@@ -55,10 +54,11 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from . import ratings as coding
+from ...core.arrays import pairs_within_blocks
 from .kappa_variance import cohen_kappa_uncertainty
 from .krippendorff import alpha_array, coincidences
-from .two_raters import kappa_disagreements
-from .result import Agreement, UndefinedAgreementWarning, finish
+from .two_raters import cohen_kappa_array, kappa_disagreements
+from .result import Agreement, finish
 from ..student_t import t_cdf, t_quantile
 from .weights import Weights, agreement_weights
 
@@ -222,8 +222,7 @@ def _estimate(name: str, p: _Prepared, pa: float, pe: float, contributions: np.n
         undefined = f"it needs at least two categories; got {list(p.categories)}"
     if undefined is None and not (1.0 - pe) > 1e-12:
         undefined = f"chance agreement p_e = {pe:.6g} is 1 (e.g. every rating is in one category), so it is 0/0"
-    given, value = value, math.nan
-    se = low = high = p_value = math.nan
+    given, value, se, low, high, p_value = value, *[math.nan] * 5
     if undefined is None:
         value = pa if name == "percent_agreement" else (pa - pe) / (1.0 - pe) if given is None else given
         if contributions is not None and n_used >= 2:
@@ -542,17 +541,12 @@ def light_kappa(ratings: ArrayLike | RawRatings, *, categories: ArrayLike | None
     """
     data = raw_ratings(ratings, categories)
     q, r = data.q, data.n_raters
-    dense = np.full((data.n_items, r), -1, dtype=np.int64)
-    dense[data.item, data.rater] = data.code
-    values = []
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UndefinedAgreementWarning)
-        for a in range(r):
-            for b in range(a + 1, r):
-                both = (dense[:, a] >= 0) & (dense[:, b] >= 0)
-                if not both.any():
-                    continue
-                table = np.bincount(dense[both, a] * q + dense[both, b], minlength=q * q).reshape(q, q)
-                values.append(table_family(table, coefficients=["cohen_kappa"])["cohen_kappa"].value)
-    values = [v for v in values if not math.isnan(v)]
-    return float(np.mean(values)) if values else math.nan
+    order = np.lexsort((data.rater, data.item))
+    item, rater, code = data.item[order], data.rater[order], data.code[order]
+    first, second = pairs_within_blocks(item)  # every two ratings of one item, raters in order
+    pairs, pair = np.unique(rater[first] * r + rater[second], return_inverse=True)
+    cells = pair.reshape(-1) * q * q + code[first] * q + code[second]
+    tables = np.bincount(cells, minlength=len(pairs) * q * q).reshape(-1, q, q)
+    values = cohen_kappa_array(tables)  # the pair axis as the replicate axis
+    values = values[~np.isnan(values)]
+    return float(np.mean(values)) if len(values) else math.nan

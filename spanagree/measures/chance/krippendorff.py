@@ -11,10 +11,6 @@ formulation, which equals Krippendorff's α for any agreement weights w; a metri
   pairable values in category g (so it depends on the data: no fixed weight family is it);
 * ``"interval"``: (c − k)²;  ``"ratio"``: ((c − k)/(c + k))²;
 * or a k×k matrix of δ² (symmetric, non-negative, 0 on the diagonal).
-
-α of a coincidence matrix o (o_ck: pairs of values c, k within a unit, each weighted
-1/(m_u − 1)): D_o = Σ o_ck δ²_ck / n and D_e = Σ n_c n_k δ²_ck / (n (n − 1)), α = 1 − D_o/D_e
-(:func:`alpha_disagreements`), for one matrix or a leading replicate axis.
 """
 from __future__ import annotations
 
@@ -28,7 +24,7 @@ from numpy.typing import ArrayLike
 from ...core.arrays import expand
 from .two_raters import disagreement_ratio
 
-__all__ = ["METRICS", "Metric", "alpha_array", "alpha_disagreements", "check_metric", "coincidences", "metric_weights"]
+__all__ = ["METRICS", "Metric", "alpha_array", "check_metric", "coincidences", "metric_weights"]
 
 #: Krippendorff's named metrics.
 METRICS = ("nominal", "ordinal", "interval", "ratio")
@@ -121,9 +117,8 @@ def metric_weights(metric: np.ndarray | str, categories: np.ndarray, marginals: 
 
 
 def coincidences(counts: np.ndarray) -> np.ndarray:
-    """Krippendorff's coincidence matrix (k, k) of items × categories value counts ``n_uc``:
-    ``o_ck = Σ_u n_uc (n_uk − [c = k]) / (m_u − 1)`` over the items with ``m_u ≥ 2`` values
-    (Krippendorff 2011), from each item's categories present (no items × k × k product).
+    """Krippendorff's coincidence matrix (k, k) of items × categories counts ``n_uc``:
+    ``o_ck = Σ_u n_uc (n_uk − [c = k]) / (m_u − 1)`` over the items with ``m_u ≥ 2`` (2011).
 
     >>> coincidences(np.array([[2.0, 0.0], [1.0, 1.0], [0.0, 1.0]])).tolist()
     [[2.0, 1.0], [1.0, 0.0]]
@@ -138,27 +133,20 @@ def coincidences(counts: np.ndarray) -> np.ndarray:
     return np.bincount(category[entry] * k + category[partner], weights=weight, minlength=k * k).reshape(k, k)
 
 
-def alpha_disagreements(o: np.ndarray, d2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Krippendorff's observed and expected disagreement of every (…, k, k) coincidence matrix
-    ``o`` under the squared metrics ``d2`` (k, k): ``Do = Σ o_ck δ²_ck / n`` and
-    ``De = Σ n_c n_k δ²_ck / (n (n − 1))`` (Krippendorff 2011); α = 1 − Do/De."""
+def alpha_array(o: np.ndarray, d2: np.ndarray | None = None) -> np.ndarray:
+    """Krippendorff's α = 1 − Do/De of every (…, k, k) coincidence matrix under the squared
+    metrics ``d2`` (None: nominal, ``1 − I``), ``Do = Σ o_ck δ²_ck / n`` and
+    ``De = Σ n_c n_k δ²_ck / (n (n − 1))`` (Krippendorff 2011); NaN where undefined. The one
+    implementation: the point estimate (``family``) and every bootstrap replicate call it.
+
+    >>> float(alpha_array(np.array([[4.0, 2.0], [2.0, 4.0]])).round(4))
+    0.3889
+    """
     o = np.asarray(o, dtype=float)
+    d2 = 1.0 - np.eye(o.shape[-1]) if d2 is None else d2
     marginals = o.sum(axis=-1)
     n = marginals.sum(axis=-1)
     with np.errstate(invalid="ignore", divide="ignore"):
         observed = (o * d2).sum(axis=(-1, -2)) / n
         expected = np.einsum("...c,ck,...k->...", marginals, d2, marginals) / (n * (n - 1))
-    return observed, expected
-
-
-def alpha_array(o: np.ndarray, d2: np.ndarray | None = None) -> np.ndarray:
-    """Krippendorff's α of every (…, k, k) coincidence matrix under the squared metrics ``d2``
-    (None: nominal, ``1 − I``), NaN where undefined. The one implementation: the point estimate
-    (``family``, one matrix from :func:`coincidences`) and every bootstrap replicate (a leading
-    replicate axis) call it.
-
-    >>> float(alpha_array(np.array([[4.0, 2.0], [2.0, 4.0]])).round(4))
-    0.3889
-    """
-    k = o.shape[-1]
-    return disagreement_ratio(*alpha_disagreements(o, 1.0 - np.eye(k) if d2 is None else d2))
+    return disagreement_ratio(observed, expected)

@@ -22,7 +22,7 @@ from ...core.arrays import expand, pairs_within_blocks
 from .candidates import ItemMatrix, set_bits
 from ...errors import UsageError
 from . import family as cac
-from ..psa.specific import psa
+from ..psa.specific import psa, reported
 from .benchmark import benchmarks
 from .two_raters import cohen_kappa_array
 from .result import Agreement
@@ -52,12 +52,10 @@ def kappa_curve(a: float, b: float, c: float, d: float, *, points: int = CURVE_P
     start = max(float(d), 1.0)
     stop = start * multiple if d > 0 else max(a + b + c, 1.0) * multiple
     grid = np.unique(np.concatenate([[float(d)], np.geomspace(start, stop, points)]))
-    tables = np.zeros((len(grid), 2, 2))
-    tables[:, 0, 0], tables[:, 0, 1], tables[:, 1, 0], tables[:, 1, 1] = a, b, c, grid
-    kappa = cohen_kappa_array(tables)
+    kappa = cohen_kappa_array(np.stack(np.broadcast_arrays(*map(float, (a, b, c)), grid), axis=-1).reshape(-1, 2, 2))
     return {
         "d": grid.tolist(),
-        "kappa": [None if np.isnan(k) else float(k) for k in kappa],
+        "kappa": [reported(k) for k in kappa],
         "psa": psa(a, b, c),
     }
 
@@ -100,7 +98,7 @@ def chance_corrected(items: ItemMatrix, raters: list[str], *, reference: str | N
         pooled_labels = label_tables.sum(axis=0)
         pooled: dict[str, Any] = {}
         if items.has_none:
-            pooled.update(_two_by_two(np.array([_presence(t) for t in tables]).reshape(-1, 4).sum(axis=0)))
+            pooled.update(_two_by_two(presence(tables).sum(axis=0)))
         pooled["labels"] = {name: _two_by_two(pooled_labels[l].reshape(-1)) for l, name in enumerate(items.labels)}
         everyone = _all_raters(items, raters, reference, confidence)
         defined_pairs = [p["coefficients"]["cohen_kappa"]["value"] for p in pair_results
@@ -176,14 +174,11 @@ def _label_tables(items: ItemMatrix, pair_index, first, second, n_pairs: int) ->
     return np.stack([a, b, c, d], axis=1).reshape(n_pairs, n_labels, 2, 2)
 
 
-def _presence(table: np.ndarray) -> tuple[int, int, int, int]:
-    """(a, b, c, d) of "marked" (any label) against NONE (category 0) from a k×k table."""
-    return (
-        int(table[1:, 1:].sum()),
-        int(table[1:, 0].sum()),
-        int(table[0, 1:].sum()),
-        int(table[0, 0]),
-    )
+def presence(tables: np.ndarray) -> np.ndarray:
+    """(…, 4) = (a, b, c, d) of "marked" (any label) against NONE (category 0) from (…, k, k)
+    tables, for the point estimate and for the bootstrap's replicates."""
+    return np.stack([tables[..., 1:, 1:].sum(axis=(-1, -2)), tables[..., 1:, 0].sum(axis=-1),
+                     tables[..., 0, 1:].sum(axis=-1), tables[..., 0, 0]], axis=-1)
 
 
 def _two_by_two(abcd) -> dict[str, Any]:
@@ -193,8 +188,8 @@ def _two_by_two(abcd) -> dict[str, Any]:
     return {
         "a": a, "b": b, "c": c, "d": d,
         "cohen_kappa": _kappa(table),
-        "positive_agreement": _value(stats.positive_agreement(table)),
-        "negative_agreement": _value(stats.negative_agreement(table)),
+        "positive_agreement": psa(a, b, c),
+        "negative_agreement": psa(d, b, c),  # NSA: the PSA of the absent category
         "kappa_curve": kappa_curve(a, b, c, d),
     }
 
@@ -237,7 +232,7 @@ def _pair_result(names: list[str], table: np.ndarray, label_tables: np.ndarray, 
     out["coefficients"]["cohen_kappa"] = _kappa(table, confidence, spread["cohen_kappa"])
     out["coefficients"]["gwet_ac1"] = _family_entry(spread["gwet_ac"])
     if has_none:
-        out["marked"] = _two_by_two(_presence(table))
+        out["marked"] = _two_by_two(presence(table))
     return out
 
 
@@ -344,7 +339,3 @@ def family_notes(everyone: dict[str, Any], items: ItemMatrix) -> list[str]:
         "agreement as less likely to be chance and Brennan–Prediger's chance term is fixed at 1/q (the kappa "
         "paradoxes; docs/chance-corrected.md)."
     ]
-
-
-def _value(parts: Agreement) -> float | None:
-    return parts.value if parts.defined else None

@@ -5,10 +5,9 @@ Positive specific agreement (PSA) and its negative twin on a 2×2 table ``[[a, b
 
     PSA = 2a / (2a + b + c),        NSA = 2d / (2d + b + c)
 
-and Cohen's (weighted) κ of every table of a (…, k, k) array: one function for the point
-estimate (one table) and for the report's bootstrap replicates (a leading replicate axis),
-κ = 1 − D_o/D_e with D_o = Σ t_ab v_ab / n and D_e = Σ n_a m_b v_ab / n² (v = 1 − w the
-disagreement weights; n_a, m_b the row and column sums).
+and Cohen's (weighted) κ of every table of a (…, k, k) array, one function for the point estimate
+and the bootstrap's replicates: κ = 1 − D_o/D_e, D_o = Σ t_ab v_ab / n, D_e = Σ n_a m_b v_ab / n²
+(v = 1 − w; n_a, m_b the row and column sums; Cohen 1960, 1968).
 """
 from __future__ import annotations
 
@@ -43,12 +42,9 @@ def specific_agreement(name: str, table: ArrayLike, positive: int, *, negative: 
 
 
 def kappa_disagreements(tables: np.ndarray, disagreement: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Cohen's observed and expected disagreement of every (…, k, k) table (rows rater 1), with
-    disagreement weights ``v = 1 − w`` (None: unweighted, ``1 − I``): ``Do = Σ_ab t_ab v_ab / n``
-    and ``De = Σ_ab n_a m_b v_ab / n²`` with ``n_a``, ``m_b`` the row and column sums (Cohen
-    1960, 1968); NaN for an empty table. κ = 1 − Do/De (:func:`disagreement_ratio`). The one
-    implementation: the point estimate is a single table (``table_family``), the bootstrap a
-    leading replicate axis. Unweighted, every sum on counts is of whole numbers: exact in any order."""
+    """Cohen's ``Do`` and ``De`` (module docstring) of every (…, k, k) table, rows rater 1, with
+    disagreement weights ``v`` (None: ``1 − I``); NaN for an empty table. Unweighted, every sum on
+    counts is of whole numbers: exact in any order, one table or a replicate axis alike."""
     t = np.asarray(tables, dtype=float)
     k = t.shape[-1]
     n = t.sum(axis=(-1, -2))

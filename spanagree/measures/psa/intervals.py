@@ -38,8 +38,8 @@ import numpy as np
 
 from ...core import progress
 from ...errors import UsageError
-from ..chance.section import rating_pair_rows
-from .specific import psa
+from ..chance.section import presence, rating_pair_rows
+from .specific import psa, reported
 from ..chance.krippendorff import alpha_array
 from ..chance.two_raters import cohen_kappa_array
 from .summary import Fixed, Layout, bin_rows, label_cells, row_psa, summarize
@@ -384,7 +384,7 @@ class DocumentCounts:
             times = 0 if np.isnan(value) else int(drawn[self.single_row[p]])
             left_in = self.n_documents - 1 if not np.isnan(value) else 0
             entry: dict[str, Any] = {
-                "value": _float(value),
+                "value": reported(value),
                 "low": float(value) if times else None,
                 "high": float(value) if times else None,
                 "se": (0.0 if left_in > 1 else None) if jackknife else None,
@@ -437,7 +437,7 @@ def bootstrap(report, options: IntervalOptions = IntervalOptions(), pairs: np.nd
     for row, name in enumerate(names):
         defined = int(n_defined[row])
         entry: dict[str, Any] = {
-            "value": _float(point[name][0]),
+            "value": reported(point[name][0]),
             "low": float(low[row]) if defined else None,
             "high": float(high[row]) if defined else None,
             "se": _jackknife_se(jackknife[name]) if jackknife is not None else None,
@@ -522,14 +522,10 @@ def _chance_statistics(parts: dict[str, np.ndarray], has_none: bool = True) -> l
     ]
     if not has_none:  # single-label documents: no marked/NONE table
         return out
-    marked = np.stack(
-        [tables[:, :, 1:, 1:].sum(axis=(1, 2, 3)), tables[:, :, 1:, 0].sum(axis=(1, 2)),
-         tables[:, :, 0, 1:].sum(axis=(1, 2)), tables[:, :, 0, 0].sum(axis=1)], axis=1,
-    )
-    two_by_two = np.stack([marked[:, :2], marked[:, 2:]], axis=1)
+    marked = presence(tables).sum(axis=1)  # over the pairs
     out.append((
         [("chance", "pooled", "cohen_kappa"), ("chance", "pooled", "positive_agreement")],
-        np.stack([cohen_kappa_array(two_by_two), psa(marked[:, 0], marked[:, 1], marked[:, 2])], axis=1),
+        np.stack([cohen_kappa_array(marked.reshape(-1, 2, 2)), psa(marked[:, 0], marked[:, 1], marked[:, 2])], axis=1),
     ))
     return out
 
@@ -560,7 +556,3 @@ def _jackknife_se(values: np.ndarray) -> float | None:
     if n < 2:
         return None
     return float(np.sqrt((n - 1) / n * ((defined - defined.mean()) ** 2).sum()))
-
-
-def _float(value: float) -> float | None:
-    return None if np.isnan(value) else float(value)

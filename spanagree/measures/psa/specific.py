@@ -14,30 +14,20 @@ computed by the same code, under the same undefined policy.
 """
 from __future__ import annotations
 
-from typing import overload
-
 import numpy as np
 
 from ...core import validate
 
 
-@overload
-def psa(a: np.ndarray, b: np.ndarray | float, c: np.ndarray | float) -> np.ndarray: ...
-@overload
-def psa(a: float, b: float, c: float) -> float | None: ...
-
-
-def psa(a, b, c):
+def psa(a: float | np.ndarray, b: float | np.ndarray, c: float | np.ndarray) -> float | None | np.ndarray:
     """Positive specific agreement ``2a / (2a + b + c)``.
 
     Hripcsak & Rothschild (2005), "Agreement, the F-measure, and reliability in information
     retrieval", JAMIA 12(3):296-298.
 
     The one undefined policy (docs/agreement.md): when ``2a + b + c = 0`` (neither rater marked
-    anything) PSA is undefined, neither 0 nor 1: ``None`` for numbers, NaN in arrays; callers
-    leave it out of their means and count it. Numbers are checked (non-negative and finite; a
-    ``Fraction`` gives an exact ``Fraction``). Arrays of any shape broadcast (a replicate axis
-    among them) and are taken as they are.
+    anything) PSA is undefined, neither 0 nor 1: ``None`` for numbers (checked; a ``Fraction``
+    gives a ``Fraction``), NaN in arrays of any shape (a replicate axis among them).
 
     >>> round(psa(227, 31, 50), 3)
     0.849
@@ -50,10 +40,15 @@ def psa(a, b, c):
         a = np.asarray(a, dtype=np.float64)
     else:
         a, b, c = _scaled(*(validate.count(name, v) for name, v in (("a", a), ("b", b), ("c", c))))
-        if 2 * a + b + c == 0:
+        if 2 * a + (b + c) == 0:
             return None
     with np.errstate(invalid="ignore", divide="ignore"):  # arrays: 0/0 is NaN where undefined
-        return 2 * a / (2 * a + b + c)
+        return 2 * a / (2 * a + (b + c))  # b + c first: symmetric in b and c to the last bit
+
+
+def reported(value: float) -> float | None:
+    """A value as the report writes it: None where it is undefined (NaN), else a float."""
+    return None if value != value else float(value)
 
 
 def spans_marked(entry: dict) -> float:
@@ -71,8 +66,9 @@ def _scaled(a: float, b: float, c: float) -> tuple[float, float, float]:
     return a, b, c
 
 
-def f_beta(a: float, b: float, c: float, beta: float = 1.0) -> float | None:
-    """F-beta of rater B against reference A: ``(1 + β²)·P·R / (β²·P + R)``; None when undefined.
+def f_beta(a: float | np.ndarray, b: float | np.ndarray, c: float | np.ndarray, beta: float = 1.0) -> float | None | np.ndarray:
+    """F-beta of rater B against reference A: ``(1 + β²)·P·R / (β²·P + R)`` as ``a / (a + (w_b·b +
+    w_c·c))`` (:func:`beta_weights`), on numbers or arrays, undefined as for :func:`psa`.
 
     ``P = a / (a + c)``, ``R = a / (a + b)`` (van Rijsbergen 1979). With ``beta = 1`` this is PSA.
     When ``a = 0`` but ``b + c > 0`` the raters share nothing and F is 0.
@@ -82,11 +78,22 @@ def f_beta(a: float, b: float, c: float, beta: float = 1.0) -> float | None:
     >>> round(f_beta(8, 2, 0, beta=2.0), 4)
     0.8333
     """
-    a, b, c = _scaled(*(validate.count(name, v) for name, v in (("a", a), ("b", b), ("c", c))))
     validate.positive("beta", beta)
     on_b, on_c = beta_weights(beta)
-    denominator = a + on_b * b + on_c * c
-    return None if denominator == 0 else a / denominator
+    if not any(isinstance(x, np.ndarray) for x in (a, b, c)):
+        a, b, c = _scaled(*(validate.count(name, v) for name, v in (("a", a), ("b", b), ("c", c))))
+        if a + (on_b * b + on_c * c) == 0:
+            return None
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return a / (a + (on_b * b + on_c * c))
+
+
+def prf_arrays(abc: np.ndarray, beta: float = 1.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Precision ``a / (a + c)``, recall ``a / (a + b)`` and :func:`f_beta` of every (…, 3) row,
+    with the reference as side A (b: its unmatched spans); NaN where a denominator is 0."""
+    a, b, c = abc[..., 0], abc[..., 1], abc[..., 2]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return a / (a + c), a / (a + b), f_beta(a, b, c, beta)
 
 
 def beta_weights(beta: float) -> tuple[float, float]:
@@ -118,12 +125,6 @@ def add_rows(out: np.ndarray, index: np.ndarray, values: np.ndarray) -> None:
 
 def prf(a: float, own: float, other: float) -> dict[str, float | None]:
     """Precision, recall and F of a rater with ``a`` matched, ``own`` unconfirmed spans and
-    ``other`` spans of the reference it did not mark; None where undefined."""
-    return {
-        "precision": a / (a + own) if a + own else None,
-        "recall": a / (a + other) if a + other else None,
-        "f": psa(a, own, other),
-        "a": float(a),
-        "own": float(own),
-        "other": float(other),
-    }
+    ``other`` spans of the reference it did not mark (:func:`prf_arrays`); None where undefined."""
+    precision, recall, f = map(reported, prf_arrays(np.array([a, other, own], dtype=np.float64)))
+    return {"precision": precision, "recall": recall, "f": f, "a": float(a), "own": float(own), "other": float(other)}

@@ -33,7 +33,7 @@ import numpy as np
 
 from ...core.arrays import dense_codes
 
-from .specific import add_rows, beta_weights, psa
+from .specific import add_rows, psa
 
 
 @dataclass(frozen=True)
@@ -141,19 +141,6 @@ def row_psa(abc: np.ndarray) -> np.ndarray:
     """:func:`~.specific.psa` of every (…, 3) row of a, b, c, or (…, 2) row of a and b + c (all
     PSA needs: the replicates sum only these); NaN where ``2a + b + c = 0``."""
     return psa(abc[..., 0], abc[..., 1], abc[..., 2] if abc.shape[-1] == 3 else 0.0)
-
-
-def prf_arrays(abc: np.ndarray, beta: float = 1.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Precision ``a / (a + c)``, recall ``a / (a + b)`` and ``F_β`` of every (…, 3) row, with the
-    reference as side A (b: its unmatched spans); NaN where a denominator is 0."""
-    a, b, c = abc[..., 0], abc[..., 1], abc[..., 2]
-    on_b, on_c = beta_weights(beta)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        precision = np.where(a + c > 0, a / np.where(a + c > 0, a + c, 1), np.nan)
-        recall = np.where(a + b > 0, a / np.where(a + b > 0, a + b, 1), np.nan)
-        denominator = a + on_b * b + on_c * c
-        f = np.where(denominator > 0, a / np.where(denominator > 0, denominator, 1), np.nan)
-    return precision, recall, f
 
 
 def against(pair_abc: np.ndarray, pairs: np.ndarray, rater: int) -> tuple[np.ndarray, np.ndarray]:

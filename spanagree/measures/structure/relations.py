@@ -36,7 +36,7 @@ from ...core.align import AlignmentRule
 from ...core.arrays import ranges
 from ...core.counts import Counts
 from ...core.model import Corpus
-from ..psa.specific import psa
+from ..psa.specific import psa, reported
 from ..psa.summary import bin_rows, point
 from .spans import Alignment, SpanTable
 
@@ -201,13 +201,13 @@ def relation_section(corpus: Corpus, counts: RelationCounts, interval_options=No
     pair_labels: list[dict] = [{} for _ in range(n_pairs)]
     for cell, (p, lab) in enumerate(zip(layout.cell_pair.tolist(), layout.cell_label.tolist())):
         a, b, c = summary.cell_abc[0, cell].tolist()
-        pair_labels[p][counts.labels[lab]] = {"a": a, "b": b, "c": c, "psa": _float(cell_psa[cell])}
+        pair_labels[p][counts.labels[lab]] = {"a": a, "b": b, "c": c, "psa": reported(cell_psa[cell])}
     pairs = []
     for p in range(n_pairs):
         a, b, c = pair_abc[p].tolist()
         entry = {
             "raters": [raters[r] for r in comparisons.pairs[p].tolist()], "documents": int(pair_docs[p]),
-            "a": a, "b": b, "c": c, "psa": _float(pair_psa[p]),
+            "a": a, "b": b, "c": c, "psa": reported(pair_psa[p]),
         }
         if interval is not None and ("pairs", p, "psa") in interval:
             entry["psa_interval"] = interval["pairs", p, "psa"]
@@ -217,19 +217,19 @@ def relation_section(corpus: Corpus, counts: RelationCounts, interval_options=No
         pairs.append(entry)
     a, b, c = summary.total[0].tolist()
     overall = {
-        "pairwise_mean_psa": _float(summary.pairwise_mean[0]), "pooled_psa": _float(summary.pooled[0]),
+        "pairwise_mean_psa": reported(summary.pairwise_mean[0]), "pooled_psa": reported(summary.pooled[0]),
         "a": a, "b": b, "c": c, "pairs": n_pairs, "pairs_undefined": int(np.isnan(pair_psa).sum()),
     }
     ba, bb, bc = both_summary.total[0].tolist()
     both = {
-        "pairwise_mean_psa": _float(both_summary.pairwise_mean[0]), "pooled_psa": _float(both_summary.pooled[0]),
+        "pairwise_mean_psa": reported(both_summary.pairwise_mean[0]), "pooled_psa": reported(both_summary.pooled[0]),
         "a": ba, "b": bb, "c": bc, "pairs_undefined": int(np.isnan(both_summary.pair_psa[0]).sum()),
     }
     labels = {}
     for k, name in enumerate(counts.labels):
         la, lb, lc = summary.label_total[0, k].tolist()
         labels[name] = {
-            "pairwise_mean_psa": _float(summary.label_mean[0, k]), "pooled_psa": _float(summary.label_pooled[0, k]),
+            "pairwise_mean_psa": reported(summary.label_mean[0, k]), "pooled_psa": reported(summary.label_pooled[0, k]),
             "a": la, "b": lb, "c": lc,
         }
     if interval is not None:
@@ -282,7 +282,3 @@ def _intervals(corpus: Corpus, counts: RelationCounts, options) -> dict | None:
         counts=counts.counts, per_rater=False, items=None, interval_pairs=None,
     )
     return bootstrap(view, options)
-
-
-def _float(value: float) -> float | None:
-    return None if np.isnan(value) else float(value)

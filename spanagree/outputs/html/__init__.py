@@ -276,7 +276,7 @@ def _pairs(data: dict, corpus) -> dict[str, Any]:
 
 def _kappa_curve(chance: dict, data: dict) -> dict[str, Any]:
     return {"chart": charts.kappa_curve(data), "pooled": chance["pooled"], "source": chance["source"],
-            "item_psa": views.kappa_note(chance), "headline": data["overall"]["pairwise_mean_psa"]}
+            "item_psa": chance["pooled"]["positive_agreement"], "headline": data["overall"]["pairwise_mean_psa"]}
 
 
 def _structure(section: dict) -> list[dict[str, Any]]:

@@ -15,7 +15,6 @@ from ..text import RATER_COLUMNS, rater_cells
 from . import charts
 from ...notebook.figures import raters_ordered
 from ...core.files import atomic_write
-from ...measures.psa.specific import psa
 from ...core.sanitize import csv_cell
 
 #: Documents listed in the page's full table at most (the CSV beside the page has them all).
@@ -35,13 +34,6 @@ def per_rater(rows: list[dict], labels: list[str]) -> dict[str, Any]:
         "columns": RATER_COLUMNS, "cells": [[str(c) for c in rater_cells(r, ci)] for r in ordered],
         "chart": charts.raters(rows) if rows else None, "grid_labels": shown, "grid": grid,
     }
-
-
-def kappa_note(chance: dict) -> float | None:
-    """PSA over the candidate items (2a / (2a + b + c) of the pooled item counts): the value the
-    κ(d) curve approaches, which is not the headline span PSA."""
-    pooled = chance["pooled"]
-    return psa(pooled["a"], pooled["b"], pooled["c"])
 
 
 #: How strong each band word reads: 0 weak, 1 middling, 2 strong.
