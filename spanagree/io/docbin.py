@@ -145,7 +145,6 @@ def write_docbin(
     spans whose boundaries had to be widened to whole tokens or could not go to ``doc.ents``
     (also raised as a warning, never silently).
     """
-    import spacy
     from spacy.tokens import DocBin
 
     if spans_key is not None and (not isinstance(spans_key, str) or not spans_key):
