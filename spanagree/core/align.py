@@ -46,9 +46,6 @@ from .matching import fits, max_weight_matching
 from ..errors import InputError, UsageError
 from . import options, validate
 
-RULES = options.BY_NAME["rule"].choices
-LABEL_MODES = options.BY_NAME["labels"].choices
-PROPORTIONAL = options.BY_NAME["proportional"].choices
 SEARCHES = options.BY_NAME["search"].choices
 
 #: Credits closer than this are treated as equal when breaking ties.
@@ -132,10 +129,13 @@ class SpanColumns:
     label: np.ndarray
 
     @classmethod
-    def from_spans(cls, spans: Sequence[tuple[int, int, object]], group: int = 0) -> "SpanColumns":
-        """Build one group from ``(start, end, label)`` tuples (labels of any hashable type)."""
+    def from_spans(
+        cls, spans: Sequence[tuple[int, int, object]], group: int = 0, names: dict[str, int] | None = None
+    ) -> "SpanColumns":
+        """Build one group from ``(start, end, label)`` tuples (labels of any hashable type), in
+        canonical order; ``names`` codes the labels (by default in the order of their names)."""
         spans = sorted(spans, key=lambda s: (s[0], s[1], str(s[2])))
-        names = {label: i for i, label in enumerate(sorted({str(s[2]) for s in spans}))}
+        names = names or {label: i for i, label in enumerate(sorted({str(s[2]) for s in spans}))}
         n = len(spans)
         return cls(
             group=np.full(n, group, dtype=np.int64),
@@ -305,16 +305,7 @@ def align_spans(
     spans_a = sorted(spans_a, key=lambda s: (s[0], s[1], str(s[2])))
     spans_b = sorted(spans_b, key=lambda s: (s[0], s[1], str(s[2])))
     names = {lab: i for i, lab in enumerate(sorted({str(s[2]) for s in [*spans_a, *spans_b]}))}
-
-    def columns(spans):
-        return SpanColumns(
-            group=np.zeros(len(spans), np.int64),
-            start=np.array([s[0] for s in spans], np.int64),
-            end=np.array([s[1] for s in spans], np.int64),
-            label=np.array([names[str(s[2])] for s in spans], np.int64),
-        )
-
-    found = align(columns(spans_a), columns(spans_b), rule)
+    found = align(SpanColumns.from_spans(spans_a, names=names), SpanColumns.from_spans(spans_b, names=names), rule)
     return [
         (spans_a[i], spans_b[j], float(w))
         for i, j, w in zip(found.a_index.tolist(), found.b_index.tolist(), found.credit.tolist())
