@@ -269,8 +269,7 @@ def span_tuples(spans: Iterable, where: Location, doc_id: str, field: str, build
             )
         if span.end_char <= span.start_char:
             if builder is not None:
-                builder.exclusions.spans["empty spaCy span (no characters)"] += 1
-                builder.n_spans_read += 1
+                builder.exclude_span("empty spaCy span (no characters)")
             continue
         out.append((span.start_char, span.end_char, label))
     return out

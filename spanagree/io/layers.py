@@ -176,15 +176,14 @@ def labelled(choice: Choice, spans: Iterable, builder, tool: str) -> list[tuple[
     """``(start, end, label)`` of the spans (each with ``layer``, ``start``, ``end``, ``values``) of
     the chosen layers; the others' annotations, zero-width annotations (excluded) and unset
     features are counted."""
-    notes, excluded = builder.exclusions.notes, builder.exclusions.spans
+    notes = builder.exclusions.notes
     out = []
     for span in spans:
         if span.layer not in choice.layers:
             notes[f"{tool}: annotations of span layer {short_name(span.layer)} not read (--layer chooses)"] += 1
             continue
         if span.start == span.end:
-            excluded[f"{tool}: zero-width annotation (no text to agree on)"] += 1
-            builder.n_spans_read += 1
+            builder.exclude_span(f"{tool}: zero-width annotation (no text to agree on)")
             continue
         name = choice.features[span.layer]
         value = span.values.get(name) if name is not None else None

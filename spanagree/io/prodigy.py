@@ -174,8 +174,7 @@ def _latest_doc_labels(builder: CorpusBuilder, key, rater: str, answered: list, 
             where=last[5], doc_id=last[2], field="_input_hash",
         )
     for _ in answered[:-1]:
-        builder.n_annotations_read += 1
-        builder.exclusions.annotations[ANSWERED_AGAIN] += 1
+        builder.exclude(ANSWERED_AGAIN)
     _, obj, doc_id, text, answer, where = answered[-1]
     _add_doc_labels(obj, builder, key, doc_id, text, rater, answer, where)
 
@@ -269,14 +268,8 @@ def _flush(builder: CorpusBuilder, key: str, rater: str, entries: list, duplicat
                 f"one answer per input and rater, or read the latest with {option('duplicates', 'latest')}",
                 where=manual[-1][5], doc_id=manual[-1][6], field="_input_hash",
             )
-        reason = ANSWERED_AGAIN
         for older in manual[:-1]:
-            n_spans = len(older.spans) if older.counts else older.n_raw
-            builder.n_annotations_read += 1
-            builder.n_spans_read += n_spans
-            builder.exclusions.annotations[reason] += 1
-            if n_spans:
-                builder.exclusions.spans[f"on an excluded annotation ({reason})"] += n_spans
+            builder.exclude(ANSWERED_AGAIN, len(older.spans) if older.counts else older.n_raw)
     if manual and not manual[-1].counts:  # the latest answer says the rater did not submit it
         latest = manual[-1]
         builder.skip(key, latest.doc_id, latest.text, latest.where, rater, f"Prodigy answer {latest.answer!r}",
