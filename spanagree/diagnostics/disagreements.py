@@ -260,11 +260,9 @@ def review_tasks(corpus: Corpus, found: OutcomeAlignment, language: str = "en", 
     for ann in np.flatnonzero(wanted[corpus.ann_doc]).tolist():
         doc, rater = int(corpus.ann_doc[ann]), corpus.raters[int(corpus.ann_rater[ann])]
         text, toks = corpus.texts[doc], tokens[doc]
-        lo, hi = int(corpus.ann_ptr[ann]), int(corpus.ann_ptr[ann + 1])
         spans = []
-        for i in range(lo, hi):
-            s, e = int(corpus.span_start[i]), int(corpus.span_end[i])
-            span: dict[str, Any] = {"start": s, "end": e, "label": corpus.labels[corpus.span_label[i]]}
+        for s, e, label in corpus.annotation_spans(ann):
+            span: dict[str, Any] = {"start": s, "end": e, "label": label}
             indices = token_indices(toks, s, e)
             if indices is not None:
                 span["token_start"], span["token_end"] = indices

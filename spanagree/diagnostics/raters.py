@@ -242,10 +242,5 @@ def copy_annotations(corpus, builder, rater_ok, doc_ok=lambda doc_id: True) -> N
         d, rater = int(corpus.ann_doc[ann]), int(corpus.ann_rater[ann])
         if not rater_ok(rater) or not doc_ok(corpus.doc_ids[d]):
             continue
-        lo, hi = int(corpus.ann_ptr[ann]), int(corpus.ann_ptr[ann + 1])
-        spans = [
-            (int(s), int(e), corpus.labels[lab])
-            for s, e, lab in zip(corpus.span_start[lo:hi], corpus.span_end[lo:hi], corpus.span_label[lo:hi])
-        ]
-        builder.add(corpus.doc_ids[d], corpus.doc_ids[d], corpus.texts[d], corpus.raters[rater], spans, None,
-                    corpus.doc_tokens[d])
+        builder.add(corpus.doc_ids[d], corpus.doc_ids[d], corpus.texts[d], corpus.raters[rater],
+                    corpus.annotation_spans(ann), None, corpus.doc_tokens[d])

@@ -158,16 +158,13 @@ def write_docbin(
     nlp = blank(language)
     notes: Counter = Counter()
     bin_ = DocBin(store_user_data=True)
-    labels = corpus.labels
     n_groups = n_spans = n_ents = 0
     first = np.searchsorted(corpus.ann_doc, np.arange(corpus.n_documents + 1))
     for d in range(corpus.n_documents):
         doc = make_doc(nlp, corpus.texts[d], corpus.doc_tokens[d])
         doc.user_data["doc_id"] = corpus.doc_ids[d]
         for i in range(first[d], first[d + 1]):
-            lo, hi = corpus.ann_ptr[i], corpus.ann_ptr[i + 1]
-            spans = zip(corpus.span_start[lo:hi].tolist(), corpus.span_end[lo:hi].tolist(), corpus.span_label[lo:hi].tolist())
-            group = spacy_spans(doc, ((s, e, labels[k]) for s, e, k in spans), notes)
+            group = spacy_spans(doc, corpus.annotation_spans(i), notes)
             rater = corpus.raters[corpus.ann_rater[i]]
             doc.spans[rater] = group
             if scores is not None:
