@@ -163,7 +163,8 @@ class Matching:
 
 def align(a: SpanColumns, b: SpanColumns, rule: AlignmentRule, *, search: str = "sweep") -> Matching:
     """Optimal one-to-one matching of ``a`` and ``b`` within each group under ``rule``."""
-    _choice("search", search, SEARCHES)
+    if search not in SEARCHES:
+        raise UsageError(f"search must be one of {', '.join(SEARCHES)}; got {search!r}")
     ia, ib = candidate_pairs(a, b, by_label=rule.by_label, exact=rule.rule == "exact", search=search)
     credit = rule.credit(a.start[ia], a.end[ia], b.start[ib], b.end[ib])
     keep = credit > 0
@@ -707,8 +708,3 @@ def _common_denominator(credit: np.ndarray) -> int | None:
         if q > 2**40:
             return None
     return q
-
-
-def _choice(name: str, value: object, allowed: Sequence[str]) -> None:
-    if value not in allowed:
-        raise UsageError(f"{name} must be one of {', '.join(allowed)}; got {value!r}")

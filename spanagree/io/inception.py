@@ -202,7 +202,8 @@ def _unpack(item: Path, root: Path, scratch: Path, display: dict[str, str]) -> l
     return [(p, p.stem if temporary else item.stem) for p in inner]
 
 
-def _is_export(path: Path) -> bool:
+def looks_like(path: Path, first: dict | None) -> bool:
+    """A zip or folder with ``exportedproject*.json`` at its top."""
     if path.is_dir():
         return next(path.glob("exportedproject*.json"), None) is not None
     if path.suffix.lower() != ".zip" or not path.is_file():
@@ -213,11 +214,6 @@ def _is_export(path: Path) -> bool:
                        for n in archive.namelist())
     except (zipfile.BadZipFile, OSError):
         return False
-
-
-def looks_like(path: Path, first: dict | None) -> bool:
-    """A zip or folder with ``exportedproject*.json`` at its top."""
-    return _is_export(path)
 
 
 FORMAT = Format(
