@@ -43,6 +43,7 @@ from __future__ import annotations
 import csv
 import re
 from collections import Counter
+from itertools import chain
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -54,7 +55,7 @@ from ..core.counts import side as unit_side
 from ..errors import SpanagreeError, UsageError
 from ..core.model import Corpus
 from ..core.outcomes import OUTCOMES, OutcomeAlignment, best_explanation
-from ..core.files import atomic_write
+from ..core.files import atomic_write, write_jsonl
 from ..core.sanitize import csv_cell
 from ..io.candidates import document_tokens
 from ..io import detect_format
@@ -213,11 +214,7 @@ def write(report, out: str | Path, *, output: str | None = None, context: int = 
         if output != "jsonl":
             summary["structure_cases_note"] = "relation and attribute cases are written in JSONL output only"
     if output == "jsonl":
-        with atomic_write(out, "wb") as f:
-            for record in records:
-                f.write(orjson.dumps(record) + b"\n")
-            for record in structure[1] if structure is not None else ():
-                f.write(orjson.dumps(record) + b"\n")
+        write_jsonl(out, chain(records, structure[1] if structure is not None else ()))
     else:
         with atomic_write(out, "w", encoding="utf-8", newline="") as f:
             writer = csv.DictWriter(f, fieldnames=FIELDS)
@@ -348,9 +345,7 @@ def original_tasks(paths, answers=("accept",)) -> dict[tuple[str, str], dict]:
 def _write_review(corpus: Corpus, found: OutcomeAlignment, out: Path, language: str, sources=None,
                   include_agreed: bool = False) -> dict[str, Any]:
     tasks, notes = review_tasks(corpus, found, language, originals=original_tasks(sources), include_agreed=include_agreed)
-    with atomic_write(out, "wb") as f:
-        for task in tasks:
-            f.write(orjson.dumps(task) + b"\n")
+    write_jsonl(out, tasks)
     result: dict[str, Any] = {"tasks": len(tasks), "view_id": tasks[0]["_view_id"] if tasks else None}
     agreed = len(np.unique(corpus.ann_doc)) - len(documents_with_disagreements(found))
     key = "documents everyone agreed on (written)" if include_agreed else "documents everyone agreed on (not written; --include-agreed writes them)"

@@ -279,11 +279,10 @@ class _Reader:
         if type(item) is not dict:
             raise InputError(f"expected a result object, got {describe(item)}", where=self.where, doc_id=doc_id, field=at)
         kind = item.get("type")
-        if kind == "labels":
-            self.saw_regions = True
         if kind != "labels":
             self.builder.exclude_span(f"Label Studio {kind!r} result (not a text span) ignored")
             return []
+        self.saw_regions = True
         value = item.get("value")
         if type(value) is not dict:
             raise InputError(
