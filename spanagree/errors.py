@@ -113,31 +113,18 @@ class UndefinedAgreementWarning(UserWarning):
     """
 
 
-def did_you_mean(word: str, choices: Iterable[str]) -> str:
-    """`` (did you mean X?)`` with the choice closest to ``word`` (:func:`difflib.get_close_matches`,
-    ratio at least 0.6), or ``""`` when none is close.
-
-    >>> did_you_mean("pairwise_psa", ["pairwise_mean_psa", "pooled_psa"])
-    ' (did you mean pairwise_mean_psa?)'
-    """
-    close = difflib.get_close_matches(word, list(choices), n=1)
-    return f" (did you mean {close[0]}?)" if close else ""
-
-
 def describe(value: Any, limit: int = 60) -> str:
     """A short, quoted rendering of a bad value for error messages."""
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def did_you_mean(word: str, choices: Any) -> str:
+def did_you_mean(word: str, choices: Iterable[Any]) -> str:
     """``" (did you mean X?)"`` for the closest of ``choices`` to a mistyped ``word``, or ``""``
     when none is close (difflib's ratio of at least 0.6).
 
     >>> did_you_mean("overlpa", ["exact", "overlap"])
     ' (did you mean overlap?)'
     """
-    import difflib
-
     close = difflib.get_close_matches(str(word), [str(c) for c in choices], n=1)
     return f" (did you mean {close[0]}?)" if close else ""

@@ -46,9 +46,6 @@ from .matching import fits, max_weight_matching
 from ..errors import InputError, UsageError
 from . import options, validate
 
-RULES = options.BY_NAME["rule"].choices
-LABEL_MODES = options.BY_NAME["labels"].choices
-PROPORTIONAL = options.BY_NAME["proportional"].choices
 SEARCHES = options.BY_NAME["search"].choices
 
 #: Credits closer than this are treated as equal when breaking ties.
@@ -132,10 +129,13 @@ class SpanColumns:
     label: np.ndarray
 
     @classmethod
-    def from_spans(cls, spans: Sequence[tuple[int, int, object]], group: int = 0) -> "SpanColumns":
-        """Build one group from ``(start, end, label)`` tuples (labels of any hashable type)."""
+    def from_spans(
+        cls, spans: Sequence[tuple[int, int, object]], group: int = 0, names: dict[str, int] | None = None
+    ) -> "SpanColumns":
+        """Build one group from ``(start, end, label)`` tuples (labels of any hashable type), in
+        canonical order; ``names`` codes the labels (by default in the order of their names)."""
         spans = sorted(spans, key=lambda s: (s[0], s[1], str(s[2])))
-        names = {label: i for i, label in enumerate(sorted({str(s[2]) for s in spans}))}
+        names = names or {label: i for i, label in enumerate(sorted({str(s[2]) for s in spans}))}
         n = len(spans)
         return cls(
             group=np.full(n, group, dtype=np.int64),
@@ -163,7 +163,8 @@ class Matching:
 
 def align(a: SpanColumns, b: SpanColumns, rule: AlignmentRule, *, search: str = "sweep") -> Matching:
     """Optimal one-to-one matching of ``a`` and ``b`` within each group under ``rule``."""
-    _choice("search", search, SEARCHES)
+    if search not in SEARCHES:
+        raise UsageError(f"search must be one of {', '.join(SEARCHES)}; got {search!r}")
     ia, ib = candidate_pairs(a, b, by_label=rule.by_label, exact=rule.rule == "exact", search=search)
     credit = rule.credit(a.start[ia], a.end[ia], b.start[ib], b.end[ib])
     keep = credit > 0
@@ -305,16 +306,7 @@ def align_spans(
     spans_a = sorted(spans_a, key=lambda s: (s[0], s[1], str(s[2])))
     spans_b = sorted(spans_b, key=lambda s: (s[0], s[1], str(s[2])))
     names = {lab: i for i, lab in enumerate(sorted({str(s[2]) for s in [*spans_a, *spans_b]}))}
-
-    def columns(spans):
-        return SpanColumns(
-            group=np.zeros(len(spans), np.int64),
-            start=np.array([s[0] for s in spans], np.int64),
-            end=np.array([s[1] for s in spans], np.int64),
-            label=np.array([names[str(s[2])] for s in spans], np.int64),
-        )
-
-    found = align(columns(spans_a), columns(spans_b), rule)
+    found = align(SpanColumns.from_spans(spans_a, names=names), SpanColumns.from_spans(spans_b, names=names), rule)
     return [
         (spans_a[i], spans_b[j], float(w))
         for i, j, w in zip(found.a_index.tolist(), found.b_index.tolist(), found.credit.tolist())
@@ -716,8 +708,3 @@ def _common_denominator(credit: np.ndarray) -> int | None:
         if q > 2**40:
             return None
     return q
-
-
-def _choice(name: str, value: object, allowed: Sequence[str]) -> None:
-    if value not in allowed:
-        raise UsageError(f"{name} must be one of {', '.join(allowed)}; got {value!r}")

@@ -130,15 +130,24 @@ class CorpusBuilder:
         code = self._rater_index[rater] = len(self._rater_index)
         return code
 
+    def exclude(self, reason: str, n_spans: int = 0, n_annotations: int = 1) -> None:
+        """Count annotations that were read but are not data (e.g. Prodigy ``ignore``), and their spans."""
+        self.n_annotations_read += n_annotations
+        self.n_spans_read += n_spans
+        self.exclusions.annotations[reason] += n_annotations
+        if n_spans:
+            self.exclusions.spans[f"on an excluded annotation ({reason})"] += n_spans
+
+    def exclude_span(self, reason: str) -> None:
+        """Count a span that was read but is not scored."""
+        self.exclusions.spans[reason] += 1
+        self.n_spans_read += 1
+
     def skip(
         self, key: Hashable, doc_id: str, text: str, where: Location, rater: str, reason: str, n_spans: int = 0
     ) -> None:
-        """Count an annotation that was read but is not data (e.g. Prodigy ``ignore``), and its spans."""
-        self.n_annotations_read += 1
-        self.n_spans_read += n_spans
-        self.exclusions.annotations[reason] += 1
-        if n_spans:
-            self.exclusions.spans[f"on an excluded annotation ({reason})"] += n_spans
+        """:meth:`exclude` one annotation, and register its document."""
+        self.exclude(reason, n_spans)
         self.document(key, doc_id, text, where, rater)
 
     def add(

@@ -14,7 +14,9 @@ import os
 import secrets
 import stat
 from pathlib import Path
-from typing import IO, Iterable, Iterator
+from typing import IO, Any, Iterable, Iterator
+
+import orjson
 
 from ..errors import UsageError
 
@@ -104,6 +106,13 @@ def write_bytes(path: str | os.PathLike, data: bytes) -> None:
     """Write ``data`` to ``path`` atomically."""
     with atomic_write(path, "wb") as handle:
         handle.write(data)
+
+
+def write_jsonl(path: str | os.PathLike, records: Iterable[Any]) -> None:
+    """Write ``records`` to ``path`` atomically, one JSON object per line."""
+    with atomic_write(path, "wb") as handle:
+        for record in records:
+            handle.write(orjson.dumps(record) + b"\n")
 
 
 def check_output(path: str | os.PathLike, *, inputs: Iterable[str | os.PathLike] = (), what: str = "output") -> Path:

@@ -38,12 +38,8 @@ class Exclusions:
     attributes: Counter = field(default_factory=Counter)
 
     def merge(self, other: "Exclusions") -> None:
-        self.documents.update(other.documents)
-        self.annotations.update(other.annotations)
-        self.spans.update(other.spans)
-        self.notes.update(other.notes)
-        self.relations.update(other.relations)
-        self.attributes.update(other.attributes)
+        for kind, counter in vars(self).items():
+            counter.update(getattr(other, kind))
 
 
 def one_line(corpus: Any) -> str:
@@ -147,11 +143,13 @@ class Corpus:
         hit = np.flatnonzero((self.ann_doc == d) & (self.ann_rater == r))
         if not len(hit):
             raise KeyError(f"rater {rater!r} did not submit document {doc_id!r}")
-        lo, hi = self.ann_ptr[hit[0]], self.ann_ptr[hit[0] + 1]
-        return [
-            (int(s), int(e), self.labels[lab])
-            for s, e, lab in zip(self.span_start[lo:hi], self.span_end[lo:hi], self.span_label[lo:hi])
-        ]
+        return self.annotation_spans(int(hit[0]))
+
+    def annotation_spans(self, ann: int) -> list[SpanTuple]:
+        """The spans of annotation ``ann``, as ``(start, end, label)``."""
+        lo, hi = self.ann_ptr[ann], self.ann_ptr[ann + 1]
+        starts, ends, codes = (x[lo:hi].tolist() for x in (self.span_start, self.span_end, self.span_label))
+        return [(s, e, self.labels[k]) for s, e, k in zip(starts, ends, codes)]
 
     def token_offsets(self) -> tuple[np.ndarray, np.ndarray, Counter]:
         """Span offsets in tokens: ``(token_start, token_end, notes)``, half-open.

@@ -14,8 +14,7 @@ import numpy as np
 
 from ..core import options
 from ..core.align import AlignmentRule
-from ..core.counts import count
-from ..core.files import atomic_write
+from ..core.files import write_jsonl
 from ..core.model import Corpus
 from ..core.builder import CorpusBuilder
 from ..errors import UsageError
@@ -23,10 +22,9 @@ from ..measures.annotators import decode
 from ..measures.annotators.dawid_skene import Fit, dawid_skene
 from ..measures.annotators.items import rule_and_unit, span_items, token_items
 from ..measures.annotators.mace import mace
-from ..measures.psa.specific import prf
 from .consensus import DEFAULT_NAME, check_name, write
 from .disagreements import review_tasks
-from .raters import copy_annotations, pair_corpus, subset
+from .raters import copy_annotations, rater_against, subset
 
 #: The consensus methods: the vote (:mod:`.consensus`) and the annotator models.
 METHODS = ("vote", "dawid-skene", "mace")
@@ -80,14 +78,7 @@ def fit_model(
 def against_gold(corpus: Corpus, gold: Corpus, rule: AlignmentRule, unit: str) -> dict[str, dict[str, Any]]:
     """Precision, recall and F of every rater of ``corpus`` against ``gold`` (one rater), over the
     documents both submitted, aligned with ``rule`` (as ``score --reference``)."""
-    out = {}
-    for r, name in enumerate(corpus.raters):
-        pair = pair_corpus(corpus, r, gold)
-        counts = count(pair, rule, unit=unit)
-        total = counts.abc.sum(axis=0) if len(counts.comparisons) else np.zeros(3)
-        order = [0, 1, 2] if pair.raters[0] == name else [0, 2, 1]
-        out[name] = {**prf(*total[order].tolist()), "documents": int(len(np.unique(counts.comparisons.doc)))}
-    return out
+    return {name: rater_against(corpus, r, gold, rule, unit)[3] for r, name in enumerate(corpus.raters)}
 
 
 def _merge(*corpora: Corpus, keep: set[str] | None = None) -> Corpus:
@@ -187,8 +178,6 @@ def write_adjudication(corpus: Corpus, gold: Corpus, report: dict[str, Any], out
     task per rater who submitted the document and one for the model's consensus (as
     ``disagreements --output prodigy-review``); each task's ``meta`` has the document's largest
     expected change and its least certain item."""
-    import orjson
-
     order: list[str] = []
     worst: dict[str, dict] = {}
     for entry in report["adjudication"]:
@@ -203,9 +192,7 @@ def write_adjudication(corpus: Corpus, gold: Corpus, report: dict[str, Any], out
         entry = worst[task["meta"]["doc_id"]]
         task["meta"]["expected_change"] = round(entry["expected_change"], 4)
         task["meta"]["least_certain"] = f"{entry['text']!r}: {entry['reading']} p={entry['probability']:.2f}"
-    with atomic_write(Path(out), "wb") as f:
-        for task in tasks:
-            f.write(orjson.dumps(task) + b"\n")
+    write_jsonl(Path(out), tasks)
     return {"path": str(out), "documents": len(order), "tasks": len(tasks), **({"notes": dict(notes)} if notes else {})}
 
 
@@ -217,13 +204,11 @@ def write_with_probability(gold: Corpus, probability: dict, path: str | Path, **
     if suffix == ".jsonl":
         import orjson
 
-        lines = Path(path).read_bytes().splitlines()
-        with atomic_write(Path(path), "wb") as f:
-            for line in lines:
-                record = orjson.loads(line)
-                for span in record.get("spans", []):
-                    p = probability.get((record["doc_id"], span["start"], span["end"], span["label"]))
-                    if p is not None:
-                        span["probability"] = round(p, 6)
-                f.write(orjson.dumps(record) + b"\n")
+        records = [orjson.loads(line) for line in Path(path).read_bytes().splitlines()]
+        for record in records:
+            for span in record.get("spans", []):
+                p = probability.get((record["doc_id"], span["start"], span["end"], span["label"]))
+                if p is not None:
+                    span["probability"] = round(p, 6)
+        write_jsonl(Path(path), records)
     return written

@@ -41,9 +41,9 @@ and attribute disagreements after the span cases (:mod:`spanagree.measures.struc
 from __future__ import annotations
 
 import csv
-import hashlib
 import re
 from collections import Counter
+from itertools import chain
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -55,12 +55,12 @@ from ..core.counts import side as unit_side
 from ..errors import SpanagreeError, UsageError
 from ..core.model import Corpus
 from ..core.outcomes import OUTCOMES, OutcomeAlignment, best_explanation
-from ..core.files import atomic_write
+from ..core.files import atomic_write, write_jsonl
 from ..core.sanitize import csv_cell
 from ..io.candidates import document_tokens
 from ..io import detect_format
 from ..io.common import json_lines
-from ..io.prodigy import task_rater, doc_id_of_task
+from ..io.prodigy import doc_id_of_task, hash32, input_hashes, task_rater, task_tokens, token_indices
 
 #: The kinds of disagreement, in the order of the report's outcomes (``correct`` is left out).
 KINDS = tuple(kind for kind in OUTCOMES if kind != "correct")
@@ -214,11 +214,7 @@ def write(report, out: str | Path, *, output: str | None = None, context: int = 
         if output != "jsonl":
             summary["structure_cases_note"] = "relation and attribute cases are written in JSONL output only"
     if output == "jsonl":
-        with atomic_write(out, "wb") as f:
-            for record in records:
-                f.write(orjson.dumps(record) + b"\n")
-            for record in structure[1] if structure is not None else ():
-                f.write(orjson.dumps(record) + b"\n")
+        write_jsonl(out, chain(records, structure[1] if structure is not None else ()))
     else:
         with atomic_write(out, "w", encoding="utf-8", newline="") as f:
             writer = csv.DictWriter(f, fieldnames=FIELDS)
@@ -251,7 +247,7 @@ def review_tasks(corpus: Corpus, found: OutcomeAlignment, language: str = "en", 
 
     docs = np.unique(corpus.ann_doc) if include_agreed else documents_with_disagreements(found)
     originals = originals or {}
-    input_hash = _input_hashes(corpus)
+    input_hash = input_hashes(corpus.doc_ids, "write jsonl or csv")
     tokens = document_tokens(corpus, language, docs)
     wanted = np.zeros(corpus.n_documents, dtype=bool)
     wanted[docs] = True
@@ -261,15 +257,12 @@ def review_tasks(corpus: Corpus, found: OutcomeAlignment, language: str = "en", 
     for ann in np.flatnonzero(wanted[corpus.ann_doc]).tolist():
         doc, rater = int(corpus.ann_doc[ann]), corpus.raters[int(corpus.ann_rater[ann])]
         text, toks = corpus.texts[doc], tokens[doc]
-        lo, hi = int(corpus.ann_ptr[ann]), int(corpus.ann_ptr[ann + 1])
         spans = []
-        for i in range(lo, hi):
-            s, e = int(corpus.span_start[i]), int(corpus.span_end[i])
-            span: dict[str, Any] = {"start": s, "end": e, "label": corpus.labels[corpus.span_label[i]]}
-            first = int(np.searchsorted(toks[:, 0], s))
-            last = int(np.searchsorted(toks[:, 1], e))
-            if first < len(toks) and last < len(toks) and toks[first, 0] == s and toks[last, 1] == e:
-                span["token_start"], span["token_end"] = first, last
+        for s, e, label in corpus.annotation_spans(ann):
+            span: dict[str, Any] = {"start": s, "end": e, "label": label}
+            indices = token_indices(toks, s, e)
+            if indices is not None:
+                span["token_start"], span["token_end"] = indices
             else:
                 notes["spans not on token boundaries (written without token indices)"] += 1
             if spans and s < max(p["end"] for p in spans):
@@ -281,13 +274,10 @@ def review_tasks(corpus: Corpus, found: OutcomeAlignment, language: str = "en", 
         task = {k: v for k, v in original.items() if k not in REVIEW_FIELDS}
         task.update({
             "text": text,
-            "tokens": [
-                {"text": text[s:e], "start": s, "end": e, "id": k, "ws": text[e:e + 1].isspace()}
-                for k, (s, e) in enumerate(toks.tolist())
-            ],
+            "tokens": task_tokens(text, toks),
             "spans": spans,
             "_input_hash": input_hash[doc],
-            "_task_hash": _hash32(task_key),
+            "_task_hash": hash32(task_key),
             "answer": "accept",
             "_annotator_id": rater,
             "_session_id": rater,
@@ -355,9 +345,7 @@ def original_tasks(paths, answers=("accept",)) -> dict[tuple[str, str], dict]:
 def _write_review(corpus: Corpus, found: OutcomeAlignment, out: Path, language: str, sources=None,
                   include_agreed: bool = False) -> dict[str, Any]:
     tasks, notes = review_tasks(corpus, found, language, originals=original_tasks(sources), include_agreed=include_agreed)
-    with atomic_write(out, "wb") as f:
-        for task in tasks:
-            f.write(orjson.dumps(task) + b"\n")
+    write_jsonl(out, tasks)
     result: dict[str, Any] = {"tasks": len(tasks), "view_id": tasks[0]["_view_id"] if tasks else None}
     agreed = len(np.unique(corpus.ann_doc)) - len(documents_with_disagreements(found))
     key = "documents everyone agreed on (written)" if include_agreed else "documents everyone agreed on (not written; --include-agreed writes them)"
@@ -365,26 +353,6 @@ def _write_review(corpus: Corpus, found: OutcomeAlignment, out: Path, language: 
     if notes:
         result["notes"] = dict(notes)
     return result
-
-
-def _input_hashes(corpus: Corpus) -> list[int]:
-    """A Prodigy ``_input_hash`` per document: the id when it is an integer (as it is for
-    Prodigy input), else a stable 32-bit hash of it (as the Prodigy writer does)."""
-    seen: dict[int, str] = {}
-    out = []
-    for doc_id in corpus.doc_ids:
-        value = int(doc_id) if re.fullmatch(r"-?[0-9]+", doc_id) else _hash32(doc_id.encode("utf-8"))
-        if seen.setdefault(value, doc_id) != doc_id:
-            raise UsageError(
-                f"documents {seen[value]!r} and {doc_id!r} get the same Prodigy _input_hash {value}; "
-                "give them integer ids or write jsonl or csv"
-            )
-        out.append(value)
-    return out
-
-
-def _hash32(data: bytes) -> int:
-    return int.from_bytes(hashlib.sha1(data).digest()[:4], "big", signed=True)
 
 
 # --- helpers ------------------------------------------------------------------------------------

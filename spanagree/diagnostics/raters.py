@@ -160,23 +160,14 @@ def _against_consensus(report) -> tuple[dict[str, dict] | None, str | None]:
         majority = len(others) // 2 + 1
         gold_name = _free_name(names)
         gold, _ = consensus(subset(corpus, others), min_raters=majority, rule=rule, unit=unit, name=gold_name)
-        pair = pair_corpus(corpus, r, gold)
-        pair_counts = count(pair, rule, unit=unit)
+        pair, pair_counts, order, entry = rater_against(corpus, r, gold, rule, unit)
         if not len(pair_counts.comparisons):
             continue
-        rater_first = pair.raters[0] == name
-        order = [0, 1, 2] if rater_first else [0, 2, 1]
-        total = pair_counts.abc.sum(axis=0)[order]
         by_label = label_totals(pair_counts, len(pair.labels))[0][:, order]
         labels = {
             pair.labels[k]: prf(*by_label[k].tolist()) for k in range(len(pair.labels)) if by_label[k].any()
         }
-        out[name] = {
-            **prf(*total.tolist()),
-            "documents": int(len(np.unique(pair_counts.comparisons.doc))),
-            "min_raters": majority,
-            "labels": labels,
-        }
+        out[name] = {**entry, "min_raters": majority, "labels": labels}
         if report.interval_options is not None:
             out[name]["f_interval"] = _bootstrap_f(pair_counts.abc[:, order], report.interval_options)
     return out, None
@@ -227,6 +218,17 @@ def subset(corpus, keep: list[str]):
     return builder.build()
 
 
+def rater_against(corpus, r: int, gold, rule, unit: str) -> tuple[Any, Any, list[int], dict[str, Any]]:
+    """Rater ``r`` of ``corpus`` against ``gold`` (one rater) on the documents both submitted:
+    their corpus (:func:`pair_corpus`) and counts, the order of a, b, c that puts ``r`` first,
+    and precision, recall and F with ``gold`` as the reference, and the documents."""
+    pair = pair_corpus(corpus, r, gold)
+    counts = count(pair, rule, unit=unit)
+    order = [0, 2, 1] if pair.raters and pair.raters[0] != corpus.raters[r] else [0, 1, 2]
+    total = counts.abc.sum(axis=0) if len(counts.comparisons) else np.zeros(3)
+    return pair, counts, order, {**prf(*total[order].tolist()), "documents": int(len(np.unique(counts.comparisons.doc)))}
+
+
 def pair_corpus(corpus, r: int, gold):
     """Rater ``r``'s annotations of the documents in ``gold``, and ``gold`` itself."""
 
@@ -242,10 +244,5 @@ def copy_annotations(corpus, builder, rater_ok, doc_ok=lambda doc_id: True) -> N
         d, rater = int(corpus.ann_doc[ann]), int(corpus.ann_rater[ann])
         if not rater_ok(rater) or not doc_ok(corpus.doc_ids[d]):
             continue
-        lo, hi = int(corpus.ann_ptr[ann]), int(corpus.ann_ptr[ann + 1])
-        spans = [
-            (int(s), int(e), corpus.labels[lab])
-            for s, e, lab in zip(corpus.span_start[lo:hi], corpus.span_end[lo:hi], corpus.span_label[lo:hi])
-        ]
-        builder.add(corpus.doc_ids[d], corpus.doc_ids[d], corpus.texts[d], corpus.raters[rater], spans, None,
-                    corpus.doc_tokens[d])
+        builder.add(corpus.doc_ids[d], corpus.doc_ids[d], corpus.texts[d], corpus.raters[rater],
+                    corpus.annotation_spans(ann), None, corpus.doc_tokens[d])

@@ -31,7 +31,7 @@ import numpy as np
 from ..core.align import AlignmentRule
 from ..core.counts import count
 from ..errors import InputError, Location, UsageError
-from ..io import formats
+from ..io import formats, reader_options
 from ..io.common import json_type_name, loads_json, newline_offsets, parse_line_slowly, open_binary, split_blocks
 from ..core.builder import CorpusBuilder
 from .merge import Partial
@@ -150,7 +150,7 @@ def _run(task: Task) -> TaskResult:
         for piece, seen, recorder in zip(task.pieces, result.pieces, recorders):
             source = _Source(piece, builder, recorder, seen, result)
             reader = reader_for(piece.format, source)
-            accepted = set(inspect.signature(formats()[piece.format].read).parameters) - {"path", "paths", "builder", "lines", "blocks"}
+            accepted = reader_options(formats()[piece.format].read)
             reader(Path(piece.name), builder, **{k: v for k, v in options.items() if k in accepted})
         piece = None
         corpus = builder.build()

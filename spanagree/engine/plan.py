@@ -16,7 +16,6 @@ that no document was read by two tasks, and reads the documents that were again,
 """
 from __future__ import annotations
 
-import inspect
 import io
 import os
 from dataclasses import dataclass, field
@@ -25,7 +24,7 @@ from typing import Hashable
 
 from ..core.files import is_folder
 from ..errors import InputError, Location, UsageError
-from ..io import detect_format, expand_paths, formats
+from ..io import detect_format, expand_paths, formats, reader_options
 from ..io.common import loads_json
 from .chunks import ErrorInfo, Piece, KeyedBuilder, can_read_ranges, reader_for
 
@@ -131,16 +130,14 @@ def chunk_size(total: int, jobs: int, chunk_bytes: int | None = None) -> int:
 
 def _check_options(plan: Plan) -> None:
     """Reader options no reader of these formats accepts: the serial reader's UsageError."""
-    accepted: set[str] = set()
-    for name in {f.format for f in plan.files}:
-        accepted |= _accepted(name)
+    accepted = set().union(*(_accepted(f.format) for f in plan.files))
     unknown = set(plan.options) - accepted
     if unknown and plan.files:
         raise UsageError(f"unknown reader option(s) {', '.join(sorted(unknown))} for the formats read")
 
 
 def _accepted(format_name: str) -> set[str]:
-    return set(inspect.signature(formats()[format_name].read).parameters) - {"path", "paths", "builder"}
+    return reader_options(formats()[format_name].read)
 
 
 # --- cutting one file ------------------------------------------------------------------------

@@ -81,6 +81,12 @@ def _refuse_inline_comments(where: str, settings: Dict[str, Any]) -> None:
                 raise UsageError(f"{where}: {name} = {text!r}: {INLINE_COMMENT}")
 
 
+def _rule_and_unit(settings: Dict[str, Any], where: str) -> Tuple[AlignmentRule, str]:
+    """The alignment rule and unit of a component's or the scorer's settings, checked as declared."""
+    checked = options.keywords(settings, options.COMPONENT_OPTIONS, where=where)
+    return AlignmentRule(**{k: checked[k] for k in options.RULE_OPTIONS}), checked["unit"]
+
+
 def _alignment_parameters(factory: Callable, *, unset: bool = False) -> Callable:
     """Name the alignment options in ``factory``'s signature (typed as their declared defaults),
     where its ``**alignment`` stands: spaCy checks a config's keys and types against it. With
@@ -135,12 +141,10 @@ class _RaterGroups:
             raise UsageError(f"{name}: give rater_keys or rater_prefix, not both")
         if rater_keys is not None and (isinstance(rater_keys, str) or not all(isinstance(k, str) and k for k in rater_keys)):
             raise UsageError(f"{name}: rater_keys must be a list of span group keys, got {rater_keys!r}")
-        settings = options.keywords(alignment, options.COMPONENT_OPTIONS, where=name)
         self.name = name
         self.rater_keys = list(rater_keys) if rater_keys is not None else None
         self.rater_prefix = rater_prefix
-        self.rule = AlignmentRule(**{k: settings[k] for k in options.RULE_OPTIONS})
-        self.unit = settings["unit"]
+        self.rule, self.unit = _rule_and_unit(alignment, name)
         self.nlp = nlp
         self._outputs: Tuple[Tuple[str, ...], frozenset] = ((), frozenset())
         self._home = os.getpid()
@@ -494,14 +498,8 @@ def make_agreement_scorer(*, spans_key: Optional[str] = None, attr: Optional[str
     """
     _refuse_inline_comments(SCORER, {"spans_key": spans_key, "attr": attr, **alignment})
     explicit = {k: v for k, v in alignment.items() if v is not None}
-    settings = options.keywords(explicit, options.COMPONENT_OPTIONS, where=SCORER)
-    return AgreementScorer(
-        AlignmentRule(**{k: settings[k] for k in options.RULE_OPTIONS}),
-        spans_key=spans_key,
-        attr=attr,
-        unit=settings["unit"],
-        given=explicit,
-    )
+    rule, unit = _rule_and_unit(explicit, SCORER)
+    return AgreementScorer(rule, spans_key=spans_key, attr=attr, unit=unit, given=explicit)
 
 
 _alignment_parameters(make_agreement_scorer, unset=True)
@@ -544,12 +542,8 @@ class AgreementScorer:
     def with_rule(self, rule: AlignmentRule, unit: str) -> "AgreementScorer":
         """The same scorer under another rule and unit (a component's), keeping each option the
         scorer's own config set."""
-        merged = {**rule.to_dict(), "unit": unit, **(self.given or {})}
-        settings = options.keywords(merged, options.COMPONENT_OPTIONS, where=SCORER)
-        return AgreementScorer(
-            AlignmentRule(**{k: settings[k] for k in options.RULE_OPTIONS}),
-            spans_key=self.spans_key, attr=self.attr, unit=settings["unit"],
-        )
+        rule, unit = _rule_and_unit({**rule.to_dict(), "unit": unit, **(self.given or {})}, SCORER)
+        return AgreementScorer(rule, spans_key=self.spans_key, attr=self.attr, unit=unit)
 
     def _spans(self, doc: Doc):
         return doc.ents if self.spans_key is None else doc.spans.get(self.spans_key, [])

@@ -184,12 +184,7 @@ class RaterCorpus:
         return nlp.make_doc(reference.text)
 
     def _annotate(self, doc, corpus, ann: int, d: int):
-        lo, hi = corpus.ann_ptr[ann], corpus.ann_ptr[ann + 1]
-        triples = [
-            (s, e, corpus.labels[k])
-            for s, e, k in zip(corpus.span_start[lo:hi].tolist(), corpus.span_end[lo:hi].tolist(), corpus.span_label[lo:hi].tolist())
-        ]
-        spans = spacy_spans(doc, triples, self.notes)
+        spans = spacy_spans(doc, corpus.annotation_spans(ann), self.notes)
         if self.spans_key is not None:
             doc.spans[self.spans_key] = spans
             return doc

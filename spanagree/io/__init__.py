@@ -271,8 +271,13 @@ def note_raters_without_marks(notes, raters: list[str], marks: np.ndarray) -> No
         notes[f"rater {raters[code]!r} has no span in any document"] += 1
 
 
+def reader_options(reader: Callable[..., None]) -> set[str]:
+    """The reader options a reader accepts (its parameters but the source and the builder)."""
+    return set(inspect.signature(reader).parameters) - {"path", "paths", "builder", "lines", "blocks"}
+
+
 def _call(reader: Callable[..., None], source, builder: CorpusBuilder, options: dict) -> set[str]:
     """Call a reader with the options it accepts; return the names it accepts."""
-    accepted = set(inspect.signature(reader).parameters) - {"path", "paths", "builder", "lines", "blocks"}
+    accepted = reader_options(reader)
     reader(source, builder, **{k: v for k, v in options.items() if k in accepted})
     return accepted

@@ -35,7 +35,7 @@ from . import Format
 from ._text import peek
 from .common import choice
 from .brat import DISCONTINUOUS
-from .layers import looks_like_rater_files, rater_files
+from .layers import rater_files, rater_files_sniffer
 from .offsets import to_codepoints
 
 SUFFIXES = (".xml", ".json")
@@ -44,14 +44,10 @@ _PROLOG = re.compile(r"^(\s*(<\?xml[^>]*\?>|<!DOCTYPE[^>\[]*(\[.*?\])?\s*>|<!--.
 EXTRA = "bioc"
 
 
-def bioc_module():
-    """The ``bioc`` package (and the submodules the reader uses), or a UsageError naming the extra."""
-    return need(EXTRA, "reading BioC needs the bioc package", "bioc", "bioc.biocjson", "bioc.biocxml")
-
-
 def load(path: Path) -> Any:
-    """The BioC collection of one file, its parse errors as InputErrors naming the file."""
-    bioc = bioc_module()
+    """The BioC collection of one file, its parse errors as InputErrors naming the file (the
+    ``bioc`` package missing: a UsageError naming the extra)."""
+    bioc = need(EXTRA, "reading BioC needs the bioc package", "bioc", "bioc.biocjson", "bioc.biocxml")
     try:
         with open(path, encoding="utf-8") as handle:
             if _is_json(path):
@@ -199,16 +195,11 @@ def _is_bioc(path: Path) -> bool:
     return head.lstrip("\ufeff \t\r\n").startswith("{") and '"documents"' in head and '"source"' in head
 
 
-def looks_like(path: Path, first: dict | None) -> bool:
-    """A BioC file, or a folder of them, or a folder of annotators' folders of them."""
-    return looks_like_rater_files(path, _is_bioc)
-
-
 FORMAT = Format(
     name="bioc",
     read=read_bioc_paths,
     together=True,
-    sniff=looks_like,
+    sniff=rater_files_sniffer(_is_bioc),
     jsonl=False,
     order=37,
     description="BioC XML or JSON collections (needs the bioc extra): a file or folder per annotator",

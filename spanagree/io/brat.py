@@ -154,7 +154,6 @@ def _read_pair(
     spans: list[SpanTuple] = []
     extra = 0  # fragments beyond the first of discontinuous entities scored apart
     structured = False
-    excluded = builder.exclusions.spans
     for where, line in lines:
         if not line.strip():
             continue
@@ -163,8 +162,7 @@ def _read_pair(
             ann_id, label, fragments = _text_bound(line, text, where, doc_id, check)
             bound.append((ann_id, label, fragments))
             if ann_id in triggers:
-                excluded["brat event trigger (not an entity)"] += 1
-                builder.n_spans_read += 1
+                builder.exclude_span("brat event trigger (not an entity)")
                 continue
             if discontinuous == "covering":
                 covering = (fragments[0][0], max(end for _, end in fragments), label)
@@ -178,8 +176,7 @@ def _read_pair(
                 extra += len(fragments) - 1
             spans.extend((start, end, label) for start, end in fragments)
         elif kind == "#":
-            excluded[f"brat {IGNORED[kind]} ({kind}) ignored"] += 1
-            builder.n_spans_read += 1
+            builder.exclude_span(f"brat {IGNORED[kind]} ({kind}) ignored")
         elif kind in IGNORED:
             structured = True
         else:

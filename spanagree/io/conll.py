@@ -260,8 +260,7 @@ class _ConllFile:
                             where=Location(self.name, sentence_lines[line]), doc_id=doc_id, field=self._field(column),
                         )
                     if self.repair == "drop":
-                        builder.exclusions.spans[f"ill-formed {scheme} chunk dropped (repair='drop')"] += 1
-                        builder.n_spans_read += 1
+                        builder.exclude_span(f"ill-formed {scheme} chunk dropped (repair='drop')")
                         continue
                     builder.exclusions.notes[f"ill-formed {scheme} chunk read as a chunk (repair='begin')"] += 1
                 spans.append((int(offsets[base + first, 0]), int(offsets[base + last, 1]), label))

@@ -145,7 +145,6 @@ def write_docbin(
     spans whose boundaries had to be widened to whole tokens or could not go to ``doc.ents``
     (also raised as a warning, never silently).
     """
-    import spacy
     from spacy.tokens import DocBin
 
     if spans_key is not None and (not isinstance(spans_key, str) or not spans_key):
@@ -159,16 +158,13 @@ def write_docbin(
     nlp = blank(language)
     notes: Counter = Counter()
     bin_ = DocBin(store_user_data=True)
-    labels = corpus.labels
     n_groups = n_spans = n_ents = 0
     first = np.searchsorted(corpus.ann_doc, np.arange(corpus.n_documents + 1))
     for d in range(corpus.n_documents):
         doc = make_doc(nlp, corpus.texts[d], corpus.doc_tokens[d])
         doc.user_data["doc_id"] = corpus.doc_ids[d]
         for i in range(first[d], first[d + 1]):
-            lo, hi = corpus.ann_ptr[i], corpus.ann_ptr[i + 1]
-            spans = zip(corpus.span_start[lo:hi].tolist(), corpus.span_end[lo:hi].tolist(), corpus.span_label[lo:hi].tolist())
-            group = spacy_spans(doc, ((s, e, labels[k]) for s, e, k in spans), notes)
+            group = spacy_spans(doc, corpus.annotation_spans(i), notes)
             rater = corpus.raters[corpus.ann_rater[i]]
             doc.spans[rater] = group
             if scores is not None:
@@ -270,8 +266,7 @@ def span_tuples(spans: Iterable, where: Location, doc_id: str, field: str, build
             )
         if span.end_char <= span.start_char:
             if builder is not None:
-                builder.exclusions.spans["empty spaCy span (no characters)"] += 1
-                builder.n_spans_read += 1
+                builder.exclude_span("empty spaCy span (no characters)")
             continue
         out.append((span.start_char, span.end_char, label))
     return out

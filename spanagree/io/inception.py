@@ -109,7 +109,7 @@ def _read_root(root: Path, shown: str, scratch: Path, builder: CorpusBuilder, la
     doc_states = {d.get("name"): d.get("state") for d in meta.get("source_documents") or []}
     user_states = {(d.get("name"), d.get("user")): d.get("state") or d.get("annotatorState")
                    for d in meta.get("annotation_documents") or []}
-    notes, annotations = builder.exclusions.notes, builder.exclusions.annotations
+    notes = builder.exclusions.notes
     files: list[tuple[Path, str, str, str]] = []  # (file, rater, document, state)
     display: dict[str, str] = {str(root): shown}  # where files are -> how to name them
     unreadable = Counter()
@@ -148,8 +148,7 @@ def _read_root(root: Path, shown: str, scratch: Path, builder: CorpusBuilder, la
     present = {(doc, rater) for _, rater, doc, _ in files}
     for (name, user), state in user_states.items():
         if state in ("NEW", "IGNORE") and (name, user) not in present:  # INCEpTION exports no file for these
-            annotations[f"INCEpTION: {BECOMES[state]}"] += 1
-            builder.n_annotations_read += 1
+            builder.exclude(f"INCEpTION: {BECOMES[state]}")
     tsv_items, cas_items = [], []
     cache: dict = {}
     given = uima_cas.given_typesystem(typesystem)
@@ -203,7 +202,8 @@ def _unpack(item: Path, root: Path, scratch: Path, display: dict[str, str]) -> l
     return [(p, p.stem if temporary else item.stem) for p in inner]
 
 
-def _is_export(path: Path) -> bool:
+def looks_like(path: Path, first: dict | None) -> bool:
+    """A zip or folder with ``exportedproject*.json`` at its top."""
     if path.is_dir():
         return next(path.glob("exportedproject*.json"), None) is not None
     if path.suffix.lower() != ".zip" or not path.is_file():
@@ -214,11 +214,6 @@ def _is_export(path: Path) -> bool:
                        for n in archive.namelist())
     except (zipfile.BadZipFile, OSError):
         return False
-
-
-def looks_like(path: Path, first: dict | None) -> bool:
-    """A zip or folder with ``exportedproject*.json`` at its top."""
-    return _is_export(path)
 
 
 FORMAT = Format(

@@ -192,15 +192,12 @@ class _Reader:
             )
         texts = self._texts(data, f"{at}.data", task.get("id"), skip=())
         documents = {name: (*self._document(task, text, at, name, len(texts) > 1), text) for name, text in texts.items()}
-        excluded = self.builder.exclusions
         predictions = task.get("predictions")
         if isinstance(predictions, list) and predictions:
-            excluded.annotations["Label Studio prediction (a model's, not a rater's)"] += len(predictions)
-            self.builder.n_annotations_read += len(predictions)
+            self.builder.exclude("Label Studio prediction (a model's, not a rater's)", n_annotations=len(predictions))
         drafts = task.get("drafts")
         if isinstance(drafts, list) and drafts:
-            excluded.annotations["Label Studio draft (saved, not submitted)"] += len(drafts)
-            self.builder.n_annotations_read += len(drafts)
+            self.builder.exclude("Label Studio draft (saved, not submitted)", n_annotations=len(drafts))
         field = "annotations" if "annotations" in task else "completions"
         annotations = task.get(field, [])
         if type(annotations) is not list:
@@ -270,8 +267,7 @@ class _Reader:
         if self.text_field is not None and len(documents) == 1:
             if to_name is None:
                 return self.text_field
-            self.builder.exclusions.spans[f"Label Studio region on another text than text_field={self.text_field!r}"] += 1
-            self.builder.n_spans_read += 1
+            self.builder.exclude_span(f"Label Studio region on another text than text_field={self.text_field!r}")
             return None
         raise InputError(
             f"got to_name {describe(to_name)}; the task has several texts ({', '.join(documents)}) and a region "
@@ -283,12 +279,10 @@ class _Reader:
         if type(item) is not dict:
             raise InputError(f"expected a result object, got {describe(item)}", where=self.where, doc_id=doc_id, field=at)
         kind = item.get("type")
-        if kind == "labels":
-            self.saw_regions = True
         if kind != "labels":
-            self.builder.exclusions.spans[f"Label Studio {kind!r} result (not a text span) ignored"] += 1
-            self.builder.n_spans_read += 1
+            self.builder.exclude_span(f"Label Studio {kind!r} result (not a text span) ignored")
             return []
+        self.saw_regions = True
         value = item.get("value")
         if type(value) is not dict:
             raise InputError(
@@ -420,13 +414,8 @@ class _Reader:
                 where=self.where, doc_id=doc_id, field=at,
             )
         older = min(previous, entry, key=lambda kept: kept[0])
-        n_spans = len(older[3][0])
-        self.builder.n_annotations_read += 1
-        self.builder.n_spans_read += n_spans
-        reason = "Label Studio annotation by a rater who annotated the task again (the latest kept)"
-        self.builder.exclusions.annotations[reason] += 1
-        if n_spans:
-            self.builder.exclusions.spans[f"on an excluded annotation ({reason})"] += n_spans
+        self.builder.exclude("Label Studio annotation by a rater who annotated the task again (the latest kept)",
+                             len(older[3][0]))
         if older is previous:
             self.kept[cell] = entry
 
@@ -511,8 +500,7 @@ class _Reader:
             )
         start, end = self._offsets(value, text, doc_id, at)
         if not labels:
-            self.builder.exclusions.spans["Label Studio region without a label"] += 1
-            self.builder.n_spans_read += 1
+            self.builder.exclude_span("Label Studio region without a label")
             return []
         return [(start, end, label) for label in labels]
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 from ..errors import InputError, Location
 from .common import choice as one_of
@@ -45,10 +45,6 @@ LAYOUTS = ("auto", "annotator-folders", "document-folders")
 def short_name(type_name: str) -> str:
     """``de.tudarmstadt.ukp.dkpro.core.api.ner.type.NamedEntity`` -> ``NamedEntity``."""
     return type_name.rsplit(".", 1)[-1]
-
-
-def is_custom(type_name: str) -> bool:
-    return type_name.startswith(CUSTOM_PREFIXES)
 
 
 @dataclass
@@ -108,7 +104,7 @@ def choose(
     else:
         used = set(used)
         pool = [n for n in declared if n in used] or list(declared)
-        custom = [n for n in pool if is_custom(n)]
+        custom = [n for n in pool if n.startswith(CUSTOM_PREFIXES)]
         if len(custom) == 1:
             chosen, reason = custom, "chosen: the one custom span layer with annotations"
         elif not custom and NAMED_ENTITY in pool:
@@ -176,15 +172,14 @@ def labelled(choice: Choice, spans: Iterable, builder, tool: str) -> list[tuple[
     """``(start, end, label)`` of the spans (each with ``layer``, ``start``, ``end``, ``values``) of
     the chosen layers; the others' annotations, zero-width annotations (excluded) and unset
     features are counted."""
-    notes, excluded = builder.exclusions.notes, builder.exclusions.spans
+    notes = builder.exclusions.notes
     out = []
     for span in spans:
         if span.layer not in choice.layers:
             notes[f"{tool}: annotations of span layer {short_name(span.layer)} not read (--layer chooses)"] += 1
             continue
         if span.start == span.end:
-            excluded[f"{tool}: zero-width annotation (no text to agree on)"] += 1
-            builder.n_spans_read += 1
+            builder.exclude_span(f"{tool}: zero-width annotation (no text to agree on)")
             continue
         name = choice.features[span.layer]
         value = span.values.get(name) if name is not None else None
@@ -218,14 +213,21 @@ def rater_files(path: Path, is_format, rater_of) -> list[tuple[Path, str]]:
             for p in sorted(sub.iterdir()) if p.is_file() and is_format(p)]
 
 
-def looks_like_rater_files(path: Path, is_format) -> bool:
-    """A file of the format, or a folder (or a folder of folders) holding some among its first 20 files."""
-    if not path.is_dir():
-        return path.is_file() and is_format(path)
-    files = [p for p in sorted(path.iterdir()) if p.is_file()]
-    if not files:
-        files = [p for d in sorted(path.iterdir()) if d.is_dir() for p in sorted(d.iterdir()) if p.is_file()]
-    return any(is_format(p) for p in files[:20])
+def folder_files(folder: Path) -> list[Path]:
+    """The files of a folder, or, when it holds none, the files of its sub-folders."""
+    files = [p for p in sorted(folder.iterdir()) if p.is_file()]
+    return files or [p for d in sorted(folder.iterdir()) if d.is_dir() for p in sorted(d.iterdir()) if p.is_file()]
+
+
+def rater_files_sniffer(is_format) -> Callable[[Path, dict | None], bool]:
+    """The ``sniff`` of a format of :func:`rater_files`: a file of the format, or a folder (or a
+    folder of folders) holding some among its first 20 files."""
+    def sniff(path: Path, first: dict | None) -> bool:
+        if not path.is_dir():
+            return path.is_file() and is_format(path)
+        return any(is_format(p) for p in folder_files(path)[:20])
+
+    return sniff
 
 
 def check_layout(layout: str | None) -> str:

@@ -202,18 +202,13 @@ def _utf16_point(data: bytes, offset: int) -> int | None:
         return None
 
 
-def units_that_fit(text: str, start: int, end: int) -> list[str]:
-    """The units in which ``[start, end)`` is a span of boundaries inside ``text``."""
-    return [u for u in UNITS if bool(to_codepoints(text, [start], [end], u)[2][0])]
-
-
 def out_of_range(
     text: str, start: int, end: int, unit: str, where: Location, doc_id: str | None, field: str, option: str = "offsets"
 ) -> InputError:
     """The error for a span whose offsets are not boundaries of the text in ``unit``: the text's
     length in each unit, and the units in which the span would fit."""
     lengths = ", ".join(f"{length(text, u)} {UNIT_NAMES[u]}" for u in UNITS)
-    fits = [u for u in units_that_fit(text, start, end) if u != unit]
+    fits = [u for u in UNITS if u != unit and bool(to_codepoints(text, [start], [end], u)[2][0])]
     if start < 0 or start >= end:
         hint = "expected 0 <= start < end"
     elif fits:

@@ -174,8 +174,7 @@ def _latest_doc_labels(builder: CorpusBuilder, key, rater: str, answered: list, 
             where=last[5], doc_id=last[2], field="_input_hash",
         )
     for _ in answered[:-1]:
-        builder.n_annotations_read += 1
-        builder.exclusions.annotations[ANSWERED_AGAIN] += 1
+        builder.exclude(ANSWERED_AGAIN)
     _, obj, doc_id, text, answer, where = answered[-1]
     _add_doc_labels(obj, builder, key, doc_id, text, rater, answer, where)
 
@@ -269,14 +268,8 @@ def _flush(builder: CorpusBuilder, key: str, rater: str, entries: list, duplicat
                 f"one answer per input and rater, or read the latest with {option('duplicates', 'latest')}",
                 where=manual[-1][5], doc_id=manual[-1][6], field="_input_hash",
             )
-        reason = ANSWERED_AGAIN
         for older in manual[:-1]:
-            n_spans = len(older.spans) if older.counts else older.n_raw
-            builder.n_annotations_read += 1
-            builder.n_spans_read += n_spans
-            builder.exclusions.annotations[reason] += 1
-            if n_spans:
-                builder.exclusions.spans[f"on an excluded annotation ({reason})"] += n_spans
+            builder.exclude(ANSWERED_AGAIN, len(older.spans) if older.counts else older.n_raw)
     if manual and not manual[-1].counts:  # the latest answer says the rater did not submit it
         latest = manual[-1]
         builder.skip(key, latest.doc_id, latest.text, latest.where, rater, f"Prodigy answer {latest.answer!r}",
@@ -366,19 +359,9 @@ def write_prodigy(corpus, path: Path) -> dict:
     Reading the file back gives the same document ids (:func:`doc_id_of_task`). Returns what was
     written: ``{"documents", "annotations", "spans"}``.
     """
-    import numpy as np
     import orjson
 
-    hashes: dict[int, str] = {}
-    doc_hash = []
-    for doc_id in corpus.doc_ids:
-        value = input_hash_of(doc_id)
-        if hashes.setdefault(value, doc_id) != doc_id:
-            raise UsageError(
-                f"documents {hashes[value]!r} and {doc_id!r} get the same Prodigy _input_hash {value}; "
-                "give them integer ids or write another format"
-            )
-        doc_hash.append(value)
+    doc_hash = input_hashes(corpus.doc_ids, "write another format")
     lengths = (corpus.ann_ptr[1:] - corpus.ann_ptr[:-1]).tolist()
     starts, ends, labels = corpus.span_start.tolist(), corpus.span_end.tolist(), corpus.span_label.tolist()
     with atomic_write(path, "wb") as out:
@@ -388,18 +371,13 @@ def write_prodigy(corpus, path: Path) -> dict:
             spans = []
             for i in range(lo, lo + n):
                 span = {"start": starts[i], "end": ends[i], "label": corpus.labels[labels[i]]}
-                if tokens is not None:
-                    first = int(np.searchsorted(tokens[:, 0], starts[i]))
-                    last = int(np.searchsorted(tokens[:, 1], ends[i]))
-                    if first < len(tokens) and last < len(tokens) and tokens[first, 0] == starts[i] and tokens[last, 1] == ends[i]:
-                        span["token_start"], span["token_end"] = first, last
+                indices = token_indices(tokens, starts[i], ends[i]) if tokens is not None else None
+                if indices is not None:
+                    span["token_start"], span["token_end"] = indices
                 spans.append(span)
             record = {"text": text, "_input_hash": doc_hash[doc], "meta": {"doc_id": corpus.doc_ids[doc]}}
             if tokens is not None:
-                record["tokens"] = [
-                    {"text": text[s:e], "start": s, "end": e, "id": k, "ws": text[e:e + 1].isspace()}
-                    for k, (s, e) in enumerate(tokens.tolist())
-                ]
+                record["tokens"] = task_tokens(text, tokens)
             record.update({"spans": spans, "answer": "accept", "_annotator_id": name, "_session_id": name})
             out.write(orjson.dumps(record) + b"\n")
             lo += n
@@ -435,12 +413,42 @@ def doc_id_of_task(obj: dict) -> str:
 def input_hash_of(doc_id: str) -> int:
     """The ``_input_hash`` spanagree writes for a document id: the id itself when it is an
     integer (as ids read from Prodigy are), else a stable 32-bit hash of it."""
-    if _INTEGER.fullmatch(doc_id):
-        return int(doc_id)
-    return int.from_bytes(hashlib.sha1(doc_id.encode("utf-8")).digest()[:4], "big", signed=True)
+    return int(doc_id) if _INTEGER.fullmatch(doc_id) else hash32(doc_id.encode("utf-8"))
+
+
+def hash32(data: bytes) -> int:
+    """A stable signed 32-bit hash (the first 4 bytes of SHA-1), as Prodigy's hashes are."""
+    return int.from_bytes(hashlib.sha1(data).digest()[:4], "big", signed=True)
 
 
 _INTEGER = re.compile(r"-?[0-9]+")
+
+
+def input_hashes(doc_ids: list[str], instead: str) -> list[int]:
+    """Each document's :func:`input_hash_of`; two documents with the same hash are a UsageError
+    that names them and says what to do ``instead``."""
+    seen: dict[int, str] = {}
+    for doc_id in doc_ids:
+        value = input_hash_of(doc_id)
+        if seen.setdefault(value, doc_id) != doc_id:
+            raise UsageError(f"documents {seen[value]!r} and {doc_id!r} get the same Prodigy _input_hash {value}; "
+                             f"give them integer ids or {instead}")
+    return list(seen)
+
+
+def token_indices(tokens, start: int, end: int) -> tuple[int, int] | None:
+    """``(token_start, token_end)`` (inclusive) of a span whose boundaries are token boundaries
+    of ``tokens`` (an (n, 2) offset array), else None."""
+    first, last = int(tokens[:, 0].searchsorted(start)), int(tokens[:, 1].searchsorted(end))
+    if first < len(tokens) and last < len(tokens) and tokens[first, 0] == start and tokens[last, 1] == end:
+        return first, last
+    return None
+
+
+def task_tokens(text: str, tokens) -> list[dict]:
+    """A task's ``tokens``: each token's text, offsets, index and whether white space follows it."""
+    return [{"text": text[s:e], "start": s, "end": e, "id": k, "ws": text[e:e + 1].isspace()}
+            for k, (s, e) in enumerate(tokens.tolist())]
 
 
 def task_rater(obj: dict, stem: str, where, doc_id: str, source: str = "annotator") -> str:

@@ -27,7 +27,7 @@ from ..errors import InputError, describe
 from ..core.builder import CorpusBuilder
 from . import Format
 from ._text import peek, text_lines
-from .layers import looks_like_rater_files, rater_files, stem
+from .layers import rater_files, rater_files_sniffer, stem
 
 SUFFIXES = (".pubtator.txt", ".pubtator", ".txt")  # longest first
 _TEXT = re.compile(r"^([^|\t]+)\|([a-zA-Z]+)\|(.*)$")
@@ -35,12 +35,8 @@ _TEXT = re.compile(r"^([^|\t]+)\|([a-zA-Z]+)\|(.*)$")
 
 def read_pubtator(path: Path, builder: CorpusBuilder) -> None:
     """Read one PubTator file, or a folder of them (or of annotators' folders), into ``builder``."""
-    for file, rater in rater_files(path, _is_pubtator, _rater_of):
+    for file, rater in rater_files(path, _is_pubtator, lambda file: stem(file, SUFFIXES)):
         _read_file(file, rater, builder)
-
-
-def _rater_of(path: Path) -> str:
-    return stem(path, SUFFIXES)
 
 
 def _read_file(path: Path, rater: str, builder: CorpusBuilder) -> None:
@@ -115,15 +111,10 @@ def _is_pubtator(path: Path) -> bool:
     return bool(re.match(r"^[^|\t\s]+\|t\|", first))
 
 
-def looks_like(path: Path, first: dict | None) -> bool:
-    """A file whose first line is ``PMID|t|...``, or a folder (of folders) of them."""
-    return looks_like_rater_files(path, _is_pubtator)
-
-
 FORMAT = Format(
     name="pubtator",
     read=read_pubtator,
-    sniff=looks_like,
+    sniff=rater_files_sniffer(_is_pubtator),
     jsonl=False,
     order=38,
     description="PubTator (PMID|t|title, PMID|a|abstract, mention lines): a file or folder per annotator",

@@ -138,8 +138,7 @@ def _read_file(
                     f"names the assessor, read it with {option('assessor', 'column')})",
                     where=where, doc_id=topic, field="docno",
                 )
-            builder.exclusions.spans["repeated identical qrels judgment (kept once)"] += 1
-            builder.n_spans_read += 1
+            builder.exclude_span("repeated identical qrels judgment (kept once)")
             continue
         judgments[docno] = relevance
         lines_at[topic, who, docno] = where.line

@@ -31,7 +31,7 @@ from ..core.builder import CorpusBuilder
 from ..core.extras import need
 from . import Format
 from ._text import peek
-from .layers import Choice, Placed, check_layout, choose_for, collect, labelled, place, short_name
+from .layers import Choice, Placed, check_layout, choose_for, collect, folder_files, labelled, place, short_name
 
 SUFFIXES = (".xmi", ".json")
 TOOL = "UIMA CAS"
@@ -254,9 +254,7 @@ def _is_cas(path: Path) -> bool:
 def looks_like(path: Path, first: dict | None) -> bool:
     """An ``.xmi`` file or CAS JSON file, or a folder of them (or of folders of them)."""
     if path.is_dir():
-        files = [p for p in sorted(path.iterdir()) if p.is_file()]
-        if not files:
-            files = [p for d in sorted(path.iterdir()) if d.is_dir() for p in sorted(d.iterdir()) if p.is_file()]
+        files = folder_files(path)
         return any(_is_cas(p) for p in files) and not any(p.suffix.lower() == ".jsonl" for p in files)
     return path.is_file() and _is_cas(path)
 
