@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..catalogue import STATISTICS, coefficient_interval, interval_method
-from .tables import MAX_LABELS, MAX_PAIRS, Table, bounds, listed, num, replicates, shown_of
+from ..catalogue import STATISTICS, coefficient_interval, interval_method, replicates
+from .tables import MAX_LABELS, MAX_PAIRS, Table, bounds, listed, num, shown_of
 
 #: The rows of the family table: catalogue keys (:mod:`spanagree.catalogue`; its description names
 #: the row), and Shah's S of a reference against the other raters, which has no catalogue entry.

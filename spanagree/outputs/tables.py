@@ -29,11 +29,6 @@ def ci(holder: dict, name: str) -> str:
     return bounds(holder.get(f"{name}_interval"))
 
 
-def replicates(report: dict) -> int | None:
-    """The bootstrap replicates of the report's intervals (None: none were drawn)."""
-    return (report.get("intervals") or {}).get("replicates")
-
-
 def tables_as_text(sections: list[Table]) -> str:
     """Titled sections ``(title, header, rows)`` as plain-text tables (wasabi)."""
     from wasabi import table

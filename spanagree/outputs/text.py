@@ -4,10 +4,9 @@ from __future__ import annotations
 from typing import Any
 
 from .tables import (
-    MAX_DOCUMENTS, MAX_PAIRS, Table, bounds, ci, largest, num, replicates, shown_of, spans_marked, tables_as_markdown,
-    tables_as_text,
+    MAX_DOCUMENTS, MAX_PAIRS, Table, bounds, ci, largest, num, shown_of, spans_marked, tables_as_markdown, tables_as_text,
 )
-from . import headline
+from ..catalogue import headline, reference_note, replicates
 from .chance_text import chance_tables, document_tables
 from .unitizing_text import tables as unitizing_tables
 from .structure_text import tables as structure_tables
@@ -22,7 +21,7 @@ def tables(report: dict) -> list[Table]:
     options = ", ".join(f"{k}={v}" for k, v in rule.items())
     docs = report["documents"]
     overall = report["overall"]
-    note = headline.reference_note(report)
+    note = reference_note(report)
     summary = [
         ["rule", options],
         ["raters", len(report["raters"]) if note is None else f"{len(report['raters'])}: {note}"],
@@ -30,7 +29,7 @@ def tables(report: dict) -> list[Table]:
         ["rater pairs", overall["pairs"]],
         ["a / b / c", f"{num(overall['a'], 2)} / {num(overall['b'], 2)} / {num(overall['c'], 2)}"],
         *([row["name"], f"undefined: {row['undefined']}" if row["value"] is None
-           else num(row["value"]) + bounds(row["interval"], row["method"])] for row in headline.rows(report)),
+           else num(row["value"]) + bounds(row["interval"], row["method"])] for row in headline(report)),
     ]
     if overall["pairs_undefined"]:
         summary.append(["pairs with PSA undefined (no spans)", overall["pairs_undefined"]])

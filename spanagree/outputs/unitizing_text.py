@@ -11,7 +11,7 @@ def tables(section: Mapping[str, Any], num: Callable) -> list[tuple[str, list[st
     """The section as ``(title, header, rows)`` tables for the text and Markdown outputs."""
     a, g = section["alpha_u"], section["gamma"]
     rows = [
-        ["α_U", _value(a, num) + bounds(a.get("interval"), interval_method(a.get("interval")))],
+        ["unitizing α_U, all labels", _value(a, num) + bounds(a.get("interval"), interval_method(a.get("interval")))],
         ["", STATISTICS["alpha_u"].description],
         ["α_U observed / expected disagreement", f"{num(a.get('observed'), 6)} / {num(a.get('expected'), 6)}"],
     ]

@@ -43,7 +43,7 @@ import numpy as np
 from ...core.files import write_bytes
 from ...core.templates import MAX_SHOWN, render as render_template
 from . import bands, charts
-from ..headline import reference_note, rows as headline_rows
+from ...catalogue import headline as headline_rows, reference_note, replicates
 from .page import CSP, label_colours, template_tables
 from ...core.version import __version__
 from ...diagnostics.disagreements import disputed_spans, from_report, label_confusion_pairs
@@ -53,7 +53,7 @@ from . import views
 from .annotators import section as annotator_section
 from .views import band_note
 from ..structure_text import tables as structure_tables
-from ..tables import num as text_num, replicates
+from ..tables import num as text_num
 from ..text import excluded_table
 
 #: Bootstrap replicates when none were configured.
@@ -211,7 +211,7 @@ BANDS = {"kappa": (bands.landis_koch, "Landis & Koch"), "alpha": (bands.krippend
 
 
 def _headline(data: dict) -> tuple[list[dict], list[tuple[str, str, float]]]:
-    """The headline rows (:func:`spanagree.outputs.headline.rows`) with their bands (``band``:
+    """The headline rows (:func:`spanagree.catalogue.headline`) with their bands (``band``:
     (word, its source) or None), and the (coefficient, band word, value) readings shown with a band."""
     everyone = (data.get("chance_corrected") or {}).get("all_raters", {})
     rows, readings = headline_rows(data), []
