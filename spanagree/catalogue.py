@@ -1,7 +1,8 @@
 """The statistics the report gives, each declared once (``spanagree info --statistics`` lists
 them): the name ``gate --min`` and ``compare --max-drop`` take (``label:<LABEL>`` for one with an
 argument), the family, what the run needs (by family: :data:`NEEDS`), the interval method, a
-description, and the reader of its value and interval in the report dict.
+description, and the reader of its value and interval in the report dict; and the headline
+every rendering shows first, each statistic with its interval and the interval's method.
 
 Interval methods: ``bootstrap`` (percentile, over documents: docs/intervals.md), ``analytic``
 (Gwet's standard error: docs/chance-corrected.md), ``posterior`` (the annotator model's:
@@ -92,16 +93,38 @@ def _pair(report, pair) -> Reading:
     return (None, None, reason) if row is None else _psa(row, "psa", "neither rater marked a span in their shared documents")
 
 
+#: The end of the reason of a statistic the run did not compute (rather than one it found undefined).
+NOT_COMPUTED = "was not computed"
+
+
+def coefficient_interval(entry: Mapping) -> dict | None:
+    """The interval of a coefficient's entry: its bootstrap interval when replicates were drawn,
+    else its analytic one (the statistics declared ``analytic`` have no other)."""
+    return entry.get("interval") or entry.get("analytic_interval")
+
+
+def interval_method(interval: Mapping | None, replicates: int | None = None) -> str:
+    """How ``interval`` was made, as the renderings name it: ``bootstrap percentile, N replicates``
+    (it has a ``bootstrap_se``), ``analytic (<its method>)`` or the posterior it names."""
+    if not interval or interval.get("low") is None:
+        return ""
+    if "bootstrap_se" in interval:
+        n = interval.get("replicates") or replicates
+        return "bootstrap percentile" + (f", {n} replicates" if n else "")
+    method = interval.get("method", "")
+    return method if method.startswith("posterior") else f"analytic ({method})"
+
+
 def _coefficient(entry: Mapping | None, name: str) -> Reading:
     if entry is None:
-        return None, None, f"undefined: {name} was not computed"
+        return None, None, f"undefined: {name} {NOT_COMPUTED}"
     value = entry.get("value")
     reason = None if value is not None else f"undefined: {entry.get('undefined') or 'no value'}"
-    return value, entry.get("interval") or entry.get("analytic_interval"), reason
+    return value, coefficient_interval(entry), reason
 
 
 def _chance(part: str, key: str):
-    return lambda report, _: _coefficient(report["chance_corrected"][part].get(key), key)
+    return lambda report, _: _coefficient((report.get("chance_corrected") or {}).get(part, {}).get(key), key)
 
 
 def _pair_kappa(report, pair) -> Reading:
@@ -122,7 +145,7 @@ def _unitizing(key: str, value_key: str = "value"):
     def read(report, label):
         section = report.get("unitizing")
         if section is None:
-            return None, None, "undefined: unitizing agreement was not computed"
+            return None, None, f"undefined: unitizing agreement {NOT_COMPUTED}"
         entry = section[key]
         if label is not None:
             if label not in entry:
@@ -141,7 +164,7 @@ def _structure(read_section: Callable[[Mapping, str | None], Reading]):
     def read(report, argument):
         section = report.get("structure")
         if section is None:
-            return None, None, "undefined: relation and attribute agreement was not computed"
+            return None, None, f"undefined: relation and attribute agreement {NOT_COMPUTED}"
         if section.get("relations") is None:
             why = "; ".join(section["lost"]) if section.get("lost") else section.get("note", "no relations or attributes")
             return None, None, f"undefined: {why}"
@@ -245,10 +268,13 @@ STATISTICS: dict[str, Statistic] = {s.key: s for s in (
     Statistic("kappa_s", _CHANCE, "none", "Shah's fixed-expert κ_S, all raters", _chance("all_raters", "kappa_s")),
     Statistic("category_kappa", _CHANCE, "analytic", "Fleiss' κ of category <CATEGORY> against the rest",
               _category_kappa, "<CATEGORY>"),
-    Statistic("alpha_u", _UNITIZING, "bootstrap", "Krippendorff's unitizing α_U, all labels", _unitizing("alpha_u")),
+    Statistic("alpha_u", _UNITIZING, "bootstrap", "Krippendorff's α_U: unitizing agreement of all labels, how alike "
+              "the raters cut the text into units and gaps, 1 − observed/expected squared-offset disagreement",
+              _unitizing("alpha_u")),
     Statistic("alpha_u_label", _UNITIZING, "bootstrap", "unitizing α_U of label <LABEL>",
               _unitizing("alpha_u_per_label"), _LABEL),
-    Statistic("gamma", _UNITIZING, "none", "Mathet et al.'s γ", _unitizing("gamma")),
+    Statistic("gamma", _UNITIZING, "none", "Mathet et al.'s γ: units aligned one-to-one across raters, 1 − "
+              "observed/expected disorder (position and label) against random annotations", _unitizing("gamma")),
     Statistic("gamma_k", _UNITIZING, "none", "γ-k of label <LABEL>", _unitizing("gamma_per_label", "gamma_k"), _LABEL),
     Statistic("relation_psa", _STRUCTURE, "bootstrap", "mean over rater pairs of each pair's relation PSA",
               _relation("pairwise_mean_psa")),
@@ -289,3 +315,53 @@ def find(name: str, source: str) -> tuple[Statistic, str | None]:
         written = [s.key if s.argument is None else f"{s.key}:{argument or s.argument}" for s in STATISTICS.values()]
         raise UsageError(f"{source}: unknown statistic {name!r}{did_you_mean(name, written)}; allowed: {', '.join(names())}")
     return statistic, argument or None
+
+
+# --- the headline --------------------------------------------------------------------------------
+
+#: The headline every rendering shows first (text, Markdown, HTML page, notebook): catalogue keys,
+#: in order, and the name each rendering gives them.
+HEADLINE = {
+    "pairwise_mean_psa": "pairwise mean PSA (headline)",
+    "pooled_psa": "pooled PSA",
+    "macro_psa": "macro PSA (mean over labels)",
+    "kappa": "Cohen's κ, pooled",
+    "alpha": "Krippendorff's α (nominal)",
+    "fleiss_kappa": "Fleiss' κ",
+    "davies_fleiss_kappa": "Davies–Fleiss κ",
+    "gwet_ac1": "Gwet's AC1",
+    "alpha_u": "Krippendorff's α_U (unitizing)",
+    "gamma": "Mathet et al.'s γ",
+    "relation_psa": "relation pairwise mean PSA",
+    "relation_both_psa": "relation PSA, both spans marked",
+}
+
+
+def replicates(report: Mapping[str, Any]) -> int | None:
+    """The bootstrap replicates of the report's intervals (None: none were drawn)."""
+    return (report.get("intervals") or {}).get("replicates")
+
+
+def headline(report: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """``{"key", "name", "value", "interval", "method", "what", "undefined"}`` per statistic of
+    :data:`HEADLINE` the report has: its reading, the interval's method, its description, and
+    (``undefined``) why the value is None."""
+    drawn = replicates(report)
+    out = []
+    for key, name in HEADLINE.items():
+        statistic = STATISTICS[key]
+        value, interval, reason = statistic.read(report, None)
+        if reason is not None and reason.endswith(NOT_COMPUTED):  # not asked for (or no pooled κ for document labels)
+            continue
+        out.append({"key": key, "name": name, "value": value, "interval": interval,
+                    "method": interval_method(interval, drawn), "what": statistic.description,
+                    "undefined": None if reason is None else reason.removeprefix("undefined: ")})
+    return out
+
+
+def reference_note(report: Mapping[str, Any]) -> str | None:
+    """Which raters the headline is over, when a reference rater is left out of it (None without one)."""
+    reference = report.get("reference")
+    return None if reference is None else (
+        f"headline over {len(reference['headline_raters'])} raters; reference {reference['rater']!r} left out "
+        "(each rater is scored against it in its own section)")

@@ -9,10 +9,10 @@ With ``a`` the matched credit and ``b``, ``c`` each rater's unmatched spans:
 
 Aggregations, all from the same per-comparison counts: per pair (sum over shared documents), pairwise
 mean (mean of the pair PSAs: the headline for R raters), pooled (sum over all pairs), per label
-and macro over labels, per document, and each rater against a reference rater. The point values
-and every bootstrap replicate come from one function of summed counts
-(:func:`spanagree.measures.psa.summary.summarize`), and each value is written with its interval as
-the dict is built.
+and macro over labels, per document, and each rater against a reference rater, which every other
+section leaves out (a standard, not a rater: docs/agreement.md). The point values and every
+bootstrap replicate come from one function of summed counts (:func:`spanagree.measures.psa.summary.summarize`),
+and each value is written with its interval as the dict is built.
 """
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ import copy
 import gc
 import uuid
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
 import numpy as np
@@ -28,7 +28,7 @@ import orjson
 
 from .core import options, progress, validate
 from .core.align import AlignmentRule
-from .core.counts import EXCLUSIONS, OUTCOMES, Counts, count
+from .core.counts import EXCLUSIONS, OUTCOMES, Comparisons, Counts, count
 from .errors import UsageError, option
 from .core.model import Corpus
 from .measures.psa.specific import prf_arrays, reported
@@ -85,6 +85,7 @@ class AgreementReport:
     corpus: Corpus | CorpusSummary  # a summary (ids and counters, no spans) when an engine counted
     counts: Counts
     reference: str | None = None
+    reference_counts: Counts | None = None  # the comparisons with the reference (``counts`` has the others)
     beta: float = 1.0
     chance: dict | None = None
     items: Any = None  # the candidates' ItemMatrix, when candidates were configured
@@ -288,11 +289,9 @@ class AgreementReport:
             "per_document": self._per_document(max_documents) if per_document is None else per_document,
         }
         if self.per_rater:
-            from .diagnostics.raters import rater_view  # optional section: imported when asked for
-
-            result["per_rater"] = rater_view(self, interval)
+            result["per_rater"] = self.rater_rows(interval)
         if self.reference is not None:
-            result["reference"] = self._against_reference(pair_abc)
+            result["reference"] = self._against_reference()
         if self.chance is not None:
             result["chance_corrected"] = _chance_with_intervals(_copy_data(self.chance), interval)
         if self.unitizing is not None:
@@ -302,6 +301,12 @@ class AgreementReport:
         if self.interval_options is not None:
             result["intervals"] = {k: v for k, v in self.intervals(shown).items() if k != "statistics"}
         return result
+
+    def rater_rows(self, interval=None) -> list[dict[str, Any]]:
+        """The per-rater view (:func:`spanagree.diagnostics.raters.rater_view`), a reference left out."""
+        from .diagnostics.raters import rater_view  # optional section: imported when asked for
+
+        return [row for row in rater_view(self, interval) if row["rater"] != self.reference]
 
     def intervals(self, pairs: np.ndarray | None = None) -> dict[str, Any]:
         """Bootstrap intervals and jackknife standard errors of every headline statistic, and of
@@ -362,9 +367,13 @@ class AgreementReport:
             rows.append(row)
         return rows
 
+    def _scored(self) -> list[Comparisons]:
+        """The comparisons scored: the headline's, and those with the reference."""
+        return [counts.comparisons for counts in (self.counts, self.reference_counts) if counts is not None]
+
     def _documents_section(self) -> dict:
-        corpus, comparisons = self.corpus, self.counts.comparisons
-        scored = _count_distinct(comparisons.doc, corpus.n_documents)
+        corpus = self.corpus
+        scored = _count_distinct(np.concatenate([c.doc for c in self._scored()]), corpus.n_documents)
         excluded = dict(corpus.exclusions.documents)
         alone = _count_distinct(corpus.ann_doc, corpus.n_documents) - scored
         if alone:
@@ -380,12 +389,12 @@ class AgreementReport:
             excluded["in a document no other rater submitted"] = alone
         return _balanced(corpus.n_annotations_read, scored, excluded, DOCUMENT_LABELS_ONLY)
 
-    def _annotations_in_comparisons(self) -> np.ndarray:
-        """Boolean mask over annotations: True where the annotation is part of some pair."""
-        comparisons = self.counts.comparisons
+    def _annotations_in_comparisons(self, scored: Sequence[Comparisons] | None = None) -> np.ndarray:
+        """Boolean mask over annotations: in some pair of ``scored`` (default: :meth:`_scored`)."""
         mask = np.zeros(self.corpus.n_annotations, dtype=bool)
-        mask[comparisons.ann_a] = True
-        mask[comparisons.ann_b] = True
+        for comparisons in self._scored() if scored is None else scored:
+            mask[comparisons.ann_a] = True
+            mask[comparisons.ann_b] = True
         return mask
 
     def _spans_section(self) -> dict:
@@ -426,7 +435,8 @@ class AgreementReport:
         del comparison_psa
         n_pairs = np.bincount(comparisons.doc, minlength=n_docs)
         mean_n = n_pairs - np.bincount(comparisons.doc[undefined], minlength=n_docs)
-        raters = np.bincount(self.corpus.ann_doc, minlength=n_docs)
+        in_headline = self._annotations_in_comparisons([comparisons])
+        raters = np.bincount(self.corpus.ann_doc[in_headline], minlength=n_docs)
         scored = np.flatnonzero(n_pairs)
         every = len(scored) == n_docs  # the usual case: no copies of the per-document arrays
         mean_values = ratio(mean_sum if every else mean_sum[scored], (mean_n if every else mean_n[scored]).astype(np.float64))
@@ -457,19 +467,19 @@ class AgreementReport:
             )
         ]
 
-    def _against_reference(self, pair_abc: np.ndarray) -> dict:
+    def _against_reference(self) -> dict:
         raters = self.corpus.raters
-        if self.reference not in raters:
-            raise UsageError(f"reference rater {self.reference!r} not found; raters: {', '.join(raters)}")
         ref = raters.index(self.reference)
-        pairs = self.counts.comparisons.pairs
+        pairs, counts = self.reference_counts.comparisons.pairs, self.reference_counts
+        pair_abc = bin_rows(counts.comparisons.pair, counts.abc, len(pairs))
         index, abc = against(pair_abc, pairs, ref)  # the reference as side A: b = its unmatched spans
         precision, recall, f = (_floats(x) for x in prf_arrays(abc, self.beta))
         result = {}
         for p, (a, b, c), pr, rc, fb in zip(index.tolist(), abc.tolist(), precision, recall, f):
             ra, rb = pairs[p].tolist()
             result[raters[rb if ra == ref else ra]] = {"precision": pr, "recall": rc, "f": fb, "a": a, "b": b, "c": c}
-        return {"rater": self.reference, "beta": self.beta, "raters": dict(sorted(result.items()))}
+        return {"rater": self.reference, "beta": self.beta, "raters": dict(sorted(result.items())),
+                "headline_raters": [name for name in raters if name != self.reference]}
 
 
 def score_corpus(
@@ -500,6 +510,7 @@ def score_corpus(
     bootstrap, seed, unitizing = settings["bootstrap"], settings["seed"], settings["unitizing"]
     if reference is not None and reference not in corpus.raters:
         raise UsageError(f"reference rater {reference!r} not found; raters: {', '.join(corpus.raters)}")
+    headline = [name for name in corpus.raters if name != reference]
     chance = None
     items = None
     if candidates is not None:
@@ -513,6 +524,12 @@ def score_corpus(
                     if candidates == "tokens" else {"spans": read_candidates(candidates, corpus)})
             items = build_items(corpus, candidates, rule, unit=unit, **read, strict_candidates=settings["strict_candidates"])
             chance = chance_corrected(items, corpus.raters, reference=reference, confidence=ci)
+            if reference is not None:  # the family over the other raters, Shah's S against them kept
+                items = _without_rater(items, corpus.raters.index(reference))
+                against = chance["all_raters"].get("s_against_group")
+                chance = chance_corrected(items, headline, confidence=ci)
+                if against is not None:
+                    chance["all_raters"]["s_against_group"] = against
     interval_options = None
     if bootstrap is not None:
         from .measures.psa.intervals import IntervalOptions
@@ -521,13 +538,19 @@ def score_corpus(
     if counts is None:
         with progress.phase("aligning", None):
             counts = count(corpus, rule, unit=unit, search=settings["search"])
+    reference_counts = None
+    if reference is not None:
+        with_reference = (counts.comparisons.pairs == corpus.raters.index(reference)).any(axis=1)[counts.comparisons.pair]
+        counts, reference_counts = _comparisons_of(counts, ~with_reference), _comparisons_of(counts, with_reference)
     section = None
     if unitizing:
+        from .diagnostics.raters import subset
         from .measures.unitizing.section import unitizing_section
 
         with progress.phase("unitizing: α_U and γ", None):
             section = unitizing_section(
-                corpus, unit=unit, seed=seed, options=unitizing if isinstance(unitizing, dict) else None,
+                corpus if reference is None else subset(corpus, headline), unit=unit, seed=seed,
+                options=unitizing if isinstance(unitizing, dict) else None,
                 intervals=interval_options,
             )
     structure = None
@@ -540,9 +563,43 @@ def score_corpus(
             attribute_scales=declared_scales(settings.get("attribute_scales")),
         )
     return AgreementReport(
-        corpus, counts, reference=reference, beta=settings["beta"], chance=chance, items=items,
+        corpus, counts, reference=reference, reference_counts=reference_counts, beta=settings["beta"], chance=chance, items=items,
         interval_options=interval_options, per_rater=settings["per_rater"], unitizing=section, structure=structure,
         show_progress=progress.enabled(),
+    )
+
+
+def _comparisons_of(counts: Counts, keep: np.ndarray) -> Counts:
+    """``counts`` of the comparisons where ``keep`` (a mask) is True, their pairs renumbered (the
+    outcome alignment is made again from them when asked for, as for counts merged from parts)."""
+    comparisons = counts.comparisons
+    kept_pairs = np.unique(comparisons.pair[keep])
+    pair_code = np.zeros(len(comparisons.pairs), dtype=np.int64)
+    pair_code[kept_pairs] = np.arange(len(kept_pairs))
+    cells = keep[counts.label_comparison]
+    return replace(
+        counts, comparisons=Comparisons(comparisons.doc[keep], pair_code[comparisons.pair[keep]], comparisons.ann_a[keep],
+                                        comparisons.ann_b[keep], comparisons.pairs[kept_pairs]),
+        abc=counts.abc[keep], label_comparison=(np.cumsum(keep) - 1)[counts.label_comparison[cells]],
+        label_code=counts.label_code[cells], label_abc=counts.label_abc[cells], outcomes=counts.outcomes[keep],
+        outcome_pairs=None,
+    )
+
+
+def _without_rater(items, rater: int):
+    """The candidate items (:class:`~spanagree.measures.chance.candidates.ItemMatrix`) without
+    the ratings of ``rater``, the raters after it coded one lower, and the items no other rater
+    rated left out."""
+    keep = items.rating_rater != rater
+    rated = np.unique(items.rating_item[keep])
+    item_code = np.zeros(items.n_items, dtype=np.int64)
+    item_code[rated] = np.arange(len(rated))
+    others = items.rating_rater[keep]
+    return replace(
+        items, item_doc=items.item_doc[rated], extra=items.extra[rated],
+        item_label=None if items.item_label is None else items.item_label[rated],
+        rating_item=item_code[items.rating_item[keep]], rating_rater=others - (others > rater),
+        rating_code=items.rating_code[keep], rating_labels=items.rating_labels[keep],
     )
 
 
@@ -587,20 +644,16 @@ def _with_analytic_se(entry: dict, a: float, b: float, c: float) -> dict:
 
 def _chance_with_intervals(chance: dict, interval) -> dict:
     """The chance-corrected section with the interval of each coefficient that has one."""
-    for p, pair in enumerate(chance["pairs"]):
-        entry = interval(("chance", "pairs", p, "cohen_kappa"))
+    pooled = chance.get("pooled", {})
+    places = [(("chance", "pairs", p, "cohen_kappa"), pair["coefficients"]["cohen_kappa"], "interval")
+              for p, pair in enumerate(chance["pairs"])]
+    places += [(("chance", "pooled", "cohen_kappa"), pooled.get("cohen_kappa"), "interval"),
+               (("chance", "pooled", "positive_agreement"), pooled, "positive_agreement_interval"),
+               (("chance", "all_raters", "krippendorff_alpha"), chance["all_raters"].get("krippendorff_alpha"), "interval")]
+    for path, holder, key in places:
+        entry = interval(path)
         if entry is not None:
-            pair["coefficients"]["cohen_kappa"]["interval"] = entry
-    pooled, everyone = chance.get("pooled", {}), chance["all_raters"]
-    entry = interval(("chance", "pooled", "cohen_kappa"))
-    if entry is not None:
-        pooled["cohen_kappa"]["interval"] = entry
-    entry = interval(("chance", "pooled", "positive_agreement"))
-    if entry is not None:
-        pooled["positive_agreement_interval"] = entry
-    entry = interval(("chance", "all_raters", "krippendorff_alpha"))
-    if entry is not None:
-        everyone["krippendorff_alpha"]["interval"] = entry
+            holder[key] = entry
     return chance
 
 

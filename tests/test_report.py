@@ -7,7 +7,9 @@ import random
 import pytest
 
 import spanagree
+from click.testing import CliRunner
 from spanagree import f_beta, psa
+from spanagree.app.cli import app
 from records import line
 
 RULES = ["exact", "overlap", "partial", "proportional"]
@@ -159,6 +161,32 @@ def test_reference_rater_precision_recall(tmp_path):
     assert (ref["precision"], ref["recall"]) == (1.0, 0.5)
     with pytest.raises(spanagree.UsageError, match="nobody"):
         spanagree.score(corpus, reference="nobody")
+
+
+def test_a_reference_is_left_out_of_every_section_but_its_own(example_path, tmp_path):
+    """A reference (here the raters' own consensus) is a standard, not a rater: with it, every
+    section but ``reference`` is what the other raters alone give, and ``reference`` holds each
+    rater against it (the pair PSA with it, F being PSA)."""
+    gold = tmp_path / "gold.jsonl"
+    made = CliRunner().invoke(app, ["consensus", str(example_path), "--min-raters", "2", "-o", str(gold)])
+    assert made.exit_code == 0, made.output
+    options = dict(candidates="tokens", unitizing=True, per_rater=True, bootstrap=50)
+    alone = spanagree.score(example_path, **options).to_dict()
+    both = spanagree.score([example_path, gold], reference="consensus", **options)
+    scored = both.to_dict()
+    for section in ("overall", "macro", "labels", "pairs", "per_document", "intervals", "unitizing", "per_rater"):
+        assert scored[section] == alone[section], section
+    scored["chance_corrected"]["all_raters"].pop("s_against_group")  # the reference against the others
+    assert scored["chance_corrected"] == alone["chance_corrected"]
+    assert both.pairwise_mean_psa == alone["overall"]["pairwise_mean_psa"]
+    reference = scored["reference"]
+    assert reference["rater"] == "consensus" and reference["headline_raters"] == alone["raters"]
+    with_gold = spanagree.score([example_path, gold]).to_dict()  # no reference: the consensus is a rater
+    for rater, row in reference["raters"].items():
+        pair = next(p for p in with_gold["pairs"] if set(p["raters"]) == {rater, "consensus"})
+        assert row["f"] == pytest.approx(pair["psa"])
+    # the reference's annotations are scored (against it), not left out
+    assert scored["annotations"]["scored"] == alone["annotations"]["scored"] + 50
 
 
 def test_example_corpus_token_unit_equals_char_unit_for_token_aligned_spans(example_path):

@@ -62,11 +62,6 @@ class Counts:
     notes: Counter = field(default_factory=Counter)
     outcome_pairs: OutcomeAlignment | None = None
 
-    @property
-    def units(self) -> Comparisons:
-        """The earlier name of :attr:`comparisons` (kept for code written against 0.1)."""
-        return self.comparisons
-
 
 def make_comparisons(corpus: Corpus) -> Comparisons:
     """Every (document, rater pair) where both raters submitted the document.

@@ -154,8 +154,8 @@ def _against_consensus(report) -> tuple[dict[str, dict] | None, str | None]:
     rule, unit = counts.rule, counts.unit_name
     out: dict[str, dict] = {}
     for r, name in enumerate(names):
-        others = [x for x in names if x != name]
-        if not others:
+        others = [x for x in names if x not in (name, report.reference)]  # a reference is no rater
+        if not others or name == report.reference:
             continue
         majority = len(others) // 2 + 1
         gold_name = _free_name(names)

@@ -98,8 +98,9 @@ def heatmap_raters(raters: Sequence[str], submitted: np.ndarray | None = None) -
 
 
 def pairs(data: dict[str, Any], submitted: np.ndarray | None = None):
-    """The rater × rater PSA heatmap of :func:`heatmap_raters`."""
-    shown = heatmap_raters(data["raters"], submitted)
+    """The rater × rater PSA heatmap of :func:`heatmap_raters` (a reference left out: it has no pairs)."""
+    reference = (data.get("reference") or {}).get("rater")
+    shown = [name for name in heatmap_raters(data["raters"], submitted) if name != reference]
     index = {name: k for k, name in enumerate(shown)}
     matrix = np.full((len(shown), len(shown)), np.nan)
     for pair in data["pairs"]:

@@ -4,7 +4,8 @@ Each table is one list of flat rows read from :meth:`~spanagree.report.Agreement
 (so a table never says anything the JSON does not), with the same columns in the same order
 and of the same dtypes whatever the options: a statistic that was not computed (an interval
 without ``bootstrap``, an undefined PSA) is NaN, a missing text ``<NA>``. Column names are the
-JSON's keys; an interval's bounds are ``<statistic>_low`` and ``<statistic>_high``.
+JSON's keys; an interval's bounds are ``<statistic>_low`` and ``<statistic>_high`` (the percentile
+bootstrap's; the ``chance`` table has the analytic and the bootstrap bounds apart).
 
 ========================  ===================================================================
 table                     one row per
@@ -116,10 +117,8 @@ def rater_section(report, data: dict[str, Any] | None = None) -> list[dict[str, 
     ``score(per_rater=True)`` makes it (with intervals when the report has a bootstrap)."""
     if data is not None and "per_rater" in data:
         return data["per_rater"]
-    from ..diagnostics.raters import rater_view
-
     with_raters = replace(report, per_rater=True, _intervals=None)
-    return rater_view(with_raters, with_raters._interval_lookup(None))
+    return with_raters.rater_rows(with_raters._interval_lookup(None))
 
 
 def frame(report, name: str, data: dict[str, Any] | None = None):

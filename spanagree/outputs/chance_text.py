@@ -9,23 +9,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from .tables import MAX_LABELS, MAX_PAIRS, Table, listed, num, shown_of
+from ..catalogue import STATISTICS, coefficient_interval, interval_method, replicates
+from .tables import MAX_LABELS, MAX_PAIRS, Table, bounds, listed, num, shown_of
 
-#: Rows of the family table: report key, name.
-FAMILY_ROWS = (
-    ("percent_agreement", "Percent agreement"),
-    ("brennan_prediger", "Brennan–Prediger (Bennett's S, Randolph)"),
-    ("fleiss_kappa", "Fleiss' κ (all ratings)"),
-    ("fleiss_kappa_complete", "Fleiss' κ (complete items only)"),
-    ("conger_kappa", "Conger's / Davies–Fleiss κ (all ratings)"),
-    ("conger_kappa_complete", "Conger's κ (complete items only)"),
-    ("gwet_ac1", "Gwet's AC1"),
-    ("krippendorff_alpha", "Krippendorff's α (nominal)"),
-    ("kappa_s", "Shah's κ_S (complete items)"),
-    ("light_kappa", "Light's κ (mean pairwise Cohen's κ)"),
-    ("s_against_group", "Shah's S, reference against the others"),
-)
-DOCUMENT_SCHEMES = ("multiclass", "multilabel")
+#: The rows of the family table: catalogue keys (:mod:`spanagree.catalogue`; its description names
+#: the row), and Shah's S of a reference against the other raters, which has no catalogue entry.
+FAMILY_ROWS = ("percent_agreement", "brennan_prediger", "fleiss_kappa", "fleiss_kappa_complete", "conger_kappa",
+               "conger_kappa_complete", "gwet_ac1", "alpha", "kappa_s", "light_kappa", "s_against_group")
+#: Report keys (in ``all_raters``) that differ from the catalogue's.
+REPORT_KEYS = {"alpha": "krippendorff_alpha"}
 SCHEME_WORDS = {
     "spans": "candidate items; NONE = not marked",
     "multiclass": "documents as items; the labels are the categories (no NONE)",
@@ -33,11 +25,11 @@ SCHEME_WORDS = {
 }
 
 
-def interval_text(entry: dict) -> str:
-    iv = entry.get("interval") or entry.get("analytic_interval")
-    if not iv or iv.get("low") is None:
-        return ""
-    return f"[{iv['low']:.3f}, {iv['high']:.3f}]"
+def interval_text(entry: dict, replicates: int | None = None) -> tuple[str, str]:
+    """A coefficient's interval (:func:`~spanagree.catalogue.coefficient_interval`) as text, and
+    the method that made it."""
+    interval = coefficient_interval(entry)
+    return bounds(interval).strip(), interval_method(interval, replicates)
 
 
 def items_text(entry: dict) -> str:
@@ -65,20 +57,29 @@ def _band(entry: dict) -> str:
     return f"{bench['band']} at 95% (point: {bench['point_band']})"
 
 
-def family_rows(everyone: dict) -> list[list[Any]]:
-    rows = []
-    for key, name in FAMILY_ROWS:
-        entry = everyone.get(key)
-        if entry is None:
-            continue
-        if entry.get("value") is None:
-            rows.append([name, f"undefined: {entry.get('undefined')}", "", "", "", items_text(entry), skipped_text(entry), ""])
-            continue
-        p_value = entry.get("p_value")
-        rows.append([name, num(entry["value"]), num(entry.get("standard_error")) if entry.get("standard_error") is not None else "",
-                     interval_text(entry), "" if p_value is None else f"{p_value:.2g}", items_text(entry), skipped_text(entry),
-                     _band(entry)])
-    return rows
+def family_entries(everyone: dict, replicates: int | None = None) -> list[dict[str, Any]]:
+    """Each coefficient of :data:`FAMILY_ROWS` the report has: its ``name`` and ``entry``, the
+    value, why it is undefined, standard error, interval and its method, p-value, items used and
+    what was skipped (the text tables and the HTML page)."""
+    out = []
+    for key in FAMILY_ROWS:
+        entry = everyone.get(REPORT_KEYS.get(key, key))
+        if entry is not None:
+            name = STATISTICS[key].description if key in STATISTICS else "Shah's S, the reference against the others"
+            interval, method = interval_text(entry, replicates)
+            out.append({"name": name, "entry": entry, "value": entry.get("value"), "undefined": entry.get("undefined"),
+                        "se": entry.get("standard_error"), "interval": interval, "method": method, "p": entry.get("p_value"),
+                        "items_used": items_text(entry), "skipped": skipped_text(entry)})
+    return out
+
+
+def family_rows(everyone: dict, replicates: int | None = None) -> list[list[Any]]:
+    return [
+        [r["name"], f"undefined: {r['undefined']}", "", "", "", "", r["items_used"], r["skipped"], ""] if r["value"] is None
+        else [r["name"], num(r["value"]), "" if r["se"] is None else num(r["se"]), r["interval"], r["method"],
+              "" if r["p"] is None else f"{r['p']:.2g}", r["items_used"], r["skipped"], _band(r["entry"])]
+        for r in family_entries(everyone, replicates)
+    ]
 
 
 def level(chance: dict) -> str:
@@ -87,8 +88,9 @@ def level(chance: dict) -> str:
     return f"{interval.get('confidence', 0.95):.0%}"
 
 
-def chance_tables(chance: dict) -> list[Table]:
-    """The chance-corrected tables of a report (after the PSA tables, or alone for documents)."""
+def chance_tables(chance: dict, replicates: int | None = None) -> list[Table]:
+    """The chance-corrected tables of a report (after the PSA tables, or alone for documents);
+    ``replicates``: the report's bootstrap replicates, named beside a bootstrap interval."""
     items = chance["items"]
     ci = f"{level(chance)} CI"
     scheme = chance.get("scheme", "spans")
@@ -109,18 +111,18 @@ def chance_tables(chance: dict) -> list[Table]:
         ]
     rows += [[f"note: {reason}", n] for reason, n in items["notes"].items()]
     out: list[Table] = [("Chance-corrected: items", ["", ""], rows)]
-    header = ["coefficient", "value", "SE", ci, "p (>0)", "items used", "skipped", "Landis–Koch"]
-    family = family_rows(chance["all_raters"])
-    family += [[f"note: {note}", "", "", "", "", "", "", ""] for note in chance.get("band_notes", [])]
+    header = ["coefficient", "value", "SE (Gwet)", ci, "interval method", "p (>0)", "items used", "skipped", "Landis–Koch"]
+    family = family_rows(chance["all_raters"], replicates)
+    family += [[f"note: {note}", *[""] * 8] for note in chance.get("band_notes", [])]
     out.append(("Chance-corrected family, all raters", header, family))
     per_category = chance["all_raters"].get("fleiss_kappa_per_category") or {}
     if per_category:
         shown = list(per_category)[:MAX_LABELS]
         cat_rows = [[name, num(e["value"]), "" if e.get("standard_error") is None else num(e["standard_error"]),
-                     interval_text(e), items_text(e)] for name, e in ((name, per_category[name]) for name in shown)]
+                     *interval_text(e, replicates), items_text(e)] for name, e in ((name, per_category[name]) for name in shown)]
         note = shown_of(len(shown), len(per_category), "the first {n}")
         title = f"Fleiss' κ per category (one against the rest{'; ' + note if note else ''})"
-        out.append((title, ["category", "κ", "SE", ci, "items"], cat_rows))
+        out.append((title, ["category", "κ", "SE (Gwet)", ci, "interval method", "items"], cat_rows))
     pair_rows = []
     for p in chance["pairs"][:MAX_PAIRS]:
         c = p["coefficients"]
@@ -141,11 +143,6 @@ def chance_tables(chance: dict) -> list[Table]:
 def document_tables(report: dict) -> list[Table]:
     """A report on document labels: the coefficients that apply, without the span tables."""
     chance = report["chance_corrected"]
-    docs = report["documents"]
-    summary = [
-        ["raters", len(report["raters"])],
-        ["documents read", docs["read"]],
-        ["labels", listed(chance.get("labels", []))],
-    ]
-    out: list[Table] = [("Agreement on document labels", ["", ""], summary)]
-    return out + chance_tables(chance)
+    summary = [["raters", len(report["raters"])], ["documents read", report["documents"]["read"]],
+               ["labels", listed(chance.get("labels", []))]]
+    return [("Agreement on document labels", ["", ""], summary), *chance_tables(chance, replicates(report))]

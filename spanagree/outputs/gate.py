@@ -260,11 +260,11 @@ def as_text(result: dict[str, Any], *, color: bool = False) -> str:
     when ``color``, for a terminal)."""
     from wasabi import Printer, table
 
-    rows = [[visible(c["name"]), _value(c["value"]), _interval(c["interval"]), f">= {c['bound']:g}",
-             _verdict(c), visible(c["reason"] or "")] for c in result["checks"]]
+    rows = [[visible(c["name"]), _value(c["value"]), _interval(c["interval"], result.get("replicates")),
+             f">= {c['bound']:g}", _verdict(c), visible(c["reason"] or "")] for c in result["checks"]]
     header = ["check", "value", _interval_header(result), "bound" + (" (lower)" if result["on"] == "lower" else ""),
               "verdict", "reason"]
-    text = table(rows, header=header, divider=True, max_col=60)
+    text = table(rows, header=header, divider=True, max_col=80)
     failed = sum(not c["passed"] for c in result["checks"])
     printer = Printer(no_print=True, pretty=color)
     n = len(result["checks"])
@@ -294,7 +294,8 @@ def as_markdown(result: dict[str, Any]) -> str:
     for c in result["checks"]:
         verdict = "pass" if c["passed"] else f"**{_verdict(c)}**: {_md(c['reason'])}"
         lines.append(
-            f"| `{_code(c['name'])}` | {_value(c['value'])} | {_interval(c['interval'])} | >= {c['bound']:g} | {verdict} |"
+            f"| `{_code(c['name'])}` | {_value(c['value'])} | {_interval(c['interval'], result.get('replicates'))} "
+            f"| >= {c['bound']:g} | {verdict} |"
         )
     return "\n".join(lines) + "\n"
 
@@ -317,7 +318,7 @@ def as_junit(result: dict[str, Any]) -> bytes:
                              name=_xml(f"{c['name']} >= {c['bound']:g}"), time="0")
         detail = f"{c['description']}: value {_value(c['value'])}"
         if c["interval"] is not None:
-            detail += f", interval {_interval(c['interval'])}"
+            detail += f", interval {_interval(c['interval'], result.get('replicates'))}"
         if not c["passed"]:
             kind = "GateInconclusive" if c.get("verdict") == "inconclusive" else "GateFailure"
             failure = ET.SubElement(case, "failure", message=_xml(c["reason"] or "failed"), type=kind)
@@ -384,10 +385,10 @@ def _value(value) -> str:
     return f"{value:.4f}"
 
 
-def _interval(interval: dict | None) -> str:
+def _interval(interval: dict | None, replicates: int | None) -> str:
     if not interval or interval.get("low") is None:
         return "-"
-    return f"[{interval['low']:.4f}, {interval['high']:.4f}]"
+    return f"[{interval['low']:.4f}, {interval['high']:.4f}] {catalogue.interval_method(interval, replicates)}"
 
 
 def _interval_header(result: dict) -> str:

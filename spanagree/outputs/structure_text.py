@@ -7,29 +7,11 @@ from ..measures.structure.means import mean_pair_kappa
 from .tables import MAX_PAIRS, Table, ci, largest, shown_of, spans_marked
 
 
-def headline_rows(section: Mapping[str, Any], num: Callable) -> list[list[Any]]:
-    """Rows for the summary table, next to the span PSA."""
-    relations = section.get("relations")
-    if relations is None:
-        return [["relation agreement", _absent(section)]]
-    overall, both = relations["overall"], relations["both_spans_marked"]
-    return [
-        ["relation pairwise mean PSA", num(overall["pairwise_mean_psa"]) + ci(overall, "pairwise_mean_psa")],
-        ["relation PSA, both spans marked", num(both["pairwise_mean_psa"])],
-    ]
-
-
-def _absent(section: Mapping[str, Any]) -> str:
-    if section.get("lost"):
-        return "not available: " + "; ".join(section["lost"])
-    return section.get("note", "none")
-
-
 def tables(section: Mapping[str, Any], num: Callable) -> list[Table]:
     """The section as ``(title, header, rows)`` tables for the text and Markdown outputs."""
     relations, attributes = section.get("relations"), section.get("attributes")
     if relations is None:
-        rows = [["", _absent(section)]]
+        rows = [["", "not available: " + "; ".join(section["lost"]) if section.get("lost") else section.get("note", "none")]]
         for kind, reasons in section.get("excluded", {}).items():
             rows += [[f"{kind} excluded: {reason}", n] for reason, n in reasons.items()]
         return [("Relations and attributes", ["", ""], rows)]

@@ -16,12 +16,17 @@ MAX_LABELS = 50
 Table = tuple[str, list[str], list[list[Any]]]
 
 
-def ci(holder: dict, name: str) -> str:
-    """`` [low, high]`` when the statistic ``name`` of ``holder`` has an interval, else nothing."""
-    interval = holder.get(f"{name}_interval")
+def bounds(interval: dict | None, method: str = "") -> str:
+    """`` [low, high]`` of an interval and ``method`` after it, or nothing without an interval
+    (or when it is undefined)."""
     if not interval or interval.get("low") is None:
         return ""
-    return f" [{interval['low']:.3f}, {interval['high']:.3f}]"
+    return f" [{interval['low']:.3f}, {interval['high']:.3f}]" + (f" {method}" if method else "")
+
+
+def ci(holder: dict, name: str) -> str:
+    """:func:`bounds` of the interval of the statistic ``name`` of ``holder``."""
+    return bounds(holder.get(f"{name}_interval"))
 
 
 def tables_as_text(sections: list[Table]) -> str:

@@ -4,13 +4,11 @@ from __future__ import annotations
 from typing import Any
 
 from .tables import (
-    MAX_DOCUMENTS, MAX_PAIRS, Table, ci, largest, num, shown_of, spans_marked, tables_as_markdown, tables_as_text,
+    MAX_DOCUMENTS, MAX_PAIRS, Table, bounds, ci, largest, num, shown_of, spans_marked, tables_as_markdown, tables_as_text,
 )
-from .chance_text import document_tables
-from .unitizing_text import headline_rows
-from .chance_text import chance_tables
+from ..catalogue import headline, reference_note, replicates
+from .chance_text import chance_tables, document_tables
 from .unitizing_text import tables as unitizing_tables
-from .structure_text import headline_rows as structure_headline
 from .structure_text import tables as structure_tables
 
 
@@ -18,25 +16,21 @@ def tables(report: dict) -> list[Table]:
     """The sections of a score report, each as ``(title, header, rows)``."""
     chance = report.get("chance_corrected")
     if chance is not None and chance.get("scheme") in ("multiclass", "multilabel"):
-        return document_tables(report) + [_excluded(report)]
+        return document_tables(report) + [excluded_table(report)]
     rule = report["rule"]
     options = ", ".join(f"{k}={v}" for k, v in rule.items())
     docs = report["documents"]
     overall = report["overall"]
+    note = reference_note(report)
     summary = [
         ["rule", options],
-        ["raters", len(report["raters"])],
+        ["raters", len(report["raters"]) if note is None else f"{len(report['raters'])}: {note}"],
         ["documents scored / read", f"{docs['scored']} / {docs['read']}"],
         ["rater pairs", overall["pairs"]],
-        ["pairwise mean PSA", num(overall["pairwise_mean_psa"]) + ci(overall, "pairwise_mean_psa")],
-        ["pooled PSA", num(overall["pooled_psa"]) + ci(overall, "pooled_psa")],
-        ["macro PSA (mean over labels)", num(report["macro"]["pairwise_mean_psa"]) + ci(report["macro"], "pairwise_mean_psa")],
         ["a / b / c", f"{num(overall['a'], 2)} / {num(overall['b'], 2)} / {num(overall['c'], 2)}"],
+        *([row["name"], f"undefined: {row['undefined']}" if row["value"] is None
+           else num(row["value"]) + bounds(row["interval"], row["method"])] for row in headline(report)),
     ]
-    if "unitizing" in report:
-        summary += headline_rows(report["unitizing"], num)
-    if "structure" in report:
-        summary += structure_headline(report["structure"], num)
     if overall["pairs_undefined"]:
         summary.append(["pairs with PSA undefined (no spans)", overall["pairs_undefined"]])
     if "intervals" in report:
@@ -87,16 +81,17 @@ def tables(report: dict) -> list[Table]:
     out.append((f"Lowest-agreement documents (up to {MAX_DOCUMENTS})", ["document", "raters", "PSA", "a", "b", "c"], rows))
 
     if "chance_corrected" in report:
-        out.extend(chance_tables(report["chance_corrected"]))
+        out.extend(chance_tables(report["chance_corrected"], replicates(report)))
     if "unitizing" in report:
         out.extend(unitizing_tables(report["unitizing"], num))
     if "structure" in report:
         out.extend(structure_tables(report["structure"], num))
-    out.append(_excluded(report))
+    out.append(excluded_table(report))
     return out
 
 
-def _excluded(report: dict) -> Table:
+def excluded_table(report: dict) -> Table:
+    """What was left out, and why (the text tables and the HTML page)."""
     rows = [
         [kind, reason, n]
         for kind in ("documents", "annotations", "spans")

@@ -3,32 +3,16 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
-from .tables import largest, shown_of
-
-
-#: What each measure says, for the tables.
-DESCRIPTIONS = {
-    "alpha_u": "Krippendorff's α_U: how alike the raters cut the text into units and gaps, "
-    "1 − observed/expected squared-offset disagreement",
-    "gamma": "Mathet et al.'s γ: units aligned one-to-one across raters, 1 − observed/expected "
-    "disorder (position and label) against random annotations",
-}
-
-
-def headline_rows(section: Mapping[str, Any], num: Callable) -> list[list[Any]]:
-    """Rows for the summary table, next to PSA."""
-    return [
-        ["unitizing α_U (documents end to end)", _value(section["alpha_u"], num) + _ci(section["alpha_u"])],
-        ["unitizing γ", _value(section["gamma"], num)],
-    ]
+from ..catalogue import STATISTICS, interval_method
+from .tables import bounds, largest, shown_of
 
 
 def tables(section: Mapping[str, Any], num: Callable) -> list[tuple[str, list[str], list[list[Any]]]]:
     """The section as ``(title, header, rows)`` tables for the text and Markdown outputs."""
     a, g = section["alpha_u"], section["gamma"]
     rows = [
-        ["α_U", _value(a, num) + _ci(a)],
-        ["", DESCRIPTIONS["alpha_u"]],
+        ["unitizing α_U, all labels", _value(a, num) + bounds(a.get("interval"), interval_method(a.get("interval")))],
+        ["", STATISTICS["alpha_u"].description],
         ["α_U observed / expected disagreement", f"{num(a.get('observed'), 6)} / {num(a.get('expected'), 6)}"],
     ]
     mean = a.get("per_document_mean")
@@ -36,7 +20,7 @@ def tables(section: Mapping[str, Any], num: Callable) -> list[tuple[str, list[st
         rows.append(["α_U, mean of per-document values", f"{num(mean['value'])} over {mean['documents']} documents"])
     rows += [
         ["γ", _value(g, num)],
-        ["", DESCRIPTIONS["gamma"]],
+        ["", STATISTICS["gamma"].description],
         ["γ observed / expected disorder", f"{num(g.get('observed_disorder'))} / {num(g.get('expected_disorder'))}"],
         *([["γ expected disorder from", f"{g['samples']} random continua ({g['sampler'].split(' (')[0]} sampler), seed {g['seed']}, 95% relative "
             f"precision {num(g.get('precision'))}"]] if "samples" in g else []),
@@ -65,11 +49,3 @@ def tables(section: Mapping[str, Any], num: Callable) -> list[tuple[str, list[st
 def _value(entry: Mapping[str, Any], num: Callable) -> str:
     value = entry.get("value")
     return num(value) if value is not None else f"undefined: {entry.get('reason', 'no value')}"
-
-
-def _ci(entry: Mapping[str, Any]) -> str:
-    interval = entry.get("interval")
-    if not interval or interval.get("low") is None:
-        return ""
-    return f" [{interval['low']:.3f}, {interval['high']:.3f}]"
-

@@ -43,11 +43,11 @@ def test_states_raters_and_the_curation_as_gold():
     assert corpus.spans_of("d1.txt", "ann3") == []
     assert corpus.exclusions.notes["INCEpTION export: annotation FINISHED, read"] == 4
     assert corpus.exclusions.notes["INCEpTION export: curated document FINISHED, read"] == 1
-    report = spanagree.score(corpus, reference="curation").to_dict()
-    pair = {tuple(p["raters"]): p for p in report["pairs"]}
-    # ann1 is the curation exactly on d1; ann3 marked nothing where the curation has 3 spans
-    assert pair[("ann1", "curation")]["psa"] == 1.0
-    assert (pair[("ann3", "curation")]["a"], pair[("ann3", "curation")]["c"]) == (0, 3)
+    against = spanagree.score(corpus, reference="curation").to_dict()["reference"]["raters"]
+    # ann1 is the curation exactly on d1; ann3 marked nothing where the curation has 3 spans (the
+    # curation is side A: b its unmatched spans)
+    assert against["ann1"]["f"] == 1.0
+    assert (against["ann3"]["a"], against["ann3"]["b"]) == (0, 3)
     with_unfinished = spanagree.read(EXPORT, states="FINISHED,IN_PROGRESS")
     assert len(with_unfinished.spans_of("d2.txt", "ann2")) == 2
     assert not with_unfinished.exclusions.annotations.get(

@@ -80,6 +80,8 @@ def brute_force(report, weight):
         values = [out["labels", name, which] for name in corpus.labels if out["labels", name, which] is not None]
         out["macro", which] = sum(values) / len(values) if values else None
     for r in range(len(corpus.raters)):
+        if corpus.raters[r] == report.reference:  # scored only in the reference section
+            continue
         mine = [p for p in seen if r in comparisons.pairs[p].tolist()]
         out["raters", r, "mean_psa"] = _mean((_psa(*pair_sum[p]), omega[p]) for p in mine)
         a = own = other = 0.0
@@ -111,7 +113,7 @@ def _lookup(report_dict, report, path):
         row = next(r for r in report_dict["pairs"] if r["raters"] == names)
         return row["psa"], row.get("psa_interval")
     if path[0] == "raters":
-        row = report_dict["per_rater"][path[1]]
+        row = next(r for r in report_dict["per_rater"] if r["rater"] == report.corpus.raters[path[1]])
         if path[2] == "mean_psa":
             return row["mean_psa"], row.get("mean_psa_interval")
         return row["against_others"]["f"], row["against_others"].get("f_interval")
@@ -154,8 +156,9 @@ def test_point_values_and_every_interval_match_a_brute_force(crowd):
 
 def test_reference_and_pair_counts_match_a_brute_force(crowd):
     report, data = crowd
-    comparisons, counts = report.counts.comparisons, report.counts
     ref = report.corpus.raters.index("r03")
+    assert ref not in report.counts.comparisons.pairs  # the headline's pairs leave the reference out
+    comparisons, counts = report.reference_counts.comparisons, report.reference_counts
     sums = defaultdict(lambda: np.zeros(3))
     for u, p in enumerate(comparisons.pair.tolist()):
         sums[p] += counts.abc[u]

@@ -2,7 +2,7 @@
 
 What the page shows, from one :class:`~spanagree.report.AgreementReport`:
 
-- the headline numbers with their bootstrap intervals, and interpretation bands as labels next
+- the headline numbers with their intervals, each naming its method, and interpretation bands as labels next
   to the number (Landis & Koch 1977 for κ; Krippendorff's .667/.800 for α; see
   :mod:`spanagree.outputs.html.bands`);
 - per-label PSA with interval bars, and a rater × rater PSA heatmap;
@@ -43,18 +43,18 @@ import numpy as np
 from ...core.files import write_bytes
 from ...core.templates import MAX_SHOWN, render as render_template
 from . import bands, charts
+from ...catalogue import headline as headline_rows, reference_note, replicates
 from .page import CSP, label_colours, template_tables
 from ...core.version import __version__
 from ...diagnostics.disagreements import disputed_spans, from_report, label_confusion_pairs
-from ...diagnostics.raters import rater_view
 from ...notebook import figures
 from .family import section
 from . import views
 from .annotators import section as annotator_section
 from .views import band_note
-from ..unitizing_text import DESCRIPTIONS
 from ..structure_text import tables as structure_tables
 from ..tables import num as text_num
+from ..text import excluded_table
 
 #: Bootstrap replicates when none were configured.
 DEFAULT_REPLICATES = 1000
@@ -113,7 +113,7 @@ def page_data(report) -> tuple[Any, dict[str, Any]]:
 def _render(report, data: dict[str, Any], *, title: str | None, max_documents: int,
             sources: Sequence[str], documents_csv: str | None, annotators: dict[str, Any] | None = None) -> str:
     if "per_rater" not in data:
-        data["per_rater"] = rater_view(report)
+        data["per_rater"] = report.rater_rows()
     corpus = report.corpus
     found = from_report(report)
     chance = data.get("chance_corrected")
@@ -126,15 +126,17 @@ def _render(report, data: dict[str, Any], *, title: str | None, max_documents: i
         headline=headline, level=data["intervals"]["level"] if "intervals" in data else None,
         band_note=band_note(readings),
         labels=_labels(data), raters=views.per_rater(data["per_rater"], corpus.labels), pairs=_pairs(data, corpus),
-        family=section(chance) if chance is not None else None,
-        kappa=_kappa_curve(chance, data) if chance is not None and "kappa_curve" in chance["pooled"] else None,
+        family=section(chance, replicates(data)) if chance is not None else None,
+        kappa={"chart": charts.kappa_curve(data), "pooled": chance["pooled"], "source": chance["source"],
+               "item_psa": chance["pooled"]["positive_agreement"], "headline": data["overall"]["pairwise_mean_psa"]}
+        if chance is not None and "kappa_curve" in chance["pooled"] else None,
         outcomes=[(k, v, OUTCOME_HELP.get(k, "")) for k, v in data["overall"]["outcomes"].items()],
         confusion=_confusion(corpus.labels, label_confusion_pairs(corpus, found)),
         label_names=list(corpus.labels),
         documents=_documents(data, corpus, disputed_spans(corpus, found), max_documents),
         all_documents=ordered_documents[:views.MAX_DOCUMENT_ROWS], n_documents=len(ordered_documents),
         max_document_rows=views.MAX_DOCUMENT_ROWS, documents_csv=documents_csv,
-        excluded=_excluded(data),
+        excluded=excluded_table(data)[2],
         annotators=annotator_section(annotators) if annotators is not None else None,
         structure=_structure(data["structure"]) if "structure" in data else None,
     )
@@ -192,6 +194,7 @@ def _lead(data: dict) -> list[str]:
     pieces = [
         scored,
         f"{len(data['raters'])} raters, {data['overall']['pairs']} rater pairs",
+        *filter(None, [reference_note(data)]),
         f"{len(data['labels_seen'])} labels",
         rule_text,
     ]
@@ -201,60 +204,26 @@ def _lead(data: dict) -> list[str]:
     return pieces
 
 
-def _stat(name: str, value, interval, band: tuple[str, str] | None, what: str, undefined: str | None = None) -> dict:
-    """A headline row; ``band`` is (word, its source) or None."""
-    return {"name": name, "value": value, "interval": interval, "band": band, "what": what, "undefined": undefined}
+#: The interpretation bands of the headline statistics that have one: (band, its source).
+BANDS = {"kappa": (bands.landis_koch, "Landis & Koch"), "alpha": (bands.krippendorff, "Krippendorff"),
+         "fleiss_kappa": (bands.landis_koch, "Landis & Koch"), "davies_fleiss_kappa": (bands.landis_koch, "Landis & Koch"),
+         "alpha_u": (bands.krippendorff, "Krippendorff")}
 
 
 def _headline(data: dict) -> tuple[list[dict], list[tuple[str, str, float]]]:
-    """The headline rows, and the (coefficient, band word, value) readings shown with a band."""
-    overall, macro = data["overall"], data["macro"]
-    rows = [
-        _stat("Pairwise mean PSA (headline)", overall["pairwise_mean_psa"], overall.get("pairwise_mean_psa_interval"),
-              None, "mean over rater pairs of each pair's PSA"),
-        _stat("Pooled PSA", overall["pooled_psa"], overall.get("pooled_psa_interval"), None,
-              "a, b, c summed over all pairs"),
-        _stat("Macro PSA", macro["pairwise_mean_psa"], macro.get("pairwise_mean_psa_interval"), None,
-              "mean over labels of each label's pairwise mean PSA"),
-    ]
-    chance = data.get("chance_corrected")
-    readings: list[tuple[str, str, float]] = []
-    if chance is not None:
-        pooled, everyone = chance["pooled"], chance["all_raters"]
-        kappa = pooled.get("cohen_kappa")
-        if kappa is not None:  # a marked/NONE table exists (not for single-label documents)
-            word = bands.landis_koch(kappa["value"])
-            if kappa["value"] is not None:
-                readings.append(("Cohen's κ, pooled", word, kappa["value"]))
-            rows.append(_stat("Cohen's κ, pooled", kappa["value"], kappa.get("interval"),
-                              (word, "Landis & Koch") if word else None,
-                              "marked vs NONE over the candidate items, all pairs", kappa.get("undefined")))
-        names = (
-            ("krippendorff_alpha", "Krippendorff's α (nominal)", bands.krippendorff, "Krippendorff"),
-            ("fleiss_kappa", "Fleiss' κ", bands.landis_koch, "Landis & Koch"),
-            ("davies_fleiss_kappa", "Davies–Fleiss κ", bands.landis_koch, "Landis & Koch"),
-            ("gwet_ac1", "Gwet's AC1", None, None),
-        )
-        for key, name, band, source in names:
-            entry = everyone.get(key)
-            if entry is None:
-                continue
-            word = band(entry["value"]) if band else None
-            shown = (word, source) if word else None
-            if word:
-                readings.append((name, word, entry["value"]))
-            reached = ((entry.get("benchmark") or {}).get("landis_koch") or {}).get("band")
-            if reached is not None and key != "krippendorff_alpha":  # the band reached with 95 % probability
-                shown = (f"{reached} (95%)", "Landis & Koch, Gwet's probabilistic benchmarking")
-            rows.append(_stat(name, entry["value"], entry.get("interval") or entry.get("analytic_interval"), shown,
-                              "all raters, every rating", entry.get("undefined")))
-    unitizing = data.get("unitizing")
-    if unitizing is not None:
-        a, g = unitizing["alpha_u"], unitizing["gamma"]
-        word = bands.krippendorff(a["value"])
-        rows.append(_stat("Krippendorff's α_U (unitizing)", a["value"], a.get("interval"),
-                          (word, "Krippendorff") if word else None, DESCRIPTIONS["alpha_u"], a.get("reason")))
-        rows.append(_stat("Mathet et al.'s γ", g["value"], None, None, DESCRIPTIONS["gamma"], g.get("reason")))
+    """The headline rows (:func:`spanagree.catalogue.headline`) with their bands (``band``:
+    (word, its source) or None), and the (coefficient, band word, value) readings shown with a band."""
+    everyone = (data.get("chance_corrected") or {}).get("all_raters", {})
+    rows, readings = headline_rows(data), []
+    for row in rows:
+        band, source = BANDS.get(row["key"], (lambda value: None, None))
+        word = band(row["value"])
+        row["band"] = (word, source) if word else None
+        readings += [(row["name"], word, row["value"])] if word else []
+        # the Landis–Koch band reached with 95 % probability (Gwet's benchmarking), where there is one
+        reached = ((everyone.get(row["key"], {}).get("benchmark") or {}).get("landis_koch") or {}).get("band")
+        if reached is not None:
+            row["band"] = (f"{reached} (95%)", "Landis & Koch, Gwet's probabilistic benchmarking")
     return rows, readings
 
 
@@ -272,11 +241,6 @@ def _pairs(data: dict, corpus) -> dict[str, Any]:
     ordered = sorted(pairs, key=lambda p: -p["documents"])[:MAX_PAIR_ROWS]
     return {"rows": ordered, "chart": charts.pairs(data, submitted), "total": data["overall"]["pairs"],
             "heat_raters": len(figures.heatmap_raters(raters, submitted)), "raters": len(raters)}
-
-
-def _kappa_curve(chance: dict, data: dict) -> dict[str, Any]:
-    return {"chart": charts.kappa_curve(data), "pooled": chance["pooled"], "source": chance["source"],
-            "item_psa": chance["pooled"]["positive_agreement"], "headline": data["overall"]["pairwise_mean_psa"]}
 
 
 def _structure(section: dict) -> list[dict[str, Any]]:
@@ -335,13 +299,6 @@ def _documents(data: dict, corpus, disputed: np.ndarray, limit: int) -> list[dic
                 })
         out.append({**entry, "lines": lines})
     return out
-
-
-def _excluded(data: dict) -> list[tuple[str, str, int]]:
-    rows = [(kind, reason, n) for kind in ("documents", "annotations", "spans")
-            for reason, n in data[kind]["excluded"].items()]
-    rows += [("spans", f"note: {reason}", n) for reason, n in data["spans"].get("notes", {}).items()]
-    return rows
 
 
 def _runs(text: str, spans: list[tuple[int, int, int, bool]], labels: list[str]) -> list[dict[str, Any]]:

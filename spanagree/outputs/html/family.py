@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..chance_text import FAMILY_ROWS, SCHEME_WORDS, interval_text, items_text, skipped_text, level
+from ..chance_text import SCHEME_WORDS, family_entries, level
 
 SCALES = (("landis_koch", "Landis–Koch"), ("altman", "Altman"), ("fleiss", "Fleiss"))
 
@@ -31,20 +31,11 @@ def _bands(entry: dict) -> list[dict[str, Any]]:
     return out
 
 
-def section(chance: dict) -> dict[str, Any]:
-    """The family section's data: ``rows``, ``scheme``, ``categories``, ``level``, ``notes``."""
-    everyone = chance["all_raters"]
-    rows = []
-    for key, name in FAMILY_ROWS:
-        entry = everyone.get(key)
-        if entry is None:
-            continue
-        value = entry.get("value")
-        rows.append({
-            "name": name, "value": value, "undefined": entry.get("undefined"),
-            "se": entry.get("standard_error"), "interval": interval_text(entry), "p": entry.get("p_value"),
-            "items_used": items_text(entry), "skipped": skipped_text(entry), "bands": _bands(entry) if value is not None else [],
-        })
+def section(chance: dict, replicates: int | None = None) -> dict[str, Any]:
+    """The family section's data: ``rows``, ``scheme``, ``categories``, ``level``, ``notes``
+    (``replicates``: the report's bootstrap replicates, named beside a bootstrap interval)."""
+    rows = [{**row, "bands": _bands(row["entry"]) if row["value"] is not None else []}
+            for row in family_entries(chance["all_raters"], replicates)]
     scheme = chance.get("scheme", "spans")
     return {
         "rows": rows, "scheme": SCHEME_WORDS.get(scheme, scheme), "categories": ", ".join(map(str, chance["categories"])),
