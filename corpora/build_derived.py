@@ -217,13 +217,13 @@ def brat(lines: list[dict], root: Path) -> None:
         print(f"wrote {len(BRAT_DOCUMENTS)} documents to {root.name}/{name}/", file=sys.stderr)
 
 
-def main() -> None:
+def main(folder: Path = HERE) -> None:
     lines = tasks()
-    write_jsonl(HERE / "crowd_ner.jsonl", crowd(lines))
-    write_jsonl(HERE / "news_ner_round2.jsonl", round_two(lines))
-    write_jsonl(HERE / "news_ner_candidates.jsonl", candidates(lines))
-    write_jsonl(HERE / "news_topics.jsonl", topics(lines))
-    brat(lines, HERE / "brat_news")
+    write_jsonl(folder / "crowd_ner.jsonl", crowd(lines))
+    write_jsonl(folder / "news_ner_round2.jsonl", round_two(lines))
+    write_jsonl(folder / "news_ner_candidates.jsonl", candidates(lines))
+    write_jsonl(folder / "news_topics.jsonl", topics(lines))
+    brat(lines, folder / "brat_news")
 
 
 if __name__ == "__main__":

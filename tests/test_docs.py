@@ -228,6 +228,19 @@ def test_the_shell_runner_holds_each_line_to_its_exit_status(script, status, tmp
     assert (done.returncode != 0) == bool(status), (script, done.stderr)
 
 
+def test_the_derived_example_files_are_what_their_script_writes(tmp_path):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("build_derived", ROOT / "corpora" / "build_derived.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.main(tmp_path)
+    written = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*") if p.is_file())
+    assert len(written) == 4 + 2 * 2 * len(module.BRAT_DOCUMENTS)
+    for name in written:
+        assert (tmp_path / name).read_bytes() == (ROOT / "corpora" / name).read_bytes(), name
+
+
 def test_the_readme_says_in_its_first_screen_what_it_is_and_how_to_run_it():
     first_screen = "\n".join((ROOT / "README.md").read_text(encoding="utf-8").splitlines()[:40])
     assert "agree" in first_screen and "span" in first_screen
