@@ -30,22 +30,25 @@ P_MISS, P_SHIFT, P_RELABEL, P_SPURIOUS = 0.08, 0.08, 0.05, 0.15
 MODEL_TIME = 1_700_400_000  # after the human sessions
 
 
-def perturb(task: dict, rng: random.Random) -> list[dict]:
-    """The base rater's spans with the model's noise; sorted, non-overlapping, on tokens."""
+def perturb(task: dict, rng: random.Random, miss: float = P_MISS, shift: float = P_SHIFT,
+            relabel: float = P_RELABEL, spurious: float = P_SPURIOUS) -> list[dict]:
+    """The base rater's spans with noise (by default the model's: each span dropped with
+    probability ``miss``, moved by a token with ``shift``, relabelled with ``relabel``; a spurious
+    one-token span added with ``spurious``); sorted, non-overlapping, on tokens."""
     tokens = task["tokens"]
     kept = []
     for span in task["spans"]:
         u_miss, u_shift, u_relabel = rng.random(), rng.random(), rng.random()
-        if u_miss < P_MISS:
+        if u_miss < miss:
             continue
         first, last, label = span["token_start"], span["token_end"], span["label"]
-        if u_shift < P_SHIFT:
+        if u_shift < shift:
             moves = [(first - 1, last), (first, last + 1)] + ([(first + 1, last), (first, last - 1)] if last > first else [])
             first, last = rng.choice(moves)
-        if u_relabel < P_RELABEL:
+        if u_relabel < relabel:
             label = rng.choice([other for other in LABELS if other != label])
         kept.append((first, last, label, span))
-    if rng.random() < P_SPURIOUS:
+    if rng.random() < spurious:
         i = rng.randrange(len(tokens))
         kept.append((i, i, rng.choice(LABELS), None))
     out, taken = [], set()

@@ -181,7 +181,7 @@ def test_no_private_name_is_imported_from_another_module():
     assert not wrong, "\n".join(wrong)
 
 
-#: The measures layer's rooms, one subpackage per family (README "How it works"), and what is
+#: The measures layer's rooms, one subpackage per family (docs/design.md), and what is
 #: shared between them.
 MEASURE_FAMILIES = ("psa", "chance", "unitizing", "alt_test", "annotators", "structure")
 MEASURE_SHARED = ("student_t",)

@@ -203,21 +203,21 @@ def test_parquet_without_pyarrow_says_so_before_scoring(example_path, tmp_path, 
     assert {requirement.split(">")[0] for requirement in extras["parquet"]} == {"pandas", "pyarrow"}
 
 
-def test_the_readme_shows_the_frames_the_code_prints(monkeypatch):
+def test_the_python_page_shows_the_frames_the_code_prints(monkeypatch):
     import contextlib
     import io
     import re
 
     from conftest import ROOT
 
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    at = readme.index("## In a notebook")
-    code = re.compile(r"```python\n(.*?)```", re.S).search(readme, at).group(1)
-    shown = re.compile(r"```text\n(.*?)```", re.S).search(readme, at).group(1)
+    page = (ROOT / "docs" / "python.md").read_text(encoding="utf-8")
+    at = page.index("## In a notebook")
+    code = re.compile(r"```python\n(.*?)```", re.S).search(page, at).group(1)
+    shown = re.compile(r"```text\n(.*?)```", re.S).search(page, at).group(1)
     monkeypatch.chdir(ROOT)
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed):
-        exec(compile(code, "README.md", "exec"), {})
+        exec(compile(code, "docs/python.md", "exec"), {})
     assert printed.getvalue() == shown
 
 
