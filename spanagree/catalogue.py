@@ -1,5 +1,5 @@
 """The statistics the report gives, each declared once (``spanagree info --statistics`` lists
-them): the name ``gate --min`` and ``compare --max-drop`` take (``label:<LABEL>`` for one with an
+them): the name ``gate --min`` and ``compare --min`` take (``label:<LABEL>`` for one with an
 argument), the family, what the run needs (by family: :data:`NEEDS`), the interval method, a
 description, and the reader of its value and interval in the report dict; and the headline
 every rendering shows first, each statistic with its interval and the interval's method.

@@ -56,7 +56,7 @@ def compare(old, new, *, max_drop: Mapping[str, float] | None = None, replicates
     paths |= {f"{s.key}:{label}": s.path_of(label) for label in labels for s in comparable if s.argument is not None}
     for name in max_drop:
         if name not in paths:
-            raise UsageError(f"--max-drop {name}: label {name.partition(':')[2]!r} is not in both rounds "
+            raise UsageError(f"--min {name}: label {name.partition(':')[2]!r} is not in both rounds "
                              f"(labels in both: {', '.join(labels) or 'none'})")
     documents, changes = paired_change(old, new, list(paths.values()), replicates=replicates, level=level, seed=seed)
     statistics = {name: {"name": name, **change} for name, change in zip(paths, changes)}
@@ -114,8 +114,8 @@ def tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[list[Any]]
            ("NEW - OLD" + (f" ({note})" if note else ""),
             ["statistic", "old", "new", "difference", "interval", "significant"], rows)]
     if result["checks"]:
-        out.append(("Checks (--max-drop)", ["check", "max drop", "difference", "verdict", "reason"], [
-            [c["name"], f"{c['max_drop']:g}", _signed(c["difference"]), "pass" if c["passed"] else "FAIL", c["reason"] or ""]
+        out.append(("Checks (--min, on the change)", ["check", "bound", "difference", "verdict", "reason"], [
+            [c["name"], f"{-c['max_drop'] + 0.0:g}", _signed(c["difference"]), "pass" if c["passed"] else "FAIL", c["reason"] or ""]
             for c in result["checks"]
         ]))
     return out

@@ -31,7 +31,6 @@ from collections import defaultdict
 from typing import Any
 
 import numpy as np
-from scipy.stats import beta as beta_distribution
 
 from ...core.model import Corpus
 from ...core.builder import CorpusBuilder
@@ -147,7 +146,11 @@ def token_consensus_spans(fit: Fit) -> dict[int, list[tuple[int, int, int, float
     return out
 
 
-def _beta_interval(alpha_in: np.ndarray, alpha_out: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
+def _beta_interval(alpha_in: Any, alpha_out: Any, level: float) -> tuple[Any, Any]:
+    """The central interval at ``level`` of Beta(alpha_in, alpha_out) (scipy.stats, whose import
+    takes seconds, only when an interval is asked for)."""
+    from scipy.stats import beta as beta_distribution
+
     tail = (1 - level) / 2
     return beta_distribution.ppf(tail, alpha_in, alpha_out), beta_distribution.ppf(1 - tail, alpha_in, alpha_out)
 
@@ -174,7 +177,7 @@ def competence(fit: Fit, *, level: float = 0.95, seed: int = 0) -> list[dict[str
         elif "competence_beta" in fit.extra:
             a, b = fit.extra["competence_beta"][r]
             entry["competence"] = float(fit.extra["competence"][r])
-            low, high = float(beta_distribution.ppf(tail, a, b)), float(beta_distribution.ppf(1 - tail, a, b))
+            low, high = map(float, _beta_interval(a, b, level))
             entry["competence_interval"] = [low, high]
             # accuracy = θ + (1 − θ) Σ_c ρ_c ξ_c grows with θ: its interval is that of θ, mapped
             habit = float(fit.class_prior @ fit.extra["spamming"][r])
