@@ -21,7 +21,7 @@ import gc
 import uuid
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Iterator, Mapping, Sequence
 
 import numpy as np
 import orjson
@@ -482,30 +482,12 @@ class AgreementReport:
                 "headline_raters": [name for name in raters if name != self.reference]}
 
 
-def score_corpus(
-    corpus: Corpus,
-    rule: str | AlignmentRule = options.default("rule"),
-    settings: dict[str, Any] | None = None,
-    *,
-    counts: Counts | None = None,
-    **given: Any,
-) -> AgreementReport:
-    """The report on a corpus in memory, or on ``counts`` already computed for it (by an engine).
-
-    ``rule`` is an :class:`~spanagree.core.align.AlignmentRule` or a rule's name (its other
-    options then among ``given``). The other options of :func:`spanagree.score` (``unit``,
-    ``reference``, ``candidates``, ``bootstrap``, ...) come either as ``settings``, every one of
-    them already checked (from :func:`spanagree.app.api.score_settings`), or as keywords
-    ``given``, checked here against their declarations.
-    """
-    if not isinstance(rule, AlignmentRule):
-        rule_options = {name: given.pop(name) for name in options.RULE_OPTIONS[1:] if name in given}
-        rule = AlignmentRule(**options.keywords({"rule": rule, **rule_options}, options.RULE_OPTIONS))
-    if settings is None:
-        settings = options.keywords(given, [
-            o.name for o in options.api_options()
-            if o.name not in options.RULE_OPTIONS and o.section not in ("input", "engine")
-        ])
+def score_corpus(corpus: Corpus, rule: AlignmentRule, settings: Mapping[str, Any], *,
+                 counts: Counts | None = None) -> AgreementReport:
+    """The report on a corpus in memory, or on ``counts`` already computed for it (by an engine),
+    as a :class:`~spanagree.request.Request` asks: ``settings`` are its checked options of
+    :func:`spanagree.score` other than the rule and how to run (``unit``, ``reference``,
+    ``candidates``, ``bootstrap``, ...)."""
     unit, reference, candidates, ci = (settings[name] for name in ("unit", "reference", "candidates", "ci"))
     bootstrap, seed, unitizing = settings["bootstrap"], settings["seed"], settings["unitizing"]
     if reference is not None and reference not in corpus.raters:

@@ -34,7 +34,7 @@ from spacy.tokens import Doc
 
 from ..measures.psa.specific import prf_arrays, reported
 from ..measures.psa.summary import against
-from ..report import score_corpus as score
+from ..request import Request, run
 from ..core import options
 from ..core.validate import INLINE_COMMENT, inline_comment, shown
 from ..core.align import AlignmentRule
@@ -85,6 +85,11 @@ def _rule_and_unit(settings: Dict[str, Any], where: str) -> Tuple[AlignmentRule,
     """The alignment rule and unit of a component's or the scorer's settings, checked as declared."""
     checked = options.keywords(settings, options.COMPONENT_OPTIONS, where=where)
     return AlignmentRule(**{k: checked[k] for k in options.RULE_OPTIONS}), checked["unit"]
+
+
+def _score(corpus: Corpus, rule: AlignmentRule, **given: Any):
+    """The report on ``corpus`` under ``rule``: the run request every way in builds."""
+    return run(Request.from_keywords(corpus, {"rule": rule, **given}))
 
 
 def _alignment_parameters(factory: Callable, *, unset: bool = False) -> Callable:
@@ -275,7 +280,7 @@ class SpanAgreement(_RaterGroups):
                 self._records[earlier] = record
             else:
                 self._records.append(record)
-        report = score(self.corpus([record]), self.rule, unit=self.unit).to_dict()
+        report = _score(self.corpus([record]), self.rule, unit=self.unit).to_dict()
         doc._.agreement = _document_summary(record, report)
         return doc
 
@@ -297,7 +302,7 @@ class SpanAgreement(_RaterGroups):
             asked = (f"rater_keys {self.rater_keys}" if self.rater_keys is not None else f"rater_prefix "
                      f"{self.rater_prefix!r}" if self.rater_prefix is not None else "every span group but outputs")
             _warn_no_group(self.name, asked, len(records), [g for rec in records for g in rec["groups"]])
-        return score(self.corpus(records), self.rule, unit=self.unit, reference=reference, beta=beta).to_dict()
+        return _score(self.corpus(records), self.rule, unit=self.unit, reference=reference, beta=beta).to_dict()
 
     def _from_doc(self, doc: Doc, position: int) -> Dict[str, Any]:
         """A processed Doc as a record; its id is ``doc.user_data["doc_id"]``, else its position
@@ -576,7 +581,7 @@ class AgreementScorer:
             _warn_no_group(SCORER, f"spans_key {self.spans_key!r}", len(skipped), [g for doc in skipped for g in doc.spans])
         if not corpus.n_spans:
             return result
-        layout, summary = score(corpus, self.rule, unit=self.unit).point()
+        layout, summary = _score(corpus, self.rule, unit=self.unit).point()
         ref = corpus.raters.index(REFERENCE)
         _, abc = against(summary.pair_abc[0], layout.pairs, ref)  # the reference as side A
         a, b, c = abc[0].tolist()
