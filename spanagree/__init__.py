@@ -10,7 +10,7 @@ True
 """
 from __future__ import annotations
 
-from .app.api import alt_test, compare, consensus, gate, raters, score
+from .app.api import alt_test, compare, consensus, gate, next_tasks, plan, raters, score
 from .report import AgreementReport
 from .measures.psa.specific import f_beta, psa
 from .core.align import AlignmentRule, align_spans
@@ -34,6 +34,8 @@ __all__ = [
     "consensus",
     "f_beta",
     "gate",
+    "next_tasks",
+    "plan",
     "psa",
     "raters",
     "read",

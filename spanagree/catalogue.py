@@ -8,7 +8,8 @@ Interval methods: ``bootstrap`` (percentile, over documents: docs/intervals.md),
 (Gwet's standard error: docs/chance-corrected.md), ``posterior`` (the annotator model's:
 docs/annotators.md), ``none``. A statistic with a ``path`` is a sum of per-document counts
 (:meth:`~spanagree.measures.psa.intervals.DocumentCounts.statistics` has it at that path), which
-``compare`` resamples paired over two rounds (docs/deciding.md).
+``plan`` resamples (docs/planning.md) and, in the PSA family, ``compare`` resamples paired over
+two rounds (docs/deciding.md).
 """
 from __future__ import annotations
 
@@ -251,9 +252,9 @@ STATISTICS: dict[str, Statistic] = {s.key: s for s in (
               **_counted(("labels", ..., "pooled_psa"), "no rater pair marked a span labelled {!r}")),
     Statistic("pair", _PSA, "bootstrap", "PSA of raters <A>~<B> (either order)", _pair, _PAIR),
     Statistic("kappa", _CHANCE, "bootstrap", "Cohen's κ on the pooled marked/NONE table",
-              _chance("pooled", "cohen_kappa")),
+              _chance("pooled", "cohen_kappa"), path=("chance", "pooled", "cohen_kappa")),
     Statistic("alpha", _CHANCE, "bootstrap", "Krippendorff's α, nominal, all raters",
-              _chance("all_raters", "krippendorff_alpha")),
+              _chance("all_raters", "krippendorff_alpha"), path=("chance", "all_raters", "krippendorff_alpha")),
     Statistic("pair_kappa", _CHANCE, "bootstrap", "Cohen's κ of raters <A>~<B> over all categories", _pair_kappa, _PAIR),
     _kappa_family("fleiss_kappa", "Fleiss' κ, all raters, every rating"),
     _kappa_family("fleiss_kappa_complete", "Fleiss' κ on the items every rater rated"),
@@ -302,8 +303,9 @@ def names() -> list[str]:
 
 
 def comparable() -> list[Statistic]:
-    """The statistics ``compare`` resamples paired over two rounds: those with a ``path``."""
-    return [s for s in STATISTICS.values() if s.path is not None]
+    """The statistics ``compare`` resamples paired over two rounds: the PSA family's with a
+    ``path`` (``plan`` resamples every statistic with one)."""
+    return [s for s in STATISTICS.values() if s.path is not None and s.family == _PSA]
 
 
 def find(name: str, source: str) -> tuple[Statistic, str | None]:

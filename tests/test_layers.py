@@ -40,6 +40,7 @@ LAZY: dict[tuple[str, str], str] = {
     ("spanagree.app.runs", "spanagree.diagnostics.consensus"): "the vote, only for a consensus",
     ("spanagree.app.api", "spanagree.app.runs"): "the gate's, compare's and the models' modules, only when those entry points are called",
     ("spanagree.app.runs", "spanagree.measures.annotators.decode"): "the same: the competence table of the fitted model",
+    ("spanagree.app.runs", "spanagree.measures.psa.planning"): "plan's resampling, only for that command",
     ("spanagree.report", "spanagree.measures.psa.intervals"): _SECTION,
     ("spanagree.report", "spanagree.measures.chance.candidates"): _SECTION,
     ("spanagree.report", "spanagree.io.candidates"): _SECTION,

@@ -1,5 +1,5 @@
 """The public entry points: :func:`score`, :func:`gate`, :func:`compare`, :func:`consensus`,
-:func:`raters` and :func:`alt_test`, on paths or a corpus.
+:func:`raters`, :func:`plan`, :func:`next_tasks` and :func:`alt_test`, on paths or a corpus.
 
 Each builds one :class:`~spanagree.request.Request` from its keywords (the command line
 builds the same request from flags and ``--config``) and hands it to :func:`run`, which reads the
@@ -229,6 +229,47 @@ def raters(
 
     return runs.raters(_request(corpus, options), method=method, gold=gold, threshold=threshold, items=items,
                        priors=runs.priors(method, competence_prior, prior_strength, pooling))
+
+
+def plan(
+    corpus: Corpus | PathsLike,
+    statistic: str = "pairwise_mean_psa",
+    *,
+    half_width: float | None = None,
+    min: Mapping[str, float] | Sequence[str] = (),
+    power: float = 0.8,
+    progress: bool | Callable[[int, int], None] | None = None,
+    **options: Unpack[ScoreOptions],
+) -> dict[str, Any]:
+    """How many documents a round needs, from a pilot ``corpus``, as ``spanagree plan`` says
+    (docs/planning.md): for the interval of ``statistic`` to have ``half_width`` (at level
+    ``ci``), and for each bound of ``min`` to be decided with probability ``power``. Returns
+    ``documents_needed``, the pilot, the method, its assumption and one row per question."""
+    from . import runs
+
+    texts = [f"{name}={bound!r}" for name, bound in min.items()] if isinstance(min, Mapping) else list(min)
+    return runs.plan(_request(corpus, options), statistic, half_width=half_width, bounds=texts, power=power,
+                     progress=progress)
+
+
+def next_tasks(
+    corpus: Corpus | PathsLike,
+    budget: int,
+    *,
+    method: Literal["dawid-skene", "mace"] = "dawid-skene",
+    competence_prior: float = 0.5,
+    prior_strength: float = 5.0,
+    pooling: float = 10.0,
+    items: Literal["spans", "tokens"] = "spans",
+    **options: Unpack[ScoreOptions],
+) -> dict[str, Any]:
+    """The ``budget`` documents that should get one more rater, in priority order, as ``spanagree
+    next`` lists them (docs/planning.md): ``tasks``, each with ``doc_id``, ``rank``, ``priority``,
+    ``reason`` and ``text``."""
+    from . import runs
+
+    return runs.next_tasks(_request(corpus, options), budget, method=method, items=items,
+                           priors=runs.priors(method, competence_prior, prior_strength, pooling))
 
 
 @overload

@@ -450,6 +450,62 @@ def compare_command(ctx: click.Context, old: str, new: str, **values: Any) -> No
         raise click.exceptions.Exit(1)
 
 
+@command(app, "plan", choices={"output": ("table", "json")}, overrides=True)
+@paths_argument(_PATHS_HELP)
+def plan_command(ctx: click.Context, paths: list[str], **values: Any) -> None:
+    """How many documents must raters double-annotate? From a pilot round: the documents for the
+    interval of --statistic to have --half-width, and for each --min NAME=BOUND to be decided with
+    --power (docs/planning.md). Exit 0, 2 bad input or a target the pilot cannot support."""
+    from . import runs
+
+    try:
+        files, settings = _settings(ctx, paths, values)
+        result = runs.plan(Request.from_settings(files, settings), values["statistic"], half_width=values["half_width"],
+                           bounds=values["min"], power=values["power"], progress=_progress())
+    except SpanagreeError as err:
+        fail(err)
+    if (settings["report"]["output"] or "table") == "json":
+        text = orjson.dumps(result, option=orjson.OPT_INDENT_2).decode("utf-8")
+    else:
+        text = "\n".join(
+            f"{q['statistic']}: {q['value']:.4f} [{q['interval']['low']:.4f}, {q['interval']['high']:.4f}] on "
+            f"{result['pilot']['documents']} pilot documents; "
+            + (f"half-width {q['target']['half_width']:g} needs {q['documents_needed']} documents"
+               if "half_width" in q["target"] else
+               f"deciding >= {q['target']['bound']:g} (likely {q['likely']}) with power {q['target']['power']:g} "
+               f"needs {q['documents_needed']} documents") for q in result["questions"])
+        text += f"\ndocuments needed: {result['documents_needed']}\nmethod: {result['method']}\nassumes {result['assumption']}"
+    _emit(text, values["out"])
+
+
+@command(app, "next", choices={"method": MODEL_NAMES, "output": ("table", "jsonl")}, required=("budget",),
+         overrides=True)
+@paths_argument(_PATHS_HELP)
+def next_command(ctx: click.Context, paths: list[str], **values: Any) -> None:
+    """Which documents should get one more rater? The --budget documents whose consensus under an
+    annotator model is least certain, in priority order, each with its reason; --output jsonl
+    writes one task per line (doc_id first, text included) for Prodigy, Label Studio or doccano
+    (docs/planning.md)."""
+    from . import runs
+
+    method = values["method"] or "dawid-skene"
+    try:
+        files, settings = _settings(ctx, paths, values)
+        check_outputs([None if _to_stdout(values["out"]) else values["out"]], files)
+        result = runs.next_tasks(Request.from_settings(files, settings), values["budget"], method=method,
+                                 items=values["items"], priors=runs.priors(
+                                     method, values["competence_prior"], values["prior_strength"], values["pooling"]))
+    except SpanagreeError as err:
+        fail(err)
+    if settings["report"]["output"] == "jsonl":
+        text = "\n".join(orjson.dumps({"doc_id": t["doc_id"], "text": t["text"], "meta": {
+            k: t[k] for k in ("rank", "priority", "raters", "reason")}}).decode("utf-8") for t in result["tasks"])
+    else:
+        text = "\n".join(f"{t['rank']:>4}  {visible(t['doc_id'])}  {t['reason']}" for t in result["tasks"])
+        text += f"\npolicy: {result['policy']}"
+    _emit(text, values["out"])
+
+
 def _given(ctx: click.Context) -> dict[str, Any]:
     """The flags of the running command that were given on the command line and have a config
     key, by name, as plain values."""

@@ -6,6 +6,7 @@ once at the boundary) and returns plain dicts; printing and writing files is the
 """
 from __future__ import annotations
 
+import math
 from typing import Any, NamedTuple, Sequence
 
 from .. import catalogue
@@ -118,3 +119,100 @@ def raters(request: Request, *, method: str = "dawid-skene", gold: str | None = 
     return annotators.model_consensus(
         _corpus(request), method=method, gold_rater=gold, threshold=threshold, level=request.settings["ci"],
         seed=request.settings["seed"], model_options=priors, view=items, **_alignment(request))[1]
+
+
+def plan(request: Request, statistic: str = "pairwise_mean_psa", *, half_width: float | None = None,
+         bounds: Sequence[str] = (), power: float = 0.8, progress: Any = None) -> dict[str, Any]:
+    """How many documents a round needs, from the request's pilot (docs/planning.md): for the
+    interval of ``statistic`` to have ``half_width``, and for each ``NAME=BOUND`` of ``bounds`` to be
+    decided (as the gate's ``--on lower`` decides it) with probability ``power``."""
+    from ..measures.psa import planning
+
+    if not 0 < power < 1:
+        raise UsageError(f"--power is a probability in (0, 1), got {power!r}")
+    checks = [gate_checks.parse_check(text) for text in bounds]
+    if half_width is None and not checks:
+        raise UsageError("plan needs a target: --half-width W (for --statistic NAME), or --min NAME=BOUND")
+    asked = checks
+    if half_width is not None:
+        found, argument = catalogue.find(statistic, "--statistic")
+        asked = [gate_checks.Check(found.key, math.nan, argument), *checks]
+    unsupported = [c.name for c in asked if catalogue.STATISTICS[c.statistic].path is None]
+    if unsupported:
+        raise UsageError(f"plan resamples the statistics that are sums of per-document counts, not "
+                         f"{', '.join(unsupported)}; plannable: "
+                         f"{', '.join(s.name for s in catalogue.STATISTICS.values() if s.path is not None)}")
+    scored = run(gate_checks.prepare(request, asked, on="lower"), progress=progress)
+    report = scored.with_pairs(scored.pairs_written([]))
+    documents = report["documents"]["scored"]
+    if len(scored.corpus.raters) < 2 or not documents:
+        raise UsageError(f"the pilot needs documents that two raters or more annotated; it has "
+                         f"{len(scored.corpus.raters)} rater(s) and {documents} such documents")
+    options = scored.interval_options
+    rows = []
+    for i, check in enumerate(asked):
+        found = catalogue.STATISTICS[check.statistic]
+        value, interval, reason = found.read(report, check.argument)
+        if reason is not None or interval is None or interval.get("low") is None:
+            raise UsageError(f"the pilot cannot support a plan for {check.name}: {reason or 'its interval is undefined'}")
+        row = {"statistic": check.name, "value": value, "interval": {"low": interval["low"], "high": interval["high"]}}
+        if i == 0 and half_width is not None:
+            needed, curve = planning.documents_for_half_width(
+                scored, found.path_of(check.argument), half_width, level=options.level,
+                replicates=options.replicates, seed=options.seed)
+            row |= {"target": {"half_width": half_width}, "documents_needed": needed, "curve": curve}
+        else:
+            needed, way = planning.documents_to_decide(value, interval["low"], interval["high"], check.bound, documents,
+                                              level=options.level, power=power)
+            if needed is None:
+                raise UsageError(f"the pilot's {check.name} sits on the bound {check.bound:g}: no number of documents "
+                                 "is likely to decide it")
+            row |= {"target": {"bound": check.bound, "power": power}, "documents_needed": needed, "likely": way}
+        rows.append(row)
+    return {
+        "documents_needed": max(row["documents_needed"] for row in rows),
+        "pilot": {"documents": documents, "raters": len(scored.corpus.raters)},
+        "level": options.level, "replicates": options.replicates, "seed": options.seed,
+        "method": planning.METHOD, "assumption": planning.ASSUMPTION, "questions": rows,
+    }
+
+
+def next_tasks(request: Request, budget: int, *, method: str = "dawid-skene", items: str = "spans",
+               priors: dict[str, float] | None = None) -> dict[str, Any]:
+    """The ``budget`` documents that should get one more rater, in priority order, each with its
+    reason (docs/planning.md): the summed ``p(1 − p)`` of its candidate spans under the annotator
+    model ``method``, fitted on the request's spans."""
+    import numpy as np
+
+    from ..diagnostics import annotators
+    from ..measures.annotators import decode
+
+    annotators.check_method(method, tuple(annotators.MODELS))
+    corpus = _corpus(request)
+    raters = np.bincount(corpus.ann_doc, minlength=corpus.n_documents)
+    if len(corpus.raters) < 2 or not (raters > 1).any():
+        raise UsageError(f"next fits an annotator model on documents that two raters or more annotated; the input "
+                         f"has {len(corpus.raters)} rater(s) and {int((raters > 1).sum())} such documents")
+    open_documents = np.flatnonzero(raters < len(corpus.raters))
+    if isinstance(budget, bool) or not isinstance(budget, int) or not 1 <= budget <= len(open_documents):
+        raise UsageError(f"--budget is the number of extra annotations, one per document, from 1 to the "
+                         f"{len(open_documents)} documents some rater has not annotated; got {budget!r}")
+    fit = annotators.fit_model(corpus, method=method, model_options=priors, view=items, **_alignment(request))
+    terms = decode.span_terms(fit)
+    priority = np.bincount(fit.items.item_doc, weights=terms, minlength=corpus.n_documents)
+    chosen = open_documents[np.lexsort((open_documents, raters[open_documents], -priority[open_documents]))][:budget]
+    model = fit.items
+    disputed = np.bincount(model.item_doc, weights=~model.unanimous(), minlength=corpus.n_documents)
+    reading, p = decode.best_readings(fit)
+    least = {int(model.item_doc[i]): i for i in np.argsort(terms, kind="stable").tolist()}  # the largest last
+    tasks = []
+    for rank, d in enumerate(chosen.tolist(), 1):
+        reason = f"{raters[d]} rater(s); summed p(1-p) {priority[d]:.3f}; {int(disputed[d])} disputed candidate span(s)"
+        if d in least:
+            i = least[d]
+            start, end = model.char_offsets(d, model.item_start[i], model.item_end[i])
+            reason += f"; least certain: {corpus.texts[d][start:end]!r} as {model.labels[reading[i]]} p={p[i]:.2f}"
+        tasks.append({"doc_id": corpus.doc_ids[d], "rank": rank, "priority": float(priority[d]),
+                      "raters": int(raters[d]), "reason": reason, "text": corpus.texts[d]})
+    return {"method": method, "policy": decode.POLICY, "budget": budget, "documents": corpus.n_documents,
+            "tasks": tasks}

@@ -31,9 +31,9 @@ from ..errors import UsageError, did_you_mean
 from .validate import MAX_REPLICATES, MAX_SAMPLES, MAX_SEED, MAX_WHOLE, shown
 
 #: The CLI commands that read and score as ``score`` does (they share its flags and config).
-SCORING = ("score", "gate", "report", "disagreements", "alt-test", "compare")
+SCORING = ("score", "gate", "report", "disagreements", "alt-test", "compare", "plan")
 #: The commands that align raters' spans: every alignment option is a flag of each.
-ALIGNING = SCORING + ("consensus", "raters")
+ALIGNING = SCORING + ("consensus", "raters", "next")
 #: The commands that read annotations: every reader option and ``--config`` is a flag of each.
 READING = ALIGNING + ("convert",)
 
@@ -272,7 +272,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("report", "output", None, name("an output format"),
            "Output format (the command's choices are listed beside the flag; score's csv and parquet write every "
            "table as a file in the folder -o names)",
-           commands=("score", "raters", "alt-test", "compare", "disagreements", "convert", "info"), api=False,
+           commands=("score", "raters", "alt-test", "compare", "disagreements", "convert", "info", "plan", "next"), api=False,
            group="output"),
     Option("report", "quiet", False, FLAG, "No progress bars on stderr (they show for a phase that runs 2 s or more)",
            short="-q", api=False, config=False, commands=READING, group="running"),
@@ -340,25 +340,25 @@ OPTIONS: tuple[Option, ...] = (
          "A .cfg file of settings (docs/options.md); flags override it, --section.key VALUE overrides both"),
         ("out", "--out", "-o", None, "path", False, "output", READING,
          "Where to write the output (-: standard output, for the commands that print)"),
-        ("min", "--min", None, None, str, True, "statistics", ("gate", "raters", "compare"),
+        ("min", "--min", None, None, str, True, "statistics", ("gate", "raters", "compare", "plan"),
          "A bound NAME=BOUND on a named statistic, repeatable: fail when it is lower (compare: on the change "
-         "NEW - OLD); spanagree info --statistics lists the names"),
+         "NEW - OLD; plan: the documents to decide it); spanagree info --statistics lists the names"),
         ("junit", "--junit", None, None, "path", False, "output", ("gate",),
          "Also write JUnit XML to this file: one test case per check"),
-        ("method", "--method", None, None, str, False, "statistics", ("consensus", "raters", "report"),
+        ("method", "--method", None, None, str, False, "statistics", ("consensus", "raters", "report", "next"),
          "How the raters are weighed: vote (consensus only) or an annotator model, dawid-skene or mace "
          "(docs/annotators.md)"),
         ("gold", "--gold", None, None, str, False, "statistics", ("consensus", "raters"),
          "A rater taken as gold, left out of the model: P/R/F of the consensus and of every rater against them"),
         ("threshold", "--threshold", None, 0.5, float, False, "statistics", ("consensus", "raters"),
          "Annotator models: keep a consensus span when its posterior exceeds this"),
-        ("competence_prior", "--competence-prior", None, 0.5, float, False, "statistics", ("consensus", "raters"),
+        ("competence_prior", "--competence-prior", None, 0.5, float, False, "statistics", ("consensus", "raters", "next"),
          "Annotator models: the believed share of right answers of a rater"),
-        ("prior_strength", "--prior-strength", None, 5.0, float, False, "statistics", ("consensus", "raters"),
+        ("prior_strength", "--prior-strength", None, 5.0, float, False, "statistics", ("consensus", "raters", "next"),
          "Annotator models: how many items that belief is worth"),
-        ("pooling", "--pooling", None, 10.0, float, False, "statistics", ("consensus", "raters"),
+        ("pooling", "--pooling", None, 10.0, float, False, "statistics", ("consensus", "raters", "next"),
          "Dawid-Skene: how many items of the crowd's pooled confusion each rater's prior holds"),
-        ("items", "--items", None, "spans", str, False, "statistics", ("consensus", "raters"),
+        ("items", "--items", None, "spans", str, False, "statistics", ("consensus", "raters", "next"),
          "Annotator models: what the model sees: spans (every marked boundary) or tokens (each token's BIO tag)"),
         ("min_raters", "--min-raters", "-k", None, "count", False, "statistics", ("consensus",),
          "Vote: keep a span when at least this many raters have a span aligned to it (the vote needs it); "
@@ -394,6 +394,14 @@ OPTIONS: tuple[Option, ...] = (
          "False discovery rate of the Benjamini-Yekutieli correction"),
         ("min_documents_per_human", "--min-documents-per-human", None, 30, "count", False, "statistics", ("alt-test",),
          "Fewest documents a human must share with the candidate and another human to be tested"),
+        ("statistic", "--statistic", None, "pairwise_mean_psa", str, False, "statistics", ("plan",),
+         "The statistic --half-width plans for (spanagree info --statistics lists the names)"),
+        ("half_width", "--half-width", None, None, float, False, "statistics", ("plan",),
+         "Target half-width of the statistic's interval at --ci: the documents needed for it"),
+        ("power", "--power", None, 0.8, float, False, "statistics", ("plan",),
+         "--min bounds: the chance that the planned documents decide the bound"),
+        ("budget", "--budget", None, None, "count", False, "statistics", ("next",),
+         "Extra annotations: one more rater for each of this many documents, in priority order"),
         ("statistics", "--statistics", None, False, bool, False, "output", ("info",),
          "List the catalogue of statistics (the names --min takes) instead"),
     )),

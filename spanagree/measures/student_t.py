@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 
-__all__ = ["normal_cdf", "regularized_beta", "t_cdf", "t_quantile"]
+__all__ = ["normal_cdf", "normal_quantile", "regularized_beta", "t_cdf", "t_quantile"]
 
 _EPS = 1e-16
 _TINY = 1e-300
@@ -25,6 +25,23 @@ def normal_cdf(z: float) -> float:
     0.975
     """
     return 0.5 * (1.0 + math.erf(z / math.sqrt(2.0)))
+
+
+@lru_cache(maxsize=64)
+def normal_quantile(p: float) -> float:
+    """Inverse of the normal CDF by bisection.
+
+    >>> round(normal_quantile(0.975), 6)
+    1.959964
+    """
+    low, high = -40.0, 40.0
+    for _ in range(200):
+        mid = 0.5 * (low + high)
+        if normal_cdf(mid) < p:
+            low = mid
+        else:
+            high = mid
+    return 0.5 * (low + high)
 
 
 def _beta_fraction(a: float, b: float, x: float) -> float:

@@ -36,7 +36,7 @@ def parse_bounds(texts: Sequence[str]) -> dict[str, float]:
             raise UsageError(f"--min {text!r}: a bound on the change NEW - OLD is a number <= 0 "
                              "(-0.05: fail when it dropped significantly by more than 0.05)")
         statistic, _ = catalogue.find(name, f"--min {text!r}")
-        if statistic.path is None:
+        if statistic not in catalogue.comparable():
             raise UsageError(
                 f"--min {text!r}: compare cannot pair {statistic.name} over two rounds (it is not a sum of "
                 f"per-document counts); comparable: {', '.join(s.name for s in catalogue.comparable())}"

@@ -23,6 +23,11 @@ competence's Beta interval (MACE, where ``accuracy = θ + (1 − θ) Σ_c ρ_c �
 ``1 − max_c P(t_i = c)``. Its *expected change* is the expected amount by which one more
 judgment by an average rater (the pooled confusion) would move that posterior:
 ``Σ_j P(y = j) · ½‖P(t | y = j) − P(t)‖₁``. Items are listed by expected change, largest first.
+
+**Which document needs another rater next** (``spanagree next``, docs/planning.md). A document's
+priority is the summed ``p_i(1 − p_i)`` of its candidate spans (``p_i`` the posterior of the most
+probable label): the expected number of its readings a draw from the posterior would flip, largest
+where one more judgment can move a reading.
 """
 from __future__ import annotations
 
@@ -49,6 +54,17 @@ def best_readings(fit: Fit) -> tuple[np.ndarray, np.ndarray]:
     best = label_post.argmax(1) if n_labels else np.zeros(fit.items.n_items, np.int64)
     prob = label_post[np.arange(fit.items.n_items), best] if n_labels else np.zeros(fit.items.n_items)
     return best, prob
+
+
+#: How ``next`` ranks the documents, as its output says.
+POLICY = ("summed p(1-p) of the candidate spans' most probable labels under the annotator model, largest first; "
+          "ties: fewer raters first; one more rater per document")
+
+
+def span_terms(fit: Fit) -> np.ndarray:
+    """(items,) ``p(1 − p)`` of each candidate span's most probable label (module docstring)."""
+    _, best = best_readings(fit)
+    return best * (1 - best)
 
 
 def choose_spans(fit: Fit, *, threshold: float = 0.5, allow_overlap: bool = False) -> dict[int, list[tuple[int, int, int, float]]]:
@@ -109,9 +125,7 @@ def consensus_corpus(
         doc_id = corpus.doc_ids[d]
         spans = []
         for start, end, label, p in chosen.get(d, []):
-            if items.unit == "token":
-                tokens = items.tokens_of(d)
-                start, end = int(tokens[start, 0]), int(tokens[end - 1, 1])
+            start, end = items.char_offsets(d, start, end)
             spans.append((start, end, label_names[label]))
             probability[doc_id, start, end, label_names[label]] = p
         builder.add(doc_id, doc_id, corpus.texts[d], name, sorted(set(spans)), where, corpus.doc_tokens[d])
@@ -227,10 +241,7 @@ def adjudication(fit: Fit, *, limit: int | None = None) -> list[dict[str, Any]]:
     out = []
     for i in order.tolist():
         d = int(items.item_doc[i])
-        start, end = int(items.item_start[i]), int(items.item_end[i])
-        if items.unit == "token":
-            tokens = items.tokens_of(d)
-            start, end = int(tokens[start, 0]), int(tokens[end - 1, 1])
+        start, end = items.char_offsets(d, items.item_start[i], items.item_end[i])
         reading = int(post[i].argmax())
         out.append({
             "doc_id": corpus.doc_ids[d], "start": start, "end": end, "text": corpus.texts[d][start:end],

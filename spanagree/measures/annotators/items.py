@@ -69,6 +69,13 @@ class SpanItems:
             return self.doc_offsets[d]
         return self.corpus.doc_tokens[d]
 
+    def char_offsets(self, d: int, start: int, end: int) -> tuple[int, int]:
+        """Offsets ``start``, ``end`` of document ``d`` in the unit, as characters."""
+        if self.unit != "token":
+            return int(start), int(end)
+        tokens = self.tokens_of(d)
+        return int(tokens[start, 0]), int(tokens[end - 1, 1])
+
     @property
     def n_items(self) -> int:
         return len(self.item_doc)

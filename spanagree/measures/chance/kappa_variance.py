@@ -18,29 +18,15 @@ docs/chance-corrected.md.
 from __future__ import annotations
 
 import math
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..student_t import normal_cdf
+from ..student_t import normal_cdf, normal_quantile
 from .two_raters import cohen_kappa_array
 
 __all__ = ["cohen_kappa_uncertainty"]
-
-
-@lru_cache(maxsize=16)
-def _normal_quantile(p: float) -> float:
-    """Inverse of the normal CDF by bisection (used for the interval's z)."""
-    low, high = -40.0, 40.0
-    for _ in range(200):
-        mid = 0.5 * (low + high)
-        if normal_cdf(mid) < p:
-            low = mid
-        else:
-            high = mid
-    return 0.5 * (low + high)
 
 
 def cohen_kappa_uncertainty(table: ArrayLike, confidence: float = 0.95,
@@ -72,7 +58,7 @@ def cohen_kappa_uncertainty(table: ArrayLike, confidence: float = 0.95,
         (1.0 - pe) ** 2 * n)
     var0 = (float((np.outer(rows, cols) * (w - margins) ** 2).sum()) - pe**2) / ((1.0 - pe) ** 2 * n)
     se, se0 = math.sqrt(max(var, 0.0)), math.sqrt(max(var0, 0.0))
-    half = _normal_quantile(1.0 - (1.0 - confidence) / 2.0) * se
+    half = normal_quantile(1.0 - (1.0 - confidence) / 2.0) * se
     z = kappa / se0 if se0 > 0 else math.nan
     return {
         **empty,

@@ -7,5 +7,7 @@ From the a/b/c counts the aligner gives per rater pair, label and document:
   document) from one function of summed counts;
 - ``intervals``: bootstrap (documents resampled), jackknife and analytic intervals of them.
 - ``deciding``: the documents likely to decide a check whose interval straddles its bound, and
-  the paired bootstrap of a change between two rounds (docs/deciding.md).
+  the paired bootstrap of a change between two rounds (docs/deciding.md);
+- ``planning``: the documents a round needs for a target half-width, by resampling a pilot's
+  documents, and the published sample sizes of κ, α and percent agreement (docs/planning.md).
 """

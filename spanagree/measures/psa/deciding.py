@@ -17,17 +17,24 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ..student_t import normal_quantile
 from .intervals import DocumentCounts, IntervalOptions, row_quantiles
 
 
-def documents_to_decide(value: float, low: float, high: float, bound: float, documents: int) -> tuple[int | None, str | None]:
-    """How many documents in all would likely decide a check whose interval straddles its bound,
-    and which way (``"pass"`` or ``"fail"``); ``(None, None)`` when the estimate sits on the bound.
+def documents_to_decide(value: float, low: float, high: float, bound: float, documents: int, *,
+                        level: float = 0.95, power: float = 0.5) -> tuple[int | None, str | None]:
+    """How many documents in all would decide a check ``value >= bound`` held against an interval
+    (at ``level``) with probability ``power``, and which way (``"pass"`` or ``"fail"``);
+    ``(None, None)`` when the estimate sits on the bound. The gate's "documents to decide" and
+    ``spanagree plan --min`` are this one number (docs/planning.md).
 
     The estimate θ stays where it is and each side of its interval shrinks as 1/sqrt(n) (the
-    standard error of a mean over n independent documents), so the side facing the bound, of
-    width w at n documents, reaches ``|θ − bound|`` at ``n' = n · (w / |θ − bound|)²``: where the
-    check is about as likely to stay undecided as to be decided, a floor for planning.
+    standard error of a mean over n independent documents): the side facing the bound, of width
+    w = z·se at n documents, is ``z·se·sqrt(n/n')`` at n'. The check is decided when that side no
+    longer reaches the bound; with θ̂ normal around θ this happens with probability ``power`` at
+    ``n' = n · (w·(1 + z_power/z) / |θ − bound|)²`` (z = z_{(1+level)/2}, z_power its quantile of
+    ``power``). At power 0.5 (z_power = 0), ``n' = n · (w / |θ − bound|)²``: about as likely to
+    stay undecided as to be decided, a floor for planning.
 
     >>> documents_to_decide(0.80, 0.74, 0.86, 0.77, 100)
     (400, 'pass')
@@ -38,7 +45,8 @@ def documents_to_decide(value: float, low: float, high: float, bound: float, doc
         side, gap, way = high - value, bound - value, "fail"
     else:
         return None, None
-    return max(documents + 1, math.ceil(documents * (side / gap) ** 2)), way
+    stretch = 1 + normal_quantile(power) / normal_quantile((1 + level) / 2)
+    return math.ceil(documents * (side * stretch / gap) ** 2 - 1e-9), way
 
 
 def _texts(report, counts: DocumentCounts) -> list[str] | None:

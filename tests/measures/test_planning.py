@@ -1,0 +1,231 @@
+"""Planning a round: the published sample sizes, the resampled documents for a half-width checked
+by simulation, plan and the gate giving one number, next's ranking, and bad input (exit 2)."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+import spanagree
+from spanagree.app.cli import app
+from spanagree.core.builder import CorpusBuilder
+from spanagree.errors import UsageError
+from spanagree.measures.chance.two_raters import cohen_kappa_array
+from spanagree.measures.psa.deciding import documents_to_decide
+from spanagree.measures.psa.planning import agreement_items, alpha_items, kappa_items
+from spanagree.measures.psa.specific import psa
+from spanagree.measures.student_t import normal_quantile
+from locations import ROOT
+
+EXAMPLE = str(ROOT / "corpora" / "news_ner.jsonl")
+runner = CliRunner()
+
+
+# --- the published designs -----------------------------------------------------------------------
+
+def test_cantor_reproduces_irr():
+    # R irr: N.cohen.kappa(0.5, 0.5, 0.7, 0.85) = 96 (Cantor 1996)
+    assert kappa_items(0.5, 0.5, 0.7, 0.85) == 96
+
+
+@pytest.mark.parametrize("rate, kappa, null", [(0.5, 0.7, 0.85), (0.3, 0.5, 0.7), (0.2, 0.8, 0.6), (0.45, 0.4, 0.2)])
+@pytest.mark.parametrize("two_sided", [False, True])
+def test_cantor_agrees_with_pyirr_for_equal_rates(rate, kappa, null, two_sided):
+    # pyirr transcribes irr's function; with equal rates its one asymmetric term (the null variance's
+    # p21 term reads (1 - rate1) + rate1) does not matter
+    from pyirr import N_cohen_kappa
+
+    assert kappa_items(rate, rate, kappa, null, two_sided=two_sided) == N_cohen_kappa(rate, rate, kappa, null,
+                                                                                      twosided=two_sided)
+
+
+def test_cantor_has_the_asked_power_by_simulation():
+    # draw 2x2 tables of N items with true κ = 0.7; the one-sided test of κ = 0.85 (null variance)
+    # rejects in about 80 % of them
+    rate, kappa, null = 0.5, 0.7, 0.85
+    n = kappa_items(rate, rate, kappa, null)
+    agree = kappa * 0.5 + 0.5
+    shares = [agree / 2, (1 - agree) / 2, (1 - agree) / 2, agree / 2]
+    tables = np.random.default_rng(1).multinomial(n, shares, size=20000).reshape(-1, 2, 2).astype(float)
+    agree0 = null * 0.5 + 0.5
+    p_null = np.array([[agree0 / 2, (1 - agree0) / 2], [(1 - agree0) / 2, agree0 / 2]])
+    from spanagree.measures.chance.kappa_variance import cohen_kappa_uncertainty
+
+    se0 = cohen_kappa_uncertainty(p_null)["standard_error"] / np.sqrt(n)
+    rejected = cohen_kappa_array(tables) < null - normal_quantile(0.95) * se0
+    assert 0.77 < rejected.mean() < 0.84
+
+
+def test_krippendorff_minimum_sample():
+    # Krippendorff (2004): 139 units for α_min = .800 at p_c = .25 and p = .05; 81 for α_min = .667
+    assert alpha_items(0.8, 0.25) == 139
+    assert alpha_items(0.667, 0.25) == 81
+    assert alpha_items(0.8, 0.1) > alpha_items(0.8, 0.25)  # a rarer category needs more units
+    assert alpha_items(0.9, 0.25) > alpha_items(0.8, 0.25)
+
+
+def test_gwet_percent_agreement():
+    assert (agreement_items(0.1), agreement_items(0.05), agreement_items(0.2)) == (100, 400, 25)
+
+
+@pytest.mark.parametrize("call", [lambda: kappa_items(0.5, 0.5, 0.7, 0.7), lambda: kappa_items(0.1, 0.9, 0.9, 0.5),
+                                  lambda: alpha_items(1.0, 0.25), lambda: alpha_items(0.8, 0.7),
+                                  lambda: agreement_items(0)])
+def test_impossible_designs_are_usage_errors(call):
+    with pytest.raises(UsageError):
+        call()
+
+
+# --- the gate's documents to decide, with a power -------------------------------------------------
+
+def test_documents_to_decide_grows_with_power_and_is_the_gates_at_half():
+    assert documents_to_decide(0.80, 0.74, 0.86, 0.77, 100) == (400, "pass")
+    assert documents_to_decide(0.80, 0.74, 0.86, 0.83, 100) == (400, "fail")
+    assert documents_to_decide(0.80, 0.74, 0.86, 0.80, 100) == (None, None)
+    n80, _ = documents_to_decide(0.80, 0.74, 0.86, 0.77, 100, power=0.8)
+    # (1 + z_0.8 / z_0.975)² = 1.43² ≈ 2.04 times the power-0.5 number
+    assert n80 == int(np.ceil(400 * (1 + normal_quantile(0.8) / normal_quantile(0.975)) ** 2))
+
+
+def test_plan_and_the_gate_give_the_same_number():
+    gate = runner.invoke(app, ["gate", EXAMPLE, "--min", "pairwise_mean_psa=0.8", "--on", "lower"])
+    row = spanagree.gate(EXAMPLE, {"pairwise_mean_psa": 0.8}, on="lower")["checks"][0]
+    assert gate.exit_code == 1 and f"{row['documents_to_decide']} in all" in gate.output
+    plan = spanagree.plan(EXAMPLE, min={"pairwise_mean_psa": 0.8}, power=0.5)
+    assert plan["documents_needed"] == row["documents_to_decide"]
+    assert plan["questions"][0]["likely"] == row["likely"]
+
+
+# --- the documents for a half-width, from a pilot ---------------------------------------------------
+
+def _population(n: int, seed: int) -> np.ndarray:
+    """Per document a, b, c of two raters: entities per document vary, agreement about 0.8."""
+    rng = np.random.default_rng(seed)
+    spans = rng.poisson(rng.gamma(2.0, 2.0, n))
+    a = rng.binomial(spans, 0.7)
+    return np.stack([a, rng.binomial(spans - a, 0.5), spans - a - rng.binomial(spans - a, 0.5)], axis=1)
+
+
+def _corpus(abc: np.ndarray):
+    builder = CorpusBuilder()
+    for d, (a, b, c) in enumerate(abc.tolist()):
+        text = "x" * (4 * (a + b + c) + 1)
+        spans = [[(4 * k, 4 * k + 3, "E") for k in range(a)] for _ in range(2)]
+        spans[0] += [(4 * k, 4 * k + 3, "E") for k in range(a, a + b)]
+        spans[1] += [(4 * k, 4 * k + 3, "E") for k in range(a + b, a + b + c)]
+        for rater, own in zip("AB", spans):
+            builder.add(f"d{d}", f"d{d}", text, rater, own, None)
+    return builder.build()
+
+
+def test_the_planned_documents_give_the_target_half_width_by_simulation():
+    population = _population(20000, 0)
+    pilot = population[np.random.default_rng(1).choice(len(population), 150, replace=False)]
+    target = 0.015
+    result = spanagree.plan(_corpus(pilot), "pooled_psa", half_width=target, bootstrap=1000)
+    n = result["documents_needed"]
+    assert n > 150 and result["questions"][0]["curve"][0]["documents"] == 150
+    # rounds of n documents drawn from the population: the spread of their pooled PSA
+    rng = np.random.default_rng(2)
+    values = []
+    for _ in range(1000):
+        a, b, c = population[rng.integers(0, len(population), n)].sum(axis=0)
+        values.append(psa(a, b, c))
+    low, high = np.quantile(values, [0.025, 0.975])
+    assert 0.8 < (high - low) / 2 / target < 1.25
+
+
+def test_a_tighter_target_needs_about_the_square_more_documents():
+    corpus = _corpus(_population(120, 3))
+    wide = spanagree.plan(corpus, "pooled_psa", half_width=0.04)["documents_needed"]
+    narrow = spanagree.plan(corpus, "pooled_psa", half_width=0.02)["documents_needed"]
+    assert 3.4 < narrow / wide < 4.6
+
+
+def test_plan_json_gives_documents_needed_and_its_inputs():
+    result = runner.invoke(app, ["plan", EXAMPLE, "--statistic", "label:PERSON", "--half-width", "0.05",
+                                 "--output", "json", "--seed", "3", "--bootstrap", "200"])
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.output)
+    assert out["seed"] == 3 and out["replicates"] == 200 and out["pilot"]["documents"] == 50
+    assert out["documents_needed"] == out["questions"][0]["documents_needed"] > 0
+    assert "pilot" in out["assumption"] and out["questions"][0]["target"] == {"half_width": 0.05}
+
+
+def test_plan_resamples_kappa_with_candidates():
+    result = spanagree.plan(EXAMPLE, "kappa", half_width=0.05, candidates="tokens", bootstrap=200)
+    assert result["questions"][0]["statistic"] == "kappa" and result["documents_needed"] > 0
+
+
+# --- next ---------------------------------------------------------------------------------------
+
+def test_next_ranks_the_least_certain_documents_first():
+    builder = CorpusBuilder()
+    text = "Alice met Bob in Rome"
+    for d in range(15):
+        for rater in "abc" if d >= 12 else "ab":
+            spans = [(0, 5, "PER")] if rater != "b" or d > 2 else []
+            if d == 5 and rater == "a":
+                spans.append((10, 13, "PER"))  # one rater alone: the least certain reading
+            builder.add(f"d{d}", f"d{d}", text, rater, spans, None)
+    corpus = builder.build()
+    result = spanagree.next_tasks(corpus, 4)
+    ranked = [t["doc_id"] for t in result["tasks"]]
+    assert ranked[0] == "d5" and "'Bob'" in result["tasks"][0]["reason"]
+    assert set(ranked[1:]) == {"d0", "d1", "d2"}  # then the documents where b missed Alice
+    assert [t["rank"] for t in result["tasks"]] == [1, 2, 3, 4]
+    priorities = [t["priority"] for t in result["tasks"]]
+    assert priorities == sorted(priorities, reverse=True)
+    # d12-d14 have every rater: twelve documents can take one more
+    assert len(spanagree.next_tasks(corpus, 12)["tasks"]) == 12
+    with pytest.raises(UsageError, match="from 1 to the 12 documents"):
+        spanagree.next_tasks(corpus, 13)
+
+
+def test_next_writes_a_task_file(tmp_path):
+    out = tmp_path / "tasks.jsonl"
+    result = runner.invoke(app, ["next", EXAMPLE, "--budget", "4", "--output", "jsonl", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(lines) == 4 and all(list(line)[0] == "doc_id" and line["text"] for line in lines)
+    assert [line["meta"]["rank"] for line in lines] == [1, 2, 3, 4]
+
+
+# --- bad input: exit 2 --------------------------------------------------------------------------
+
+def _one_rater(tmp_path):
+    path = tmp_path / "one.jsonl"
+    path.write_text(json.dumps({"doc_id": "d", "text": "Alice", "annotator": "a",
+                                "spans": [{"start": 0, "end": 5, "label": "PER"}]}) + "\n")
+    return str(path)
+
+
+def _no_shared(tmp_path):
+    path = tmp_path / "apart.jsonl"
+    path.write_text("".join(json.dumps({"doc_id": d, "text": "Alice", "annotator": r,
+                                        "spans": [{"start": 0, "end": 5, "label": "PER"}]}) + "\n"
+                            for d, r in (("d1", "a"), ("d2", "b"))))
+    return str(path)
+
+
+@pytest.mark.parametrize("args, message", [
+    (["plan", "{one}", "--half-width", "0.05"], "1 rater(s)"),
+    (["plan", "{apart}", "--half-width", "0.05"], "0 such documents"),
+    (["plan", EXAMPLE], "plan needs a target"),
+    (["plan", EXAMPLE, "--half-width", "1.5"], "half-width is a number in (0, 1)"),
+    (["plan", EXAMPLE, "--statistic", "gamma", "--half-width", "0.05"], "not gamma"),
+    (["plan", EXAMPLE, "--statistic", "pairwise_psa", "--half-width", "0.05"], "did you mean"),
+    (["plan", EXAMPLE, "--statistic", "label:PER", "--half-width", "0.05"], "cannot support"),
+    (["plan", EXAMPLE, "--min", "pairwise_mean_psa=0.8", "--power", "1"], "--power"),
+    (["next", "{one}", "--budget", "1"], "1 rater(s)"),
+    (["next", "{apart}", "--budget", "1"], "0 such documents"),
+    (["next", EXAMPLE, "--budget", "0"], "--budget"),
+    (["next", EXAMPLE, "--budget", "51"], "--budget"),
+])
+def test_bad_input_is_a_clear_message_and_exit_2(tmp_path, args, message):
+    paths = {"one": _one_rater(tmp_path), "apart": _no_shared(tmp_path)}
+    result = runner.invoke(app, [a.format(**paths) for a in args])
+    assert result.exit_code == 2, result.output
+    assert message in result.output
