@@ -201,7 +201,3 @@ def fail(err: BaseException) -> None:
     """Stop the command with ``err`` in the one error style (exit code 2)."""
     raise CommandLineError(str(err)) from None
 
-
-def warn(message: str) -> None:
-    """One warning line on stderr, in the style of the errors."""
-    sys.stderr.write(f"spanagree: warning: {message}\n")
