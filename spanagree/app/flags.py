@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import functools
 import re
-import sys
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
