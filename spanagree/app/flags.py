@@ -133,11 +133,13 @@ class DeclaredOption(click.Option):
         self.group, self.declaration = group, declaration
 
 
-def _option(option: declared.Option, *, choices: Sequence[str] | None, required: bool, config: bool) -> click.Option:
+@functools.lru_cache(maxsize=None)
+def _option(option: declared.Option, *, choices: tuple[str, ...] | None, required: bool, config: bool) -> click.Option:
     """A declared option as a click option: its flag, default and help (with its config key when
     it has one). Values are checked once, by the declaration (in
     :func:`spanagree.app.config.load_settings` or the function the command calls), so the flag
-    takes any value of its type; ``choices`` are the command's own, for ``--output`` and ``--method``."""
+    takes any value of its type; ``choices`` are the command's own, for ``--output`` and ``--method``.
+    Made once for each way it is asked for, and shared by the commands that ask alike."""
     kind = option.cli_type or (str if option.default is None else type(option.default))
     help_text = option.help.replace("{formats}", ", ".join(formats())) if "{formats}" in option.help else option.help
     if option.choices and not all(c in help_text for c in option.choices):
@@ -176,7 +178,8 @@ def command(group: click.Group, name: str, *, choices: Mapping[str, Sequence[str
     """
     choices = dict(choices or {})
     reads_config = name in declared.READING
-    params = [_option(o, choices=choices.get(o.name), required=o.name in required, config=reads_config)
+    params = [_option(o, choices=tuple(choices[o.name]) if o.name in choices else None, required=o.name in required,
+                      config=reads_config)
               for o in declared.flags(name)]
 
     def register(function: Callable) -> click.Command:
