@@ -362,18 +362,10 @@ def _intervals(units, doc_length, per_doc, n_raters, n_labels, replicates, level
         s_cubic, s_gaps = _expected_parts(
             label[idx], rater[idx], start[idx] + shift, end[idx] + shift, np.array([L]), n, R, n_labels
         )
-        t_o, q = w @ t_dl, w @ q_dl
-        sum_o = sum_e = Fraction(0)
-        for c in np.flatnonzero(n).tolist():
-            s = (int(n[c]) - 1) * int(s_cubic[c]) + int(s_gaps[c])
-            d_o, d_e = _disagreements(int(t_o[c]), s, int(q[c]), L, R)
-            sum_o += d_o
-            sum_e += d_e
-            value = _alpha(d_o, d_e)
-            values[rep, c] = np.nan if value is None else value
-        if n.any():
-            value = _alpha(sum_o, sum_e)
-            values[rep, n_labels] = np.nan if value is None else value
+        stats = {"n": n, "t_o": w @ t_dl, "q": w @ q_dl, "s_cubic": s_cubic, "s_gaps": s_gaps}
+        found = _summarise(stats, 0, L, R, n_labels)
+        for c, entry in [*found["per_label"].items(), (n_labels, found)]:
+            values[rep, c] = np.nan if entry["value"] is None else entry["value"]
     lo_q = (1 - level) / 2
     return [_interval(values[:, c], lo_q) for c in range(n_labels + 1)]
 
