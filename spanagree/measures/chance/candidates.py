@@ -161,7 +161,6 @@ def _token_items(corpus: Corpus, tokens: dict[int, np.ndarray]) -> ItemMatrix:
     n_tok = np.array([len(tokens[d]) for d in docs.tolist()], dtype=np.int64)
     tok_doc = np.repeat(docs, n_tok)
     tok = np.concatenate([tokens[d] for d in docs.tolist()]) if len(docs) else np.zeros((0, 2), np.int64)
-    n_tokens = len(tok_doc)
 
     # the tokens each span overlaps: ends after the span's start, starts before its end
     span_doc = corpus.ann_doc[corpus.span_ann]
@@ -169,17 +168,8 @@ def _token_items(corpus: Corpus, tokens: dict[int, np.ndarray]) -> ItemMatrix:
     lo = np.searchsorted(tok_doc * width + tok[:, 1], span_doc * width + corpus.span_start, side="right")
     hi = np.searchsorted(tok_doc * width + tok[:, 0], span_doc * width + corpus.span_end, side="left")
     span_idx, token = expand(lo, hi)
-    uncovered = np.flatnonzero(hi <= lo)
-
-    # spans covering no token become extra items, one per (document, start, end)
-    extra_doc, extra_of_span = _group_positions(corpus, uncovered)
-    item_doc = np.concatenate([tok_doc, extra_doc])
-    notes: Counter = Counter()
-    ratings = _ratings(
-        corpus, item_doc, np.concatenate([token, n_tokens + extra_of_span]), np.concatenate([span_idx, uncovered]), notes
-    )
-    extra = np.arange(len(item_doc)) >= n_tokens
-    return ItemMatrix([NONE, *corpus.labels], item_doc, extra, *ratings, source="tokens", notes=notes)
+    # spans covering no token become extra items
+    return _rated_items(corpus, tok_doc, token, span_idx, np.flatnonzero(hi <= lo), Counter(), "tokens")
 
 
 # --- candidate spans ------------------------------------------------------------------------
@@ -189,7 +179,6 @@ def _candidate_span_items(corpus: Corpus, path: str, spans: CandidateSpans, rule
     if unit != "char":
         raise UsageError("candidate spans are character offsets; use unit 'char' with a candidate file")
     cand_doc, cand_start, cand_end, notes = spans
-    n_cand = len(cand_doc)
     # one alignment group per annotation: the document's candidates against the rater's spans
     bounds = np.searchsorted(cand_doc, np.arange(corpus.n_documents + 1))
     per_ann = bounds[corpus.ann_doc + 1] - bounds[corpus.ann_doc]
@@ -204,16 +193,8 @@ def _candidate_span_items(corpus: Corpus, path: str, spans: CandidateSpans, rule
     side_b = SpanColumns(group=span_ann, start=corpus.span_start, end=corpus.span_end, label=corpus.span_label)
     blind = AlignmentRule(rule.rule, "ignore", rule.min_overlap, rule.partial_credit, rule.proportional)
     found = align(side_a, side_b, blind)
-    matched_item, matched_span = cand_idx[found.a_index], found.b_index
-    unmatched = np.setdiff1d(np.arange(corpus.n_spans), matched_span)
-    extra_doc, extra_of_span = _group_positions(corpus, unmatched)
-    item_doc = np.concatenate([cand_doc, extra_doc])
-    ratings = _ratings(
-        corpus, item_doc, np.concatenate([matched_item, n_cand + extra_of_span]),
-        np.concatenate([matched_span, unmatched]), notes,
-    )
-    extra = np.arange(len(item_doc)) >= n_cand
-    return ItemMatrix([NONE, *corpus.labels], item_doc, extra, *ratings, source=path, notes=notes)
+    unmatched = np.setdiff1d(np.arange(corpus.n_spans), found.b_index)
+    return _rated_items(corpus, cand_doc, cand_idx[found.a_index], found.b_index, unmatched, notes, path)
 
 
 # --- documents ------------------------------------------------------------------------------
@@ -276,6 +257,18 @@ def _label_items(labels, item_doc, item, rater, code, label, notes, scheme, cate
 
 # --- shared ---------------------------------------------------------------------------------
 
+
+def _rated_items(corpus: Corpus, item_doc: np.ndarray, item_of: np.ndarray, span_of: np.ndarray, left: np.ndarray,
+                 notes: Counter, source: str) -> ItemMatrix:
+    """The items of ``item_doc`` with the spans ``left`` (incident on none) added as extra items,
+    one per (document, start, end), all rated by :func:`_ratings` from the incidences."""
+    n = len(item_doc)
+    extra_doc, extra_of_span = _group_positions(corpus, left)
+    item_doc = np.concatenate([item_doc, extra_doc])
+    ratings = _ratings(corpus, item_doc, np.concatenate([item_of, n + extra_of_span]), np.concatenate([span_of, left]),
+                       notes)
+    return ItemMatrix([NONE, *corpus.labels], item_doc, np.arange(len(item_doc)) >= n, *ratings, source=source,
+                      notes=notes)
 
 def _ratings(
     corpus: Corpus, item_doc: np.ndarray, item_of: np.ndarray, span_of: np.ndarray, notes: Counter

@@ -226,18 +226,9 @@ def _estimate(name: str, p: _Prepared, pa: float, pe: float, contributions: np.n
     if undefined is None:
         value = pa if name == "percent_agreement" else (pa - pe) / (1.0 - pe) if given is None else given
         if contributions is not None and n_used >= 2:
-            rated = n_used if df is None else df
-            f = 0.0 if math.isinf(population) else rated / population
-            mid = value if centre is None else centre
-            var = (1.0 - f) / (n_used * (n_used - 1.0)) * float(((contributions - mid) ** 2).sum())
-            se = math.sqrt(max(var, 0.0))
-            dof = rated - 1
-            half = se * t_quantile(1.0 - (1.0 - confidence) / 2.0, dof)
-            low, high = value - half, min(1.0, value + half)
-            if se > 0:
-                p_value = 1.0 - t_cdf(value / se, dof)
-            elif value != 0:
-                p_value = 0.0 if value > 0 else 1.0
+            squares = float(((contributions - (value if centre is None else centre)) ** 2).sum())
+            se, low, high, p_value = _t_spread(value, squares, n_used, n_used if df is None else df, confidence,
+                                               population)
     return Agreement(
         coefficient=name, value=float(value), observed=float(pa), expected=float(pe), n_items=n_used,
         n_raters=p.n_raters, categories=p.categories, weights=p.weights, missing=p.missing,
@@ -484,19 +475,26 @@ def _weighted_spread(est: Agreement, contributions: np.ndarray, count: np.ndarra
                      population: float) -> Agreement:
     """Gwet's variance with each contribution standing for ``count`` items."""
     n = float(count.sum())
-    if n < 2:
-        return replace(est, standard_error=math.nan, low=math.nan, high=math.nan, p_value=math.nan,
-                       confidence=confidence, method=GWET_METHOD)
-    f = 0.0 if math.isinf(population) else n / population
-    var = (1.0 - f) / (n * (n - 1.0)) * float((count * (contributions - est.value) ** 2).sum())
-    se = math.sqrt(max(var, 0.0))
-    half = se * t_quantile(1.0 - (1.0 - confidence) / 2.0, n - 1)
+    se = low = high = p_value = math.nan
+    if n >= 2:
+        squares = float((count * (contributions - est.value) ** 2).sum())
+        se, low, high, p_value = _t_spread(est.value, squares, n, n, confidence, population)
+    return replace(est, standard_error=se, low=low, high=high, p_value=p_value, confidence=confidence,
+                   method=GWET_METHOD)
+
+
+def _t_spread(value: float, squares: float, n: float, rated: float, confidence: float,
+              population: float) -> tuple[float, float, float, float]:
+    """Gwet's ``v = (1 - f)/(n (n - 1)) · squares`` with ``f = rated/population``, as ``(se, low, high,
+    p)``: the interval ``value ± t_{rated-1} se`` capped at 1 and the one-sided p-value (module docstring)."""
+    f = 0.0 if math.isinf(population) else rated / population
+    se = math.sqrt(max((1.0 - f) / (n * (n - 1.0)) * squares, 0.0))
+    half = se * t_quantile(1.0 - (1.0 - confidence) / 2.0, rated - 1)
     if se > 0:
-        p_value = 1.0 - t_cdf(est.value / se, n - 1)
+        p_value = 1.0 - t_cdf(value / se, rated - 1)
     else:
-        p_value = 0.0 if est.value > 0 else 1.0 if est.value < 0 else math.nan
-    return replace(est, standard_error=se, low=est.value - half, high=min(1.0, est.value + half), p_value=p_value,
-                   confidence=confidence, method=GWET_METHOD)
+        p_value = 0.0 if value > 0 else 1.0 if value != 0 else math.nan
+    return se, value - half, min(1.0, value + half), p_value
 
 
 def fleiss_kappa_per_category(ratings: ArrayLike | RawRatings, *, categories: ArrayLike | None = None,

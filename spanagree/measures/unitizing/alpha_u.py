@@ -166,14 +166,6 @@ def _sum_by(key: np.ndarray, values: np.ndarray, size: int) -> np.ndarray:
     return out
 
 
-def _disagreements(t_o: int, s: int, q: int, length: int, n_raters: int) -> tuple[Fraction, Fraction]:
-    """``(D_o, D_e)`` of one label as exact fractions."""
-    R, L = n_raters, length
-    d_o = Fraction(2 * t_o, R * (R - 1) * L * L)
-    d_e = Fraction(2 * s, L * (R * L * (R * L - 1) - q))
-    return d_o, d_e
-
-
 def _per_document_values(stats: dict[str, np.ndarray], length: np.ndarray, n_raters: int, n_labels: int) -> np.ndarray:
     """α_U of every document that has units, vectorised; exact where ``D_o`` and ``D_e`` are close.
 
@@ -211,16 +203,18 @@ def _alpha(d_o: Fraction, d_e: Fraction) -> float | None:
 
 
 def _summarise(stats: dict[str, np.ndarray], c: int, length: int, n_raters: int, n_labels: int) -> dict[str, Any]:
-    """α_U overall and per label for continuum ``c``."""
+    """α_U overall and per label for continuum ``c``, ``D_o`` and ``D_e`` of each label as exact fractions."""
     per_label: dict[int, dict[str, Any]] = {}
     sum_o = sum_e = Fraction(0)
+    R, L = n_raters, length
     for lab in range(n_labels):
         i = c * n_labels + lab
         n = int(stats["n"][i])
         if n == 0:
             continue
         s = (n - 1) * int(stats["s_cubic"][i]) + int(stats["s_gaps"][i])
-        d_o, d_e = _disagreements(int(stats["t_o"][i]), s, int(stats["q"][i]), length, n_raters)
+        d_o = Fraction(2 * int(stats["t_o"][i]), R * (R - 1) * L * L)
+        d_e = Fraction(2 * s, L * (R * L * (R * L - 1) - int(stats["q"][i])))
         sum_o += d_o
         sum_e += d_e
         per_label[lab] = {"value": _alpha(d_o, d_e), "observed": float(d_o), "expected": float(d_e), "units": n}
@@ -362,18 +356,10 @@ def _intervals(units, doc_length, per_doc, n_raters, n_labels, replicates, level
         s_cubic, s_gaps = _expected_parts(
             label[idx], rater[idx], start[idx] + shift, end[idx] + shift, np.array([L]), n, R, n_labels
         )
-        t_o, q = w @ t_dl, w @ q_dl
-        sum_o = sum_e = Fraction(0)
-        for c in np.flatnonzero(n).tolist():
-            s = (int(n[c]) - 1) * int(s_cubic[c]) + int(s_gaps[c])
-            d_o, d_e = _disagreements(int(t_o[c]), s, int(q[c]), L, R)
-            sum_o += d_o
-            sum_e += d_e
-            value = _alpha(d_o, d_e)
-            values[rep, c] = np.nan if value is None else value
-        if n.any():
-            value = _alpha(sum_o, sum_e)
-            values[rep, n_labels] = np.nan if value is None else value
+        stats = {"n": n, "t_o": w @ t_dl, "q": w @ q_dl, "s_cubic": s_cubic, "s_gaps": s_gaps}
+        found = _summarise(stats, 0, L, R, n_labels)
+        for c, entry in [*found["per_label"].items(), (n_labels, found)]:
+            values[rep, c] = np.nan if entry["value"] is None else entry["value"]
     lo_q = (1 - level) / 2
     return [_interval(values[:, c], lo_q) for c in range(n_labels + 1)]
 

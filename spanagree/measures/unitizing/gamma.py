@@ -25,27 +25,13 @@ exactly per connected component by :func:`spanagree.core.align.match`; for more 
 component of the candidate graph is solved exactly by a search over its set partitions.
 Documents are aligned separately: no tuple spans two documents.
 
-**Expected disorder.** ``δ_e`` is the mean observed disorder of random continua drawn by one of
-two samplers, each on the continuum of all documents laid end to end:
-
-- ``"statistical"`` (the default; pygamma-agreement's default, ``StatisticalContinuumSampler``,
-  Titeux & Riad 2021), which DKPro's γ fixtures follow too. From the continuum it takes the mean
-  and standard deviation of the number of units per rater, of the units' lengths and of the
-  *gaps* (a rater's next start minus their previous end, negative for overlapping units; each
-  rater's first start when above 0; and one gap of 0), and the share of each label. Each sampled
-  rater gets ``|trunc(N(mean, sd))|`` units (the first rater of a continuum at least one); unit
-  after unit, the start is the previous end (0 at first) plus a gap drawn from ``N(mean, sd)``,
-  the length is ``|N(mean, sd)|`` (drawn again when not positive) and the label is drawn by the
-  shares. Positions are real numbers; since γ's dissimilarity depends only on ratios of
-  positions, each sample is shifted to start at 0 and scaled to integers (the mean length to
-  2^16 or less), which changes no disorder by more than about 10^-5.
-- ``"shuffle"``: the shuffling of Mathet et al. (2015, §5.2) as pygamma-agreement's
-  ``ShuffleContinuumSampler`` implements it (integer pivots): on ``[0, max end)``, each of ``n``
-  sampled raters copies the whole annotation of a rater drawn at random (with replacement;
-  raters ordered by their annotations, so that names and input order do not change the draws),
-  shifted by a pivot drawn among the positions not within half the mean unit length of an
-  earlier pivot, units that would start past the end wrapping round to the start.
-
+**Expected disorder.** ``δ_e`` is the mean observed disorder of random continua drawn from the
+continuum of all documents laid end to end by one of two samplers (:mod:`.samplers`;
+``docs/unitizing.md``): ``"statistical"`` (the default; pygamma-agreement's
+``StatisticalContinuumSampler``, Titeux & Riad 2021, which DKPro's γ fixtures follow too) draws
+units from the continuum's statistics, with positions shifted and scaled to integers (which
+changes no disorder by more than about 10^-5); ``"shuffle"`` is the shuffling of Mathet et al.
+(2015, §5.2) as pygamma-agreement's ``ShuffleContinuumSampler`` implements it (integer pivots).
 The samples are drawn from a seeded NumPy generator; their number and the relative precision of
 ``δ_e`` (95%, ``1.96 · sd / (mean · √samples)``) are reported.
 
@@ -539,27 +525,23 @@ def gamma(
         return result
     order, rater = _canonical_units(doc, rater, label, start, end, n_raters)
     doc, label, start, end = doc[order], label[order], start[order], end[order]
-    try:
-        observed = best_alignment(doc, rater, label, start, end, n_raters=n_raters, dissimilarity=dissimilarity)
-    except UsageError as error:
-        result["reason"] = str(error)
-        return result
-    delta_o = observed_disorder(observed, len(start), n_raters)
     offset = np.concatenate([[0], np.cumsum(doc_length)[:-1]]).astype(np.int64)
     g_start, g_end = start + offset[doc], end + offset[doc]
     rng = np.random.default_rng(seed)
-    if sampler == "statistical":
-        drawn = statistical_samples(rng, rater, label, g_start, g_end, n_raters, n_labels, samples)
-    else:
-        drawn = shuffle_samples(rng, rater, label, g_start, g_end, n_raters, samples)
-    sample_group, s_rater, s_label, s_start, s_end = drawn
-    try:
+    try:  # a component too large for the exact alignment, in the data or in a random continuum
+        observed = best_alignment(doc, rater, label, start, end, n_raters=n_raters, dissimilarity=dissimilarity)
+        if sampler == "statistical":
+            drawn = statistical_samples(rng, rater, label, g_start, g_end, n_raters, n_labels, samples)
+        else:
+            drawn = shuffle_samples(rng, rater, label, g_start, g_end, n_raters, samples)
+        sample_group, s_rater, s_label, s_start, s_end = drawn
         chance = best_alignment(
             sample_group, s_rater, s_label, s_start, s_end, n_raters=n_raters, dissimilarity=dissimilarity
         )
     except UsageError as error:
         result["reason"] = str(error)
         return result
+    delta_o = observed_disorder(observed, len(start), n_raters)
     units_per_sample = np.bincount(sample_group, minlength=samples)
     totals = np.bincount(chance.group, weights=chance.disorder, minlength=samples)
     sample_disorder = totals / (units_per_sample / n_raters)

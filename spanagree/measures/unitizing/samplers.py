@@ -1,6 +1,5 @@
 """The random continua of γ's expected disorder: pygamma-agreement's statistical sampler and
-Mathet et al.'s shuffle (what each draws: :mod:`spanagree.measures.unitizing.gamma`'s docstring
-and ``docs/unitizing.md``).
+Mathet et al.'s shuffle (what each draws: the functions below and ``docs/unitizing.md``).
 
 Both take one continuum (every document laid end to end) as unit columns and return ``samples``
 random continua as columns with a group per sample, drawn from the given seeded generator.
@@ -105,10 +104,13 @@ def shuffle_samples(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Random continua by Mathet et al.'s shuffling (pygamma-agreement's integer pivots).
 
-    ``start``/``end`` are offsets on one continuum (documents end to end). The pivots and the
-    copied raters are drawn sample by sample (a sample with no unit is drawn again); the units
-    are then shifted for all samples at once. Returns ``(sample, rater, label, start, end)``,
-    ``rater`` being the position of the sampled rater.
+    On ``[0, max end)`` each of ``n`` sampled raters copies the whole annotation of a rater drawn
+    at random (with replacement; raters ordered by their annotations, so that names and input
+    order do not change the draws), shifted by a pivot drawn among the positions not within half
+    the mean unit length of an earlier pivot, units that would start past the end wrapping round
+    to the start. The pivots and the copied raters are drawn sample by sample (a sample with no
+    unit is drawn again); the units are then shifted for all samples at once. Returns ``(sample,
+    rater, label, start, end)``, ``rater`` being the position of the sampled rater.
     """
     sup = int(max(int(end.max()), 0))
     half = float((end - start).mean()) / 2
