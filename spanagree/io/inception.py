@@ -37,7 +37,7 @@ from pathlib import Path
 from ..errors import InputError, Location, UsageError
 from ..core.builder import CorpusBuilder
 from . import Format, uima_cas, webanno_tsv
-from .layers import INITIAL_CAS, Placed
+from .layers import INITIAL_CAS, Placed, add_documents
 
 #: The rater name of the curated documents.
 CURATION = "curation"
@@ -178,9 +178,9 @@ def _read_root(root: Path, shown: str, scratch: Path, builder: CorpusBuilder, la
             notes[f"INCEpTION export: {'curated document' if rater == CURATION else 'annotation'} {state}, read"] += 1
         (tsv_items if file.suffix.lower() == ".tsv" else cas_items).append((Placed(named, rater, doc_id), parsed))
     if tsv_items:
-        webanno_tsv.add_documents(tsv_items, builder, layer, feature, tool="INCEpTION export (WebAnno TSV)")
+        add_documents(tsv_items, builder, layer, feature, "INCEpTION export (WebAnno TSV)")
     if cas_items:
-        uima_cas.add_documents(cas_items, builder, layer, feature, tool="INCEpTION export (UIMA CAS)")
+        add_documents(cas_items, builder, layer, feature, "INCEpTION export (UIMA CAS)")
 
 
 def _unpack(item: Path, root: Path, scratch: Path, display: dict[str, str]) -> list[tuple[Path, str]]:

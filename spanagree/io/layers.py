@@ -23,9 +23,10 @@ The output says which layer and feature were read and why (a note).
 """
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 from ..errors import InputError, Location
 from .common import choice as one_of
@@ -295,3 +296,33 @@ def place(
             else:
                 placed.append(Placed(path, folder_name, name))
     return placed
+
+
+def read_together(paths: Sequence[Path], builder, parse: Callable[[Path], Any], suffixes: tuple[str, ...], tool: str,
+                  layer: str | None, feature: str | None, layout: str | None, keep: Callable[[Path], bool] = bool) -> None:
+    """Read every file given (files, annotators' or documents' folders, or a root of them) together, the
+    layer chosen once over all of them: each file with one of ``suffixes`` (and that ``keep`` keeps) is
+    ``parse``\ d, :func:`place`\ d and added (:func:`add_documents`)."""
+    chosen_layout = check_layout(layout)
+    found = [(path, folder) for path, folder in collect(paths, suffixes) if keep(path)]
+    docs = {path: parse(path) for path, _ in found}
+    placed = place(found, {p: d.text for p, d in docs.items()}, chosen_layout, suffixes, builder.exclusions.notes, tool)
+    add_documents([(p, docs[p.path]) for p in placed], builder, layer, feature, tool)
+
+
+def add_documents(items: list[tuple[Placed, Any]], builder, layer: str | None, feature: str | None, tool: str) -> None:
+    """Add parsed documents, each with its rater and document id, reading the chosen layer. A
+    document gives the labelled spans in code points (``in_codepoints(spans, doc_id)``) and its
+    tokens (``token_array()``); its relations, chain links and slot links are counted, not scored."""
+    notes = builder.exclusions.notes
+    choice = choose_for([doc for _, doc in items], layer, feature, notes, tool)
+    for placed, doc in items:
+        spans = doc.in_codepoints(labelled(choice, doc.spans, builder, tool), placed.doc_id)
+        builder.add(placed.doc_id, placed.doc_id, doc.text, placed.rater, spans, Location(str(doc.path)),
+                    tokens=doc.token_array())
+        for name, n in Counter(r.layer for r in doc.relations).items():
+            notes[f"{tool}: relations of layer {short_name(name)} read, not scored (governor, dependent)"] += n
+        if doc.chain_links:
+            notes[f"{tool}: chain links read, not scored"] += doc.chain_links
+        if doc.slot_links:
+            notes[f"{tool}: slot-feature links read, not scored"] += doc.slot_links

@@ -32,7 +32,6 @@ How it is read:
 from __future__ import annotations
 
 import re
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -42,7 +41,7 @@ from ..errors import InputError, Location, describe
 from ..core.builder import CorpusBuilder
 from . import Format
 from ._text import peek, text_lines
-from .layers import Choice, Placed, check_layout, choose_for, collect, labelled, place, short_name
+from .layers import read_together
 from .offsets import convert_spans, to_codepoints
 
 SUFFIXES = (".tsv",)
@@ -102,6 +101,17 @@ class Document:
 
     def span_layers(self) -> dict[str, list[str]]:
         return {layer.type: layer.features for layer in self.layers if layer.kind == "SP"}
+
+    def in_codepoints(self, spans: list[tuple[int, int, str]], doc_id: str) -> list[tuple[int, int, str]]:
+        return convert_spans(spans, self.text, "utf16", Location(str(self.path)), doc_id, "spans")
+
+    def token_array(self) -> np.ndarray | None:
+        """The token rows' offsets in code points, an (n, 2) array (for ``--unit token``)."""
+        if not self.tokens:
+            return None
+        starts, ends = zip(*self.tokens)
+        first, last, _ = to_codepoints(self.text, starts, ends, "utf16")
+        return np.stack([first, last], axis=1).astype(np.int64)
 
 
 # --- cells ---------------------------------------------------------------------------------------
@@ -402,39 +412,7 @@ def read_tsv_paths(paths: list[Path], builder: CorpusBuilder, *, layer: str | No
                    feature: str | None = None, layout: str | None = None) -> None:
     """Read every TSV file given (a file, an annotator's folder, a document's folder, or a root
     of such folders) together: the layer is chosen once, over all of them."""
-    chosen_layout = check_layout(layout)
-    found = collect(paths, SUFFIXES)
-    docs = {path: parse(path, builder.tick) for path, _ in found}
-    placed = place(found, {p: d.text for p, d in docs.items()}, chosen_layout, SUFFIXES, builder.exclusions.notes, TOOL)
-    add_documents([(p, docs[p.path]) for p in placed], builder, layer, feature)
-
-
-def add_documents(items: list[tuple[Placed, Document]], builder: CorpusBuilder, layer: str | None,
-                  feature: str | None, tool: str = TOOL) -> Choice:
-    """Add parsed documents, each with its rater and document id, reading the chosen layer."""
-    notes = builder.exclusions.notes
-    choice = choose_for([doc for _, doc in items], layer, feature, notes, tool)
-    for placed, doc in items:
-        spans = labelled(choice, doc.spans, builder, tool)
-        converted = convert_spans(spans, doc.text, "utf16", Location(str(doc.path)), placed.doc_id, "spans")
-        builder.add(placed.doc_id, placed.doc_id, doc.text, placed.rater, converted, Location(str(doc.path)),
-                    tokens=token_offsets(doc))
-        for name, n in Counter(r.layer for r in doc.relations).items():
-            notes[f"{tool}: relations of layer {short_name(name)} read, not scored (governor, dependent)"] += n
-        if doc.chain_links:
-            notes[f"{tool}: chain links read, not scored"] += doc.chain_links
-        if doc.slot_links:
-            notes[f"{tool}: slot-feature links read, not scored"] += doc.slot_links
-    return choice
-
-
-def token_offsets(doc: Document) -> np.ndarray | None:
-    """The token rows' offsets in code points, an (n, 2) array (for ``--unit token``)."""
-    if not doc.tokens:
-        return None
-    starts, ends = zip(*doc.tokens)
-    first, last, _ = to_codepoints(doc.text, starts, ends, "utf16")
-    return np.stack([first, last], axis=1).astype(np.int64)
+    read_together(paths, builder, lambda path: parse(path, builder.tick), SUFFIXES, TOOL, layer, feature, layout)
 
 
 def looks_like(path: Path, first: dict | None) -> bool:
