@@ -40,15 +40,14 @@ Only the files directly in the directory are read (not subdirectories).
 """
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
-from ..errors import InputError, Location, describe, option
+from ..errors import InputError, Location, describe
 from ..core.model import SpanTuple
 from ..core.builder import CorpusBuilder
 from . import Format
 from ._text import read_text, text_lines
-from .common import choice, text_check
+from .common import check_text_hint, choice, same_text, text_check
 
 IGNORED = {
     "R": "relation",
@@ -63,8 +62,6 @@ IGNORED = {
 
 #: ``discontinuous=`` values.
 DISCONTINUOUS = ("covering", "fragments")
-
-_SPACES = re.compile(r"\s+")
 
 
 def read_brat_paths(
@@ -444,14 +441,11 @@ def _text_bound(line: str, text: str, where: Location, doc_id: str, check: str):
         fragments.append((start, end))
     if check != "off" and len(fields) == 3:
         covered = " ".join(text[s:e] for s, e in fragments)
-        if fields[2] != covered and not (
-            check == "whitespace" and _SPACES.sub(" ", fields[2]) == _SPACES.sub(" ", covered)
-        ):
-            tolerance = f"{option('check_text', 'whitespace')} compares with white space collapsed; " if check == "exact" else ""
+        if not same_text(fields[2], covered, check):
             raise InputError(
                 f"the annotation's text {describe(fields[2])} is not the document's text at these offsets "
                 f"({describe(covered)}); expected offsets into the .txt read as UTF-8 with its line breaks "
-                f"kept ({tolerance}{option('check_text', 'off')} skips this check)",
+                f"kept ({check_text_hint(check)})",
                 where=where, doc_id=doc_id, field="text",
             )
     return fields[0], label, fragments

@@ -176,6 +176,22 @@ def text_check(value: bool | str) -> str:
     return choice("check_text", value, TEXT_CHECKS)
 
 
+_SPACES = re.compile(r"\s+")
+
+
+def same_text(given: str, found: str, check: str) -> bool:
+    """A region's ``given`` text is the ``found`` text at its offsets: as it is, or, with
+    ``check="whitespace"``, once every run of white space in both is made one space (as the
+    tools' front ends show a region's text)."""
+    return given == found or check == "whitespace" and _SPACES.sub(" ", given) == _SPACES.sub(" ", found)
+
+
+def check_text_hint(check: str) -> str:
+    """What the error for a region's text that is not the text at its offsets says of ``check_text``."""
+    relax = f"{spell_option('check_text', 'whitespace')} compares with white space collapsed; " if check == "exact" else ""
+    return f"{relax}{spell_option('check_text', 'off')} skips this check"
+
+
 def empty_file(path: Path) -> bool:
     """True for a regular file holding nothing but white space (a tool's export of nothing:
     doccano writes one newline for a member with no confirmed example)."""

@@ -69,7 +69,8 @@ from ..core.model import SpanTuple
 from ..core.builder import CorpusBuilder
 from . import Format
 from ._text import peek
-from .common import check_decoded, choice, line_of_bad_escape, open_binary, parse_int, parse_labels, text_check
+from .common import (check_decoded, check_text_hint, choice, line_of_bad_escape, open_binary, parse_int, parse_labels,
+                     same_text, text_check)
 from .labelstudio_targets import UrlTexts, config_tags, resolve_targets
 from .offsets import UNIT_NAMES, UNITS, check_unit, out_of_range, risky, to_codepoints, unverified_note
 
@@ -81,7 +82,6 @@ DUPLICATES = ("latest", "error")
 
 #: A task text that is a URL or an upload path: the text of a ``valueType="url"`` project.
 _URL = re.compile(r"(?:[a-z][a-z0-9+.-]*://|/data/(?:upload|local-files)/)\S*\Z", re.IGNORECASE)
-_SPACES = re.compile(r"\s+")
 
 
 def read_labelstudio(
@@ -520,41 +520,33 @@ class _Reader:
                 self._not_a_url(text, doc_id, at, "the region carries no text to check it against")
             if risky(text) and self.check != "off" and not self.unit_given:
                 notes[unverified_note(self.unit, "Label Studio") + "; regions without 'text'"] += 1
-            return self._converted(text, start, end, self.unit, doc_id, at)
+            return self._converted(text, start, end, doc_id, at)
         units = (self.unit,) if self.unit_given else (self.unit, *(u for u in UNITS if u != self.unit))
         for unit in units:
             s, e, ok = to_codepoints(text, [start], [end], unit)
-            if not ok[0]:
-                continue
             s, e = int(s[0]), int(e[0])
-            if text[s:e] == covered:
-                if unit != self.unit:
-                    notes[f"Label Studio offsets in {UNIT_NAMES[unit]} (region text matched), converted"] += 1
-                return s, e
-            if self.check == "whitespace" and _SPACES.sub(" ", text[s:e]) == _SPACES.sub(" ", covered):
+            if not ok[0] or not same_text(covered, text[s:e], self.check):
+                continue
+            if text[s:e] != covered:
                 notes["Label Studio region text matched with runs of white space collapsed"] += 1
-                if unit != self.unit:
-                    notes[f"Label Studio offsets in {UNIT_NAMES[unit]} (region text matched), converted"] += 1
-                return s, e
-        s, e, ok = to_codepoints(text, [start], [end], self.unit)
+            if unit != self.unit:
+                notes[f"Label Studio offsets in {UNIT_NAMES[unit]} (region text matched), converted"] += 1
+            return s, e
+        s, e = self._converted(text, start, end, doc_id, at)
         self._not_a_url(text, doc_id, at)
-        if not ok[0]:
-            raise out_of_range(text, start, end, self.unit, self.where, doc_id, f"{at}.{'start' if start < 0 else 'end'}")
-        tolerance = (
-            f"{option('check_text', 'whitespace')} compares with white space collapsed; " if self.check == "exact" else ""
-        )
         raise InputError(
             f"the region's text {describe(covered)} is not the task's text at [{start}, {end}) "
-            f"({describe(text[int(s[0]):int(e[0])])}) in any offset unit; expected offsets into the text "
-            f"({tolerance}{option('check_text', 'off')} skips this check)",
+            f"({describe(text[s:e])}) in any offset unit; expected offsets into the text "
+            f"({check_text_hint(self.check)})",
             where=self.where, doc_id=doc_id, field=f"{at}.text",
         )
 
-    def _converted(self, text: str, start: int, end: int, unit: str, doc_id: str, at: str) -> tuple[int, int]:
-        s, e, ok = to_codepoints(text, [start], [end], unit)
+    def _converted(self, text: str, start: int, end: int, doc_id: str, at: str) -> tuple[int, int]:
+        """``[start, end)`` in the file's unit as code points; offsets that are not a span of the text are an error."""
+        s, e, ok = to_codepoints(text, [start], [end], self.unit)
         if not ok[0]:
             self._not_a_url(text, doc_id, at)
-            raise out_of_range(text, start, end, unit, self.where, doc_id, f"{at}.{'start' if start < 0 else 'end'}")
+            raise out_of_range(text, start, end, self.unit, self.where, doc_id, f"{at}.{'start' if start < 0 else 'end'}")
         return int(s[0]), int(e[0])
 
     def _not_a_url(self, text: str, doc_id: str, at: str, why: str = "the region does not fit it") -> None:
