@@ -117,41 +117,23 @@ class Document:
 # --- cells ---------------------------------------------------------------------------------------
 
 _UNESCAPE = {"t": "\t", "n": "\n", "r": "\r"}
+_ESCAPE = re.compile(r"\\(.)", re.S)
 
 
 def unescape(raw: str) -> str:
     """A value with its backslash escapes undone (``\\t`` a tab, ``\\n`` a line break, ``\\X`` X)."""
-    if "\\" not in raw:
-        return raw
-    out, i = [], 0
-    while i < len(raw):
-        ch = raw[i]
-        if ch == "\\" and i + 1 < len(raw):
-            nxt = raw[i + 1]
-            out.append(_UNESCAPE.get(nxt, nxt))
-            i += 2
-        else:
-            out.append(ch)
-            i += 1
-    return "".join(out)
+    return _ESCAPE.sub(lambda found: _UNESCAPE.get(found.group(1), found.group(1)), raw) if "\\" in raw else raw
 
 
 def split_unescaped(raw: str, sep: str) -> list[str]:
-    """``raw`` split at every ``sep`` not escaped by a backslash (escapes kept)."""
-    parts, current, i = [], [], 0
-    while i < len(raw):
-        ch = raw[i]
-        if ch == "\\" and i + 1 < len(raw):
-            current.append(raw[i: i + 2])
-            i += 2
-            continue
-        if ch == sep:
-            parts.append("".join(current))
-            current = []
+    """``raw`` split at every ``sep`` not escaped by a backslash (escapes kept): a piece that
+    ends in an odd number of backslashes escapes the ``sep`` after it."""
+    parts: list[str] = []
+    for piece in raw.split(sep):
+        if parts and (len(parts[-1]) - len(parts[-1].rstrip("\\"))) % 2:
+            parts[-1] += sep + piece
         else:
-            current.append(ch)
-        i += 1
-    parts.append("".join(current))
+            parts.append(piece)
     return parts
 
 
