@@ -207,17 +207,15 @@ def rater_files(path: Path, is_format, rater_of) -> list[tuple[Path, str]]:
     rater's (brat's layout)."""
     if path.is_file():
         return [(path, rater_of(path))]
-    files = [p for p in sorted(path.iterdir()) if p.is_file() and is_format(p)]
-    if files:
-        return [(p, rater_of(p)) for p in files]
-    return [(p, sub.name) for sub in sorted(d for d in path.iterdir() if d.is_dir())
-            for p in sorted(sub.iterdir()) if p.is_file() and is_format(p)]
+    return [(p, rater_of(p) if folder == path else folder.name) for p, folder in folder_files(path, is_format)]
 
 
-def folder_files(folder: Path) -> list[Path]:
-    """The files of a folder, or, when it holds none, the files of its sub-folders."""
-    files = [p for p in sorted(folder.iterdir()) if p.is_file()]
-    return files or [p for d in sorted(folder.iterdir()) if d.is_dir() for p in sorted(d.iterdir()) if p.is_file()]
+def folder_files(folder: Path, keep: Callable[[Path], bool] = bool) -> list[tuple[Path, Path]]:
+    """``(file, its folder)`` for the files of a folder that ``keep`` keeps, or, when it holds
+    none, for those of its sub-folders."""
+    entries = sorted(folder.iterdir())
+    files = [(p, folder) for p in entries if p.is_file() and keep(p)]
+    return files or [(p, d) for d in entries if d.is_dir() for p in sorted(d.iterdir()) if p.is_file() and keep(p)]
 
 
 def rater_files_sniffer(is_format) -> Callable[[Path, dict | None], bool]:
@@ -226,13 +224,9 @@ def rater_files_sniffer(is_format) -> Callable[[Path, dict | None], bool]:
     def sniff(path: Path, first: dict | None) -> bool:
         if not path.is_dir():
             return path.is_file() and is_format(path)
-        return any(is_format(p) for p in folder_files(path)[:20])
+        return any(is_format(p) for p, _ in folder_files(path)[:20])
 
     return sniff
-
-
-def check_layout(layout: str | None) -> str:
-    return one_of("layout", "auto" if layout is None else layout, LAYOUTS)
 
 
 def collect(paths: Sequence[Path], suffixes: tuple[str, ...]) -> list[tuple[Path, Path]]:
@@ -240,18 +234,10 @@ def collect(paths: Sequence[Path], suffixes: tuple[str, ...]) -> list[tuple[Path
     in a folder given, or in its sub-folders when it holds none itself (a project root)."""
     found: list[tuple[Path, Path]] = []
     for path in paths:
-        if not path.is_dir():
-            found.append((path, path.parent))
-            continue
-        direct = sorted(p for p in path.iterdir() if p.is_file() and p.name.lower().endswith(suffixes))
-        if direct:
-            found.extend((p, path) for p in direct)
-            continue
-        for sub in sorted(d for d in path.iterdir() if d.is_dir()):
-            found.extend((p, sub) for p in sorted(sub.iterdir())
-                         if p.is_file() and p.name.lower().endswith(suffixes))
-        if not found or all(f[1].parent != path for f in found):
+        inside = folder_files(path, lambda p: p.name.lower().endswith(suffixes)) if path.is_dir() else [(path, path.parent)]
+        if not inside:
             raise InputError(f"holds no {' or '.join(suffixes)} files, nor folders of them", where=Location(str(path)))
+        found.extend(inside)
     return found
 
 
@@ -303,7 +289,7 @@ def read_together(paths: Sequence[Path], builder, parse: Callable[[Path], Any], 
     """Read every file given (files, annotators' or documents' folders, or a root of them) together, the
     layer chosen once over all of them: each file with one of ``suffixes`` (and that ``keep`` keeps) is
     ``parse``\ d, :func:`place`\ d and added (:func:`add_documents`)."""
-    chosen_layout = check_layout(layout)
+    chosen_layout = one_of("layout", "auto" if layout is None else layout, LAYOUTS)
     found = [(path, folder) for path, folder in collect(paths, suffixes) if keep(path)]
     docs = {path: parse(path) for path, _ in found}
     placed = place(found, {p: d.text for p, d in docs.items()}, chosen_layout, suffixes, builder.exclusions.notes, tool)

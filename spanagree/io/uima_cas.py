@@ -246,7 +246,7 @@ def _is_cas(path: Path) -> bool:
 def looks_like(path: Path, first: dict | None) -> bool:
     """An ``.xmi`` file or CAS JSON file, or a folder of them (or of folders of them)."""
     if path.is_dir():
-        files = folder_files(path)
+        files = [p for p, _ in folder_files(path)]
         return any(_is_cas(p) for p in files) and not any(p.suffix.lower() == ".jsonl" for p in files)
     return path.is_file() and _is_cas(path)
 
