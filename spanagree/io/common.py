@@ -369,6 +369,11 @@ def _kind_name(kind: type | tuple[type, ...]) -> str:
     return " or ".join(names.get(k, k.__name__) for k in _as_tuple(kind))
 
 
+def span_objects(corpus, ann: int) -> list[dict]:
+    """The spans of annotation ``ann`` as the JSON-lines writers write them, ``{"start", "end", "label"}``."""
+    return [{"start": start, "end": end, "label": label} for start, end, label in corpus.annotation_spans(ann)]
+
+
 def labels_left_out(corpus, format_name: str) -> dict[str, int]:
     """The note for a writer whose format holds no document labels beside spans: how many
     (document, rater) annotations had labels that are not written; empty when none had any."""

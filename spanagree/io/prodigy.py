@@ -47,7 +47,7 @@ from ..errors import InputError, describe, option
 from ..core.model import SpanTuple
 from ..core.builder import CorpusBuilder
 from . import Format
-from .common import LineSource, choice, json_lines, labels_left_out, parse_labels, parse_tokens, require
+from .common import LineSource, choice, json_lines, labels_left_out, parse_labels, parse_tokens, require, span_objects
 from ..core.raw_spans import parse_spans
 from .offsets import check_unit, convert_spans, length, out_of_range, to_codepoints
 from ..core.files import atomic_write
@@ -362,25 +362,19 @@ def write_prodigy(corpus, path: Path) -> dict:
     import orjson
 
     doc_hash = input_hashes(corpus.doc_ids, "write another format")
-    lengths = (corpus.ann_ptr[1:] - corpus.ann_ptr[:-1]).tolist()
-    starts, ends, labels = corpus.span_start.tolist(), corpus.span_end.tolist(), corpus.span_label.tolist()
     with atomic_write(path, "wb") as out:
-        lo = 0
-        for doc, rater, n in zip(corpus.ann_doc.tolist(), corpus.ann_rater.tolist(), lengths):
+        for ann, (doc, rater) in enumerate(zip(corpus.ann_doc.tolist(), corpus.ann_rater.tolist())):
             text, tokens, name = corpus.texts[doc], corpus.doc_tokens[doc], corpus.raters[rater]
-            spans = []
-            for i in range(lo, lo + n):
-                span = {"start": starts[i], "end": ends[i], "label": corpus.labels[labels[i]]}
-                indices = token_indices(tokens, starts[i], ends[i]) if tokens is not None else None
+            spans = span_objects(corpus, ann)
+            for span in spans if tokens is not None else ():
+                indices = token_indices(tokens, span["start"], span["end"])
                 if indices is not None:
                     span["token_start"], span["token_end"] = indices
-                spans.append(span)
             record = {"text": text, "_input_hash": doc_hash[doc], "meta": {"doc_id": corpus.doc_ids[doc]}}
             if tokens is not None:
                 record["tokens"] = task_tokens(text, tokens)
             record.update({"spans": spans, "answer": "accept", "_annotator_id": name, "_session_id": name})
             out.write(orjson.dumps(record) + b"\n")
-            lo += n
     written = {"documents": len(set(corpus.ann_doc.tolist())), "annotations": corpus.n_annotations, "spans": corpus.n_spans}
     return {**written, **labels_left_out(corpus, "Prodigy")}
 
