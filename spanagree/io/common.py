@@ -347,16 +347,19 @@ def _token_offsets(raw: list, text_len: int) -> np.ndarray | None:
         ends = [token["end"] for token in raw]
     except (TypeError, KeyError, IndexError):
         return None
-    if not raw:
-        return np.empty((0, 2), dtype=np.int64)
-    if set(map(type, starts)) != {int} or set(map(type, ends)) != {int}:
+    if not set(map(type, starts)) | set(map(type, ends)) <= {int}:
         return None
-    # 0 <= start <= end <= next start ... <= text length (map over C comparisons: no array per check)
-    if starts[0] < 0 or ends[-1] > text_len or not all(map(le, starts, ends)) or not all(map(le, ends, starts[1:])):
+    return ordered_offsets(starts, ends, text_len)
+
+
+def ordered_offsets(starts: list[int], ends: list[int], text_len: int) -> np.ndarray | None:
+    """The (n, 2) array of integer offsets ``0 <= start <= end <= next start ... <= text_len``
+    (checked with map over C comparisons: no array per check), or None when they are not so."""
+    if starts and (starts[0] < 0 or ends[-1] > text_len or not all(map(le, starts, ends))
+                   or not all(map(le, ends, starts[1:]))):
         return None
-    offsets = np.empty((len(raw), 2), dtype=np.int64)  # every value is within 0..text_len: fits
-    offsets[:, 0] = starts
-    offsets[:, 1] = ends
+    offsets = np.empty((len(starts), 2), dtype=np.int64)  # every value is within 0..text_len: fits
+    offsets[:, 0], offsets[:, 1] = starts, ends
     return offsets
 
 
