@@ -4,22 +4,10 @@ which span layer and feature hold the label, and who the rater of a file is.
 A *layer* is a UIMA annotation type (``de.tudarmstadt.ukp.dkpro.core.api.ner.type.NamedEntity``,
 ``webanno.custom.Span``) and its *features* are the type's own primitive features (``value``,
 ``identifier``). A span is an annotation of the chosen layer; its label is the chosen feature's
-value.
-
-Choosing (``layer=``, ``feature=``; both name a layer by its full type name or by its last part):
-
-- without ``layer``, among the layers with at least one annotation in the files read (or, when
-  none has any, among those declared): the one custom layer (``webanno.custom.*`` or
-  ``custom.*``, INCEpTION's user-defined layers), else the named-entity layer when there is no
-  custom layer; otherwise the choice is the user's, and the error lists the layers there are;
-- ``layer="A,B"`` reads several layers; the labels then carry the layer's short name
-  (``Span:PER``) so that the layers' labels stay apart;
-- without ``feature``: ``value`` when the layer has it, else its only feature, else the layer has
-  no feature and every annotation is labelled with the layer's short name;
-- an annotation whose feature is unset (INCEpTION writes ``*``) is labelled with the layer's short
-  name, and counted in a note.
-
-The output says which layer and feature were read and why (a note).
+value. How ``layer=`` and ``feature=`` choose them (by default the one custom layer, else the
+named-entity layer; ``value``, else the layer's only feature), and how a folder's files are placed
+(``layout=``): docs/formats.md, "INCEpTION, WebAnno and UIMA CAS". The output says which layer and
+feature were read and why (a note).
 """
 from __future__ import annotations
 

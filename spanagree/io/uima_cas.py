@@ -2,20 +2,12 @@
 system inside), the formats INCEpTION recommends for export; read through dkpro-cassis (the
 ``inception`` extra: ``pip install 'spanagree[inception]'``).
 
-- rater and document: see :func:`spanagree.io.layers.place` (``layout=``): a folder per annotator
-  (``ann1/doc.xmi``), or a folder per document with a file per annotator named after them;
-- text: the CAS's document text (its initial view), as it is; cassis gives offsets in code points
-  (the files count UTF-16 code units, as Java does, and cassis converts them);
-- the type system of an XMI file: ``typesystem=`` (one file, or several merged, comma-separated),
-  else ``TypeSystem.xml`` (any case) beside it, or the only ``.xml`` file there that is a type
-  system; without one the file cannot be read (an error says so). A CAS JSON file carries its own
-  (``%TYPES``);
-- spans: the annotations of the span layer chosen by ``layer=`` and ``feature=``, labelled with the
-  feature's value (see :mod:`spanagree.io.layers`); the span layers considered are the annotation
-  types with annotations, less the document's metadata and the relation layers;
-- relation layers (a ``Governor`` and a ``Dependent`` feature) are read and counted in a note, not
-  scored; annotations of zero width are excluded and counted; offsets outside the text are an error
-  naming the file, the document and the layer.
+How it is read (docs/formats.md, "UIMA CAS XMI and CAS JSON"): raters and documents as the layout
+says (:func:`spanagree.io.layers.place`); the text is the CAS's document text (its initial view) as
+it is, and cassis gives offsets in code points (it converts the files' UTF-16 code units); an XMI
+file's type system is :func:`given_typesystem` or :func:`find_typesystem`'s; the span layers are the
+annotation types with annotations, less the document's metadata and the relation layers (a
+``Governor`` and a ``Dependent`` feature), which are counted in a note.
 """
 from __future__ import annotations
 

@@ -12,22 +12,13 @@ stacked with others (``ORG[7]|PER[8]``). Rows ``SENT-TOKEN.K`` are parts of a to
 that begins or ends inside it). ``\\``, ``[``, ``]``, ``|``, ``_``, ``*``, ``;``, ``->``, tab and
 line breaks in values are escaped with a backslash.
 
-How it is read:
-
-- rater and document: see :func:`spanagree.io.layers.place` (``layout=``): a folder per annotator
-  (``ann1/doc.tsv``), or a folder per document with a file per annotator named after them
-  (``doc/ann1.tsv``, the layout of INCEpTION's export);
-- text: the file holds the sentences, not the text between them. Each sentence is put at its first
-  token's offset, and what lies between sentences is filled with spaces, so every offset indexes
-  the same characters as in the tool; every token is checked against it (a token that is not the
-  text at its offsets is an error naming the line). Offsets are converted to code points;
-- spans: the annotations of the span layer chosen by ``layer=`` and ``feature=`` (see
-  :mod:`spanagree.io.layers`; by default the one custom layer or the named-entity layer), each
-  from its first to its last row; a stacked annotation is a span of its own;
-- excluded and counted: annotations of zero width (``0-0``, on an empty sub-token row: no text to
-  agree on); counted in notes, not scored: relations (``#T_RL``: governor and dependent), chain
-  links (``#T_CH``), slot links (``ROLE_`` features), and the span layers not read;
-- WebAnno TSV 2 (a first line `` # de.tudarmstadt...``, no offsets) is refused, naming the version.
+How it is read (docs/formats.md, "WebAnno TSV 3.x"): raters and documents as the layout says
+(:func:`spanagree.io.layers.place`); the text rebuilt from the sentences, each put at its first
+token's offset and the gaps filled with spaces, so that every offset indexes the same characters as
+in the tool, every token checked against it; spans of the layer and feature chosen
+(:mod:`spanagree.io.layers`), each from its first to its last row, a stacked annotation a span of
+its own; zero-width annotations excluded, relations, chain links and slot links counted in notes;
+WebAnno TSV 2 (a first line `` # de.tudarmstadt...``, no offsets) refused, naming the version.
 """
 from __future__ import annotations
 
