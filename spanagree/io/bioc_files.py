@@ -36,7 +36,7 @@ def load(path: Path) -> Any:
     bioc = need(EXTRA, "reading BioC needs the bioc package", "bioc", "bioc.biocjson", "bioc.biocxml")
     try:
         with open(path, encoding="utf-8") as handle:
-            if _is_json(path):
+            if (peek(path, 2048) or "").lstrip("\ufeff \t\r\n").startswith("{"):
                 return bioc.biocjson.load(handle)
             return bioc.biocxml.load(handle)
     except Exception as err:  # lxml's XMLSyntaxError, json's errors, KeyError for a missing field ...
@@ -163,11 +163,6 @@ def _read_file(path: Path, rater: str, builder: CorpusBuilder, layer, feature, d
             builder.add(doc_id, doc_id, text, name, spans, where)
     if not collection.documents:
         notes[f"BioC collection with no document: {path.name}"] += 1
-
-
-def _is_json(path: Path) -> bool:
-    head = (peek(path, 2048) or "").lstrip("\ufeff \t\r\n")
-    return head.startswith("{")
 
 
 def _is_bioc(path: Path) -> bool:

@@ -168,12 +168,11 @@ class _Reader:
             )
         texts = self._texts(data, f"{at}.data", task.get("id"), skip=())
         documents = {name: (*self._document(task, text, at, name, len(texts) > 1), text) for name, text in texts.items()}
-        predictions = task.get("predictions")
-        if isinstance(predictions, list) and predictions:
-            self.builder.exclude("Label Studio prediction (a model's, not a rater's)", n_annotations=len(predictions))
-        drafts = task.get("drafts")
-        if isinstance(drafts, list) and drafts:
-            self.builder.exclude("Label Studio draft (saved, not submitted)", n_annotations=len(drafts))
+        for key, reason in (("predictions", "prediction (a model's, not a rater's)"),
+                            ("drafts", "draft (saved, not submitted)")):
+            held = task.get(key)
+            if isinstance(held, list) and held:
+                self.builder.exclude(f"Label Studio {reason}", n_annotations=len(held))
         field = "annotations" if "annotations" in task else "completions"
         annotations = task.get(field, [])
         if type(annotations) is not list:
