@@ -75,3 +75,13 @@ def peek(path: Path, size: int = 8192) -> str | None:
     except OSError:
         return None
     return head.decode("utf-8", errors="replace").lstrip("\ufeff")
+
+
+def head_lines(path: Path, not_suffixes: tuple[str, ...]) -> list[str]:
+    """The non-blank lines among the first 50 of a file (the last one peeked left out: it may be
+    cut off), for detecting the formats of a few columns per line; none for a file with one of
+    ``not_suffixes`` or that is not a readable file."""
+    head = None if path.suffix.lower() in not_suffixes else peek(path)
+    if not head:
+        return []
+    return [line for line in (head.splitlines()[:-1] or head.splitlines())[:50] if line.split()]

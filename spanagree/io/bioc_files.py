@@ -1,25 +1,11 @@
 """BioC, XML and JSON (Comeau et al. 2013, "BioC: a minimalist approach to interoperability for
 biomedical text processing", Database bat064): the collections of BioCreative, n2c2 and PubTator
 Central. Parsed with the ``bioc`` package (bionlplab, MIT; the ``bioc`` extra), which reads both
-encodings into one data model; spanagree only maps that model to spans.
-
-- rater: an annotation's ``annotator`` infon when the collection has them (several annotators in
-  one file: every annotator named in a file is taken to have read each of its documents, so a
-  document where one has no annotation is one where they marked nothing, noted); otherwise the
-  layout, as people keep it: a file is one annotator's collection named after them (``alice.xml``,
-  given on its own or in a folder of such files, as doccano's export), and in a folder of folders
-  each folder is one annotator's (brat's layout; its files are all theirs);
-- document: the document's ``id``; its text is its passages (and their sentences) put at their
-  offsets, what lies between them filled with spaces (offsets are the document's);
-- spans: every annotation of a passage, a sentence or the document, at its locations (offset and
-  length, in code points: the annotation's ``text`` is checked against the document's text there,
-  and offsets that fit only counted in UTF-16 code units, as Java tools count, are converted and
-  counted); an annotation of several locations is one discontinuous entity, scored as its covering
-  span (``discontinuous="fragments"``: each location a span), as for brat;
-- label: the ``type`` infon (``feature=`` names another infon, e.g. INCEpTION's BioC keeps the layer
-  in ``type`` and the value in ``label``); ``layer=`` reads only the annotations whose ``type`` is
-  one of these; an annotation without the infon is an error that lists the infons there are;
-- relations are read and counted in a note, not scored.
+encodings into one data model; spanagree only maps that model to spans, as docs/formats.md ("BioC
+XML and JSON") says: a document's text is its passages (and their sentences) at their offsets, the
+gaps filled with spaces; a span is an annotation at its locations (one discontinuous entity when
+there are several, as for brat), labelled by its ``type`` infon (``feature=``); the rater is an
+``annotator`` infon, else the layout (:func:`spanagree.io.layers.rater_files`); relations are counted.
 """
 from __future__ import annotations
 
@@ -50,7 +36,7 @@ def load(path: Path) -> Any:
     bioc = need(EXTRA, "reading BioC needs the bioc package", "bioc", "bioc.biocjson", "bioc.biocxml")
     try:
         with open(path, encoding="utf-8") as handle:
-            if _is_json(path):
+            if (peek(path, 2048) or "").lstrip("\ufeff \t\r\n").startswith("{"):
                 return bioc.biocjson.load(handle)
             return bioc.biocxml.load(handle)
     except Exception as err:  # lxml's XMLSyntaxError, json's errors, KeyError for a missing field ...
@@ -177,11 +163,6 @@ def _read_file(path: Path, rater: str, builder: CorpusBuilder, layer, feature, d
             builder.add(doc_id, doc_id, text, name, spans, where)
     if not collection.documents:
         notes[f"BioC collection with no document: {path.name}"] += 1
-
-
-def _is_json(path: Path) -> bool:
-    head = (peek(path, 2048) or "").lstrip("\ufeff \t\r\n")
-    return head.startswith("{")
 
 
 def _is_bioc(path: Path) -> bool:

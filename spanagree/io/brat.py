@@ -1,54 +1,34 @@
 """brat standoff: one directory per annotator, holding ``NAME.txt`` and ``NAME.ann`` pairs.
 
-- rater: the directory's name (``spanagree score ann1/ ann2/`` compares two annotators); a single
-  ``NAME.ann`` file may also be given, and its directory names the rater. A project root whose
-  sub-directories hold ``.ann`` files (one folder per annotator) may be given as one path: each
-  sub-directory is a rater;
+- rater: the directory's name (a single ``NAME.ann`` file may also be given, and its directory
+  names the rater); a project root whose sub-directories hold ``.ann`` files is one corpus, each
+  sub-directory a rater. Only the files directly in a directory are read;
 - document: ``NAME``, with the text of ``NAME.txt`` read as UTF-8 with its line breaks kept, so
   that brat's character offsets index it exactly;
-- spans: the text-bound annotations ``T1<TAB>TYPE START END<TAB>covered text``. A discontinuous
-  annotation (``TYPE 0 5;16 23``, "North ... America") is one entity; by default
-  (``discontinuous="covering"``) it is scored as the span that covers all its fragments, so it
-  matches another rater's discontinuous entity with the same extent, and never a lone fragment;
-  ``discontinuous="fragments"`` scores each fragment as a span of its own (the older reading, under
-  which "North" and "America" marked apart agree with "North ... America"). Either way the
-  number of such entities is noted in the output. (A match that compares every fragment needs
-  spans with gaps, which the aligner does not have; the covering span is exact on the outer
-  extent only, and the covering spans on which raters agree while their fragments differ are
-  counted in a note: all annotators' directories are read together for this);
-- the covered text is checked against the document's text at those offsets (brat joins the
-  fragments' texts with a space): ``check_text="whitespace"`` (default) compares with runs of
-  white space made one space, ``"exact"`` as they are, ``"off"`` not at all. A ``.txt`` whose
-  line breaks became CRLF after the annotation (a git checkout on Windows) is recognised: when
-  the covered texts match only with LF line breaks, the text is read with LF and this is counted;
-- relations, events, attributes, normalizations and equivalences are read into the corpus's
-  structure (:func:`read_structure`, docs/formats.md): ``R1<TAB>TYPE Arg1:T1 Arg2:T2`` a relation
-  from ``Arg1`` to ``Arg2`` (symmetric when the project's ``annotation.conf`` declares the type
-  ``symmetric``); ``E1<TAB>TYPE:T3 ROLE:T4 ...`` an event, read as relations from its trigger to
-  each argument labelled by role (a numbered role, ``Theme2``, is its role ``Theme``; an argument
-  that is an event stands for its trigger); the trigger is not an entity, so it is not scored as a
-  span (counted) but relations can align it; ``A1<TAB>NAME T1 [VALUE]`` (and the older ``M``) an
-  attribute, binary (true) without a value, on an entity or on an event's trigger;
-  ``N1<TAB>Reference T1 RESOURCE:ID`` the attribute ``norm:RESOURCE`` with value ``ID``;
-  ``*<TAB>Equiv T1 T2 ...`` an equivalence set: sets sharing a member are merged, and every two
-  members of a set are a symmetric relation (so the pairs do not depend on how the set was
-  listed). Notes (``#``) are ignored and counted;
+- spans: the text-bound annotations ``T1<TAB>TYPE START END<TAB>covered text``, the covered text
+  checked against the document's text (``check_text=``; brat joins a discontinuous entity's
+  fragments with a space). A discontinuous annotation (``TYPE 0 5;16 23``) is one entity, scored
+  as its covering span or as its fragments (``discontinuous=``); all annotators' directories are
+  read together, to count the covering spans on which raters agree while their fragments differ;
+- relations (``R``), events (``E``), attributes (``A``, ``M``), normalizations (``N``) and
+  equivalence sets (``*``) are read into the corpus's structure (:func:`read_structure`); notes
+  (``#``) are ignored and counted;
 - a ``NAME.txt`` without its ``NAME.ann`` is a document the rater did not submit (counted); a
   ``NAME.ann`` without its ``NAME.txt`` is an error, since its offsets cannot be checked.
 
-Only the files directly in the directory are read (not subdirectories).
+The options, CRLF line breaks, and how events, attributes and equivalences become relations:
+docs/formats.md, "brat" and "Relations, events and attributes".
 """
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
-from ..errors import InputError, Location, describe, option
+from ..errors import InputError, Location, describe
 from ..core.model import SpanTuple
 from ..core.builder import CorpusBuilder
 from . import Format
 from ._text import read_text, text_lines
-from .common import choice, text_check
+from .common import check_text_hint, choice, same_text, text_check
 
 IGNORED = {
     "R": "relation",
@@ -63,8 +43,6 @@ IGNORED = {
 
 #: ``discontinuous=`` values.
 DISCONTINUOUS = ("covering", "fragments")
-
-_SPACES = re.compile(r"\s+")
 
 
 def read_brat_paths(
@@ -444,14 +422,11 @@ def _text_bound(line: str, text: str, where: Location, doc_id: str, check: str):
         fragments.append((start, end))
     if check != "off" and len(fields) == 3:
         covered = " ".join(text[s:e] for s, e in fragments)
-        if fields[2] != covered and not (
-            check == "whitespace" and _SPACES.sub(" ", fields[2]) == _SPACES.sub(" ", covered)
-        ):
-            tolerance = f"{option('check_text', 'whitespace')} compares with white space collapsed; " if check == "exact" else ""
+        if not same_text(fields[2], covered, check):
             raise InputError(
                 f"the annotation's text {describe(fields[2])} is not the document's text at these offsets "
                 f"({describe(covered)}); expected offsets into the .txt read as UTF-8 with its line breaks "
-                f"kept ({tolerance}{option('check_text', 'off')} skips this check)",
+                f"kept ({check_text_hint(check)})",
                 where=where, doc_id=doc_id, field="text",
             )
     return fields[0], label, fragments

@@ -176,6 +176,22 @@ def text_check(value: bool | str) -> str:
     return choice("check_text", value, TEXT_CHECKS)
 
 
+_SPACES = re.compile(r"\s+")
+
+
+def same_text(given: str, found: str, check: str) -> bool:
+    """A region's ``given`` text is the ``found`` text at its offsets: as it is, or, with
+    ``check="whitespace"``, once every run of white space in both is made one space (as the
+    tools' front ends show a region's text)."""
+    return given == found or check == "whitespace" and _SPACES.sub(" ", given) == _SPACES.sub(" ", found)
+
+
+def check_text_hint(check: str) -> str:
+    """What the error for a region's text that is not the text at its offsets says of ``check_text``."""
+    relax = f"{spell_option('check_text', 'whitespace')} compares with white space collapsed; " if check == "exact" else ""
+    return f"{relax}{spell_option('check_text', 'off')} skips this check"
+
+
 def empty_file(path: Path) -> bool:
     """True for a regular file holding nothing but white space (a tool's export of nothing:
     doccano writes one newline for a member with no confirmed example)."""
@@ -331,16 +347,19 @@ def _token_offsets(raw: list, text_len: int) -> np.ndarray | None:
         ends = [token["end"] for token in raw]
     except (TypeError, KeyError, IndexError):
         return None
-    if not raw:
-        return np.empty((0, 2), dtype=np.int64)
-    if set(map(type, starts)) != {int} or set(map(type, ends)) != {int}:
+    if not set(map(type, starts)) | set(map(type, ends)) <= {int}:
         return None
-    # 0 <= start <= end <= next start ... <= text length (map over C comparisons: no array per check)
-    if starts[0] < 0 or ends[-1] > text_len or not all(map(le, starts, ends)) or not all(map(le, ends, starts[1:])):
+    return ordered_offsets(starts, ends, text_len)
+
+
+def ordered_offsets(starts: list[int], ends: list[int], text_len: int) -> np.ndarray | None:
+    """The (n, 2) array of integer offsets ``0 <= start <= end <= next start ... <= text_len``
+    (checked with map over C comparisons: no array per check), or None when they are not so."""
+    if starts and (starts[0] < 0 or ends[-1] > text_len or not all(map(le, starts, ends))
+                   or not all(map(le, ends, starts[1:]))):
         return None
-    offsets = np.empty((len(raw), 2), dtype=np.int64)  # every value is within 0..text_len: fits
-    offsets[:, 0] = starts
-    offsets[:, 1] = ends
+    offsets = np.empty((len(starts), 2), dtype=np.int64)  # every value is within 0..text_len: fits
+    offsets[:, 0], offsets[:, 1] = starts, ends
     return offsets
 
 
@@ -351,6 +370,11 @@ def _as_tuple(kind: type | tuple[type, ...]) -> tuple[type, ...]:
 def _kind_name(kind: type | tuple[type, ...]) -> str:
     names = {str: "a string", int: "an integer", list: "a list", dict: "an object", float: "a number"}
     return " or ".join(names.get(k, k.__name__) for k in _as_tuple(kind))
+
+
+def span_objects(corpus, ann: int) -> list[dict]:
+    """The spans of annotation ``ann`` as the JSON-lines writers write them, ``{"start", "end", "label"}``."""
+    return [{"start": start, "end": end, "label": label} for start, end, label in corpus.annotation_spans(ann)]
 
 
 def labels_left_out(corpus, format_name: str) -> dict[str, int]:

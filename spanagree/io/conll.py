@@ -51,7 +51,7 @@ from ..errors import InputError, Location, UsageError, describe, option
 from ..core.model import SpanTuple
 from ..core.builder import CorpusBuilder
 from . import Format
-from ._text import numbered_lines, peek
+from ._text import head_lines, numbered_lines
 
 SCHEMES = ("IOB1", "IOB2", "IOE1", "IOE2", "IOBES", "BILOU")
 REPAIRS = ("begin", "drop", "error")
@@ -355,17 +355,20 @@ def _next(tags: list[str], i: int) -> str:
 def _split_tag(tag: str, where: Location, field: str) -> tuple[str | None, str | None]:
     """``("B", "PER")`` for ``B-PER`` (and for ``PER-B``, the suffix style that seqeval reads with
     ``suffix=True``); ``(None, None)`` for ``O``."""
+    if not _is_tag(tag):
+        raise InputError(
+            f"got {tag!r}; expected O or a prefixed tag such as B-PER (prefixes B, I, E, S, L, U), or a "
+            "suffixed one such as PER-B",
+            where=where, field=field,
+        )
     if tag == "O":
         return None, None
-    if len(tag) > 2 and tag[1] == "-" and tag[0] in FAMILY:
-        return tag[0], tag[2:]
-    if len(tag) > 2 and tag[-2] == "-" and tag[-1] in FAMILY:
-        return tag[-1], tag[:-2]
-    raise InputError(
-        f"got {tag!r}; expected O or a prefixed tag such as B-PER (prefixes B, I, E, S, L, U), or a "
-        "suffixed one such as PER-B",
-        where=where, field=field,
-    )
+    return (tag[0], tag[2:]) if tag[1] == "-" and tag[0] in FAMILY else (tag[-1], tag[:-2])
+
+
+def _is_tag(tag: str) -> bool:
+    """``O``, or a tag with a prefix (``B-PER``) or a suffix (``PER-B``) of the IOB family."""
+    return tag == "O" or len(tag) > 2 and (tag[1] == "-" and tag[0] in FAMILY or tag[-2] == "-" and tag[-1] in FAMILY)
 
 
 def _prefixed(tag: str) -> str:
@@ -458,24 +461,9 @@ def looks_like(path: Path, first: dict | None) -> bool:
     """A CoNLL suffix, or a file whose first lines are all token-tag lines."""
     if path.suffix.lower() in SUFFIXES:
         return True
-    if path.suffix.lower() in (".jsonl", ".json", ".ann", ".qrels"):
-        return False
-    head = peek(path)
-    if not head:
-        return False
-    lines = head.splitlines()[:-1] or head.splitlines()  # the last line may be cut off
-    tagged = 0
-    for line in lines[:50]:
-        parts = line.split()
-        if not parts or parts[0].upper() == DOCSTART:
-            continue
-        tag = parts[-1]
-        if len(parts) < 2 or not (
-            tag == "O" or len(tag) > 2 and (tag[1] == "-" and tag[0] in FAMILY or tag[-2] == "-" and tag[-1] in FAMILY)
-        ):
-            return False
-        tagged += 1
-    return tagged > 0
+    rows = [parts for parts in map(str.split, head_lines(path, (".jsonl", ".json", ".ann", ".qrels")))
+            if parts[0].upper() != DOCSTART]
+    return bool(rows) and all(len(parts) >= 2 and _is_tag(parts[-1]) for parts in rows)
 
 
 FORMAT = Format(

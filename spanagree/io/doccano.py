@@ -6,33 +6,20 @@ export; ``labels`` is read alike), or ``{"id": 7, "text": "...", "entities": [{"
 relations). Either list may hold ``[start, end, label]`` triples or ``{start_offset, end_offset,
 label}`` objects.
 
-- rater: the file's stem (doccano's export of a project without collaborative annotation writes
-  one file per member, ``USERNAME.jsonl``). Every other field of the record is data that was
-  imported with the example (doccano copies it into the export), so a ``user`` or ``annotator``
-  column is *not* the rater unless ``rater_field=`` names it;
+- rater: the file's stem (doccano writes ``USERNAME.jsonl`` per member; the other fields are data
+  imported with the example, so a ``user`` column is the rater only with ``rater_field=``);
 - document: ``id`` (the same example has the same id in every member's file), else the text;
-- an example with no span: doccano's "all examples" export lists every example in every member's
-  file, with an empty list for the examples a member never labelled, so an empty list cannot tell
-  "looked and marked nothing" from "never looked". It is read as not annotated (counted, with a
-  note naming the option); ``empty="nothing"`` reads it as a member who marked nothing (right for
-  the "confirmed only" export, where every listed example was confirmed by the member);
-- an empty file (the "confirmed only" export of a member who confirmed nothing is one byte) is a
-  member with no annotation (counted in the notes, by :func:`spanagree.io.read`);
-- offsets: doccano's annotator counts in JavaScript string indices, UTF-16 code units, or in
-  grapheme clusters when the project counts "grapheme clusters as one character" (CRLF and an
-  emoji sequence then count one). The export does not say which, so the unit is decided per file
-  from where the spans' ends fall in the texts where the units differ
-  (:mod:`spanagree.io.offset_evidence`), said in a note, and a file whose evidence is mixed is
-  refused naming ``offsets=``, which names the unit. Where no span's place depends on the unit
-  there is nothing to decide. Offsets are converted to code points once, per document;
-- relations (``{"id", "from_id", "to_id", "type"}``, between the ``entities`` by their ``id``)
-  are read into the corpus's structure (:func:`read_relations`, docs/structure.md): ``from_id``
-  is the head, ``to_id`` the child, ``type`` the label; a relation of an example read as not
-  annotated is counted, one whose ``from_id`` or ``to_id`` names no entity of its example is an
-  error naming the line and field.
+- an example with no span is read as not annotated, or as marked nothing (``empty=``); an empty
+  file is a member with no annotation (counted, by :func:`spanagree.io.read`);
+- offsets: UTF-16 code units or grapheme clusters, the export does not say which, so the unit is
+  decided per file from where the spans' ends fall (:mod:`spanagree.io.offset_evidence`) unless
+  ``offsets=`` names it; offsets are converted to code points once, per document;
+- relations (``{"id", "from_id", "to_id", "type"}``, between the ``entities`` by their ``id``) are
+  read into the corpus's structure (:func:`read_relations`, docs/structure.md).
 
 Document-classification projects (``"label": ["positive", ...]``, a list of label names) give
 the member's document labels (a choice among every label), read with the same ``empty`` rule.
+The options: docs/formats.md, "Offset units" and "Missing is not empty".
 
 Not read: the exports whose ``annotations`` hold label ids per user (``{"label": 7,
 "start_offset", "end_offset", "user"}``).

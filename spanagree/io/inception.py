@@ -8,23 +8,11 @@ document, in the secondary format chosen at export: WebAnno TSV 3.x, UIMA CAS XM
 ``annotation_ser/``, ``curation_ser/`` (the same as Java-serialised CAS, which only UIMA Java
 reads).
 
-- raters: each annotator of ``annotation/`` (named as in INCEpTION), and the curation as the rater
-  ``curation`` (:data:`CURATION`), the gold standard (``--reference curation`` scores everyone
-  against it);
-- documents: the export's document names (``example_sentence.txt``);
-- states (``exportedproject*.json``): an annotator's document is ``NEW`` (never opened),
-  ``IN_PROGRESS``, ``FINISHED`` or ``IGNORE`` (locked by the manager); the curated document is in
-  progress or finished (the source document's ``CURATION_IN_PROGRESS``, ``CURATION_FINISHED``).
-  By default (``states="FINISHED"``) only finished documents are read, and a finished document
-  with nothing marked is a rater who marked nothing there; ``NEW`` and ``IGNORE`` documents, and
-  those in progress, are excluded as not submitted, each state counted (an annotator who never
-  opened a document is not an annotator who marked nothing). ``states="FINISHED,IN_PROGRESS"``
-  reads unfinished work too. A document with no state in the metadata is read (noted);
-- the span layer and feature: as for WebAnno TSV and UIMA CAS (``layer=``, ``feature=``);
-- a CAS whose ``DocumentMetaData`` names another document than its folder is an error naming both.
-
-An export whose annotations exist only as ``.ser`` files (the default before a secondary format was
-chosen) cannot be read here: the error says so and how to export again.
+The raters are the annotators of ``annotation/`` (named as in INCEpTION) and the curation, the
+rater ``curation`` (:data:`CURATION`); the documents are the export's document names. What each
+document state of ``exportedproject*.json`` becomes (``states=``, by default only ``FINISHED``
+documents are read: :data:`BECOMES`), and the errors for a CAS of another document or an export of
+``.ser`` files only: docs/formats.md, "INCEpTION project export".
 """
 from __future__ import annotations
 
@@ -37,7 +25,7 @@ from pathlib import Path
 from ..errors import InputError, Location, UsageError
 from ..core.builder import CorpusBuilder
 from . import Format, uima_cas, webanno_tsv
-from .layers import INITIAL_CAS, Placed
+from .layers import INITIAL_CAS, Placed, add_documents
 
 #: The rater name of the curated documents.
 CURATION = "curation"
@@ -178,9 +166,9 @@ def _read_root(root: Path, shown: str, scratch: Path, builder: CorpusBuilder, la
             notes[f"INCEpTION export: {'curated document' if rater == CURATION else 'annotation'} {state}, read"] += 1
         (tsv_items if file.suffix.lower() == ".tsv" else cas_items).append((Placed(named, rater, doc_id), parsed))
     if tsv_items:
-        webanno_tsv.add_documents(tsv_items, builder, layer, feature, tool="INCEpTION export (WebAnno TSV)")
+        add_documents(tsv_items, builder, layer, feature, "INCEpTION export (WebAnno TSV)")
     if cas_items:
-        uima_cas.add_documents(cas_items, builder, layer, feature, tool="INCEpTION export (UIMA CAS)")
+        add_documents(cas_items, builder, layer, feature, "INCEpTION export (UIMA CAS)")
 
 
 def _unpack(item: Path, root: Path, scratch: Path, display: dict[str, str]) -> list[tuple[Path, str]]:

@@ -26,7 +26,7 @@ import orjson
 from ..errors import InputError, Location
 from ..core.builder import CorpusBuilder
 from . import Format
-from .common import Blocks, FileBlocks, LineSource, doc_id_of, parse_labels, parse_tokens, require
+from .common import Blocks, FileBlocks, LineSource, doc_id_of, parse_labels, parse_tokens, require, span_objects
 from .typed_lines import add_common_lines
 from ..core.raw_spans import parse_spans
 from ..core.structure import KINDS
@@ -216,8 +216,6 @@ def write_spanagree(corpus, path: Path) -> dict:
     Returns what was written: ``{"documents", "annotations", "spans"}`` (and ``"document_labels"``,
     the (document, rater) pairs with labels, when there are any).
     """
-    lengths = (corpus.ann_ptr[1:] - corpus.ann_ptr[:-1]).tolist()
-    starts, ends, labels = corpus.span_start.tolist(), corpus.span_end.tolist(), corpus.span_label.tolist()
     given: dict[tuple[int, int], list[str]] = {}
     for doc, rater, label, value in zip(
         corpus.dl_doc.tolist(), corpus.dl_rater.tolist(), corpus.dl_label.tolist(), corpus.dl_value.tolist()
@@ -225,11 +223,7 @@ def write_spanagree(corpus, path: Path) -> dict:
         names = given.setdefault((doc, rater), [])
         if value:
             names.append(corpus.doc_label_names[label])
-    spans_at = {}
-    lo = 0
-    for doc, rater, n in zip(corpus.ann_doc.tolist(), corpus.ann_rater.tolist(), lengths):
-        spans_at[doc, rater] = (lo, n)
-        lo += n
+    spans_at = {pair: ann for ann, pair in enumerate(zip(corpus.ann_doc.tolist(), corpus.ann_rater.tolist()))}
     structure = _structure_by_annotation(corpus)
     documents = set()
     with atomic_write(path, "wb") as out:
@@ -239,10 +233,7 @@ def write_spanagree(corpus, path: Path) -> dict:
             if (doc, rater) in given:
                 record["labels"] = given[doc, rater]
             if (doc, rater) in spans_at:
-                lo, n = spans_at[doc, rater]
-                record["spans"] = [
-                    {"start": starts[i], "end": ends[i], "label": corpus.labels[labels[i]]} for i in range(lo, lo + n)
-                ]
+                record["spans"] = span_objects(corpus, spans_at[doc, rater])
                 tokens = corpus.doc_tokens[doc]
                 if tokens is not None:
                     record["tokens"] = [{"start": s, "end": e} for s, e in tokens.tolist()]

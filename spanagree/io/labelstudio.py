@@ -5,51 +5,27 @@ JSON export: ``[{"id", "data": {"text", ...}, "annotations": [{"id", "completed_
 "text", "labels": [...]}}]}]}]``
 
 - document: the task's ``id`` (else the text itself); text: the data field the regions'
-  ``to_name`` stands for (:mod:`spanagree.io.labelstudio_targets`: through the labeling config
-  given with ``labelstudio_config=``, else inferred from the regions' texts), else
-  ``data.text``, else the only string in ``data``; ``text_field=`` names the field to read. A task
-  with several texts (``$title`` and ``$body``) gives one document per text, ``ID:FIELD``, and
-  each region goes to the text its ``to_name`` stands for;
-- a text given by URL (a project whose ``<Text>`` has ``valueType="url"``): the export holds the
-  URL, not the text. The texts are read from ``labelstudio_texts=`` when given; else such a
-  project is refused with the reason (said by the labeling config, or seen as a region that does
-  not fit the URL or carries no text to check; a text that is a URL and whose regions fit it is
-  read as it is);
-- rater: ``completed_by`` (a user id, or ``{"email"}``/``{"id"}`` in some versions);
-- a cancelled annotation (``was_cancelled: true``, "skipped" in the interface) means the rater
-  did not submit the task: excluded and counted, with its regions;
-- two annotations of one task by the same rater: the latest (by ``updated_at``, then
-  ``created_at``, then ``id``) is kept and the others are counted as excluded;
-  ``duplicates="error"`` refuses instead;
+  ``to_name`` stands for (:mod:`spanagree.io.labelstudio_targets`), else ``data.text``, else the
+  only string in ``data`` (``text_field=`` names it); a task with several texts gives one document
+  per text, ``ID:FIELD``. The texts of a ``valueType="url"`` project: ``labelstudio_texts=``;
+- rater: ``completed_by`` (a user id, or ``{"email"}``/``{"id"}`` in some versions); a rater's
+  latest annotation of a task is kept (``duplicates=``);
 - ``labels`` results are spans, one per label of the region; ``choices`` results are the rater's
-  document labels (text classification: a choice among every label; in a file without any
-  region, the annotations are read for their labels only); every other result type
-  (``textarea``, ``hypertextlabels``, ...) is ignored and counted, and so
-  are model ``predictions`` (they are not a rater's), ``drafts`` (not submitted) and regions
-  without a label;
-- relations between labelled regions and per-region ``choices``, ``textarea``, ``rating``,
-  ``number`` and ``taxonomy`` results (controls with ``perRegion="true"``: their ``id`` is the
-  region's) are read into the corpus's structure (docs/structure.md): a relation from
-  ``from_id`` to ``to_id`` (``direction: "left"`` reverses it, ``"bi"`` makes it symmetric)
-  labelled by its first label; a per-region result is the attribute ``from_name`` of the
-  region's span. A relation to a region that is no labelled text span is counted;
-- a task without annotations is read as a document nobody submitted (counted);
-- the old ``completions`` key is read like ``annotations``.
+  document labels (in a file without any region, the annotations are read for their labels
+  only); relations and per-region results (``perRegion="true"`` controls: their ``id`` is the
+  region's) are read into the corpus's structure (docs/structure.md); every other result type,
+  cancelled annotations, ``predictions``, ``drafts`` and regions without a label are counted;
+- a task without annotations is a document nobody submitted (counted); the old ``completions`` key
+  is read like ``annotations``.
 
 JSON-MIN export: ``[{"id", "text", "annotator", "annotation_id", ..., "label": [{"start", "end",
 "text", "labels"}]}]``, one flat row per annotation; every field holding regions (a list of
-``{start, end, labels}``) gives spans, whatever the name of its control. A row with
-``"annotator": null`` is a task nobody annotated (a document, no rater). JSON-MIN drops relations
-and region ids (per-region choices become bare strings): the corpus says so, and a report asked
-for relation or attribute agreement reports that they cannot be read, not that there are none.
+``{start, end, labels}``) gives spans, whatever the name of its control. JSON-MIN drops relations
+and region ids: the corpus says so (:data:`MIN_LOST`).
 
-Offsets are code points of the text since Label Studio 1.x (``offsets=`` says otherwise; see
-:mod:`spanagree.io.offsets`). Where a region carries its ``text``, it is checked against the task
-text at its offsets: a region whose offsets match in another unit (UTF-16 code units, as versions
-before 1.x counted) is converted and counted. The front end shows a region's text with runs of
-white space collapsed, so by default (``check_text="whitespace"``) the check compares texts with
-every run of white space made one space; ``check_text="exact"`` compares them as they are and
-``check_text="off"`` skips the check.
+Offsets are code points since Label Studio 1.x (``offsets=``); a region's ``text`` is checked
+against the task's text at its offsets (``check_text=``), in every unit (regions of versions before
+1.x, in UTF-16 code units, are converted and counted). The options: docs/formats.md, "Label Studio".
 
 The file is one JSON array, not lines: errors name the file, the task (its position and id) and
 the field as a path, e.g. ``[3].annotations[0].result[1].value.end``.
@@ -69,7 +45,8 @@ from ..core.model import SpanTuple
 from ..core.builder import CorpusBuilder
 from . import Format
 from ._text import peek
-from .common import check_decoded, choice, line_of_bad_escape, open_binary, parse_int, parse_labels, text_check
+from .common import (check_decoded, check_text_hint, choice, line_of_bad_escape, open_binary, parse_int, parse_labels,
+                     same_text, text_check)
 from .labelstudio_targets import UrlTexts, config_tags, resolve_targets
 from .offsets import UNIT_NAMES, UNITS, check_unit, out_of_range, risky, to_codepoints, unverified_note
 
@@ -81,7 +58,6 @@ DUPLICATES = ("latest", "error")
 
 #: A task text that is a URL or an upload path: the text of a ``valueType="url"`` project.
 _URL = re.compile(r"(?:[a-z][a-z0-9+.-]*://|/data/(?:upload|local-files)/)\S*\Z", re.IGNORECASE)
-_SPACES = re.compile(r"\s+")
 
 
 def read_labelstudio(
@@ -192,12 +168,11 @@ class _Reader:
             )
         texts = self._texts(data, f"{at}.data", task.get("id"), skip=())
         documents = {name: (*self._document(task, text, at, name, len(texts) > 1), text) for name, text in texts.items()}
-        predictions = task.get("predictions")
-        if isinstance(predictions, list) and predictions:
-            self.builder.exclude("Label Studio prediction (a model's, not a rater's)", n_annotations=len(predictions))
-        drafts = task.get("drafts")
-        if isinstance(drafts, list) and drafts:
-            self.builder.exclude("Label Studio draft (saved, not submitted)", n_annotations=len(drafts))
+        for key, reason in (("predictions", "prediction (a model's, not a rater's)"),
+                            ("drafts", "draft (saved, not submitted)")):
+            held = task.get(key)
+            if isinstance(held, list) and held:
+                self.builder.exclude(f"Label Studio {reason}", n_annotations=len(held))
         field = "annotations" if "annotations" in task else "completions"
         annotations = task.get(field, [])
         if type(annotations) is not list:
@@ -520,41 +495,33 @@ class _Reader:
                 self._not_a_url(text, doc_id, at, "the region carries no text to check it against")
             if risky(text) and self.check != "off" and not self.unit_given:
                 notes[unverified_note(self.unit, "Label Studio") + "; regions without 'text'"] += 1
-            return self._converted(text, start, end, self.unit, doc_id, at)
+            return self._converted(text, start, end, doc_id, at)
         units = (self.unit,) if self.unit_given else (self.unit, *(u for u in UNITS if u != self.unit))
         for unit in units:
             s, e, ok = to_codepoints(text, [start], [end], unit)
-            if not ok[0]:
-                continue
             s, e = int(s[0]), int(e[0])
-            if text[s:e] == covered:
-                if unit != self.unit:
-                    notes[f"Label Studio offsets in {UNIT_NAMES[unit]} (region text matched), converted"] += 1
-                return s, e
-            if self.check == "whitespace" and _SPACES.sub(" ", text[s:e]) == _SPACES.sub(" ", covered):
+            if not ok[0] or not same_text(covered, text[s:e], self.check):
+                continue
+            if text[s:e] != covered:
                 notes["Label Studio region text matched with runs of white space collapsed"] += 1
-                if unit != self.unit:
-                    notes[f"Label Studio offsets in {UNIT_NAMES[unit]} (region text matched), converted"] += 1
-                return s, e
-        s, e, ok = to_codepoints(text, [start], [end], self.unit)
+            if unit != self.unit:
+                notes[f"Label Studio offsets in {UNIT_NAMES[unit]} (region text matched), converted"] += 1
+            return s, e
+        s, e = self._converted(text, start, end, doc_id, at)
         self._not_a_url(text, doc_id, at)
-        if not ok[0]:
-            raise out_of_range(text, start, end, self.unit, self.where, doc_id, f"{at}.{'start' if start < 0 else 'end'}")
-        tolerance = (
-            f"{option('check_text', 'whitespace')} compares with white space collapsed; " if self.check == "exact" else ""
-        )
         raise InputError(
             f"the region's text {describe(covered)} is not the task's text at [{start}, {end}) "
-            f"({describe(text[int(s[0]):int(e[0])])}) in any offset unit; expected offsets into the text "
-            f"({tolerance}{option('check_text', 'off')} skips this check)",
+            f"({describe(text[s:e])}) in any offset unit; expected offsets into the text "
+            f"({check_text_hint(self.check)})",
             where=self.where, doc_id=doc_id, field=f"{at}.text",
         )
 
-    def _converted(self, text: str, start: int, end: int, unit: str, doc_id: str, at: str) -> tuple[int, int]:
-        s, e, ok = to_codepoints(text, [start], [end], unit)
+    def _converted(self, text: str, start: int, end: int, doc_id: str, at: str) -> tuple[int, int]:
+        """``[start, end)`` in the file's unit as code points; offsets that are not a span of the text are an error."""
+        s, e, ok = to_codepoints(text, [start], [end], self.unit)
         if not ok[0]:
             self._not_a_url(text, doc_id, at)
-            raise out_of_range(text, start, end, unit, self.where, doc_id, f"{at}.{'start' if start < 0 else 'end'}")
+            raise out_of_range(text, start, end, self.unit, self.where, doc_id, f"{at}.{'start' if start < 0 else 'end'}")
         return int(s[0]), int(e[0])
 
     def _not_a_url(self, text: str, doc_id: str, at: str, why: str = "the region does not fit it") -> None:

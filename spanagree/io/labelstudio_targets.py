@@ -23,7 +23,6 @@ by the task id (``6.txt``), read as UTF-8.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
@@ -31,9 +30,9 @@ from urllib.parse import unquote, urlsplit
 from xml.etree import ElementTree
 
 from ..errors import InputError, Location, describe, option
+from .common import same_text
 from .offsets import UNITS, to_codepoints
 
-_SPACES = re.compile(r"\s+")
 #: Object tags of a labeling config that show a text and take span regions.
 TEXT_TAGS = ("Text", "HyperText", "Paragraphs")
 
@@ -76,14 +75,10 @@ def fits(text: str, start: Any, end: Any, covered: str) -> bool:
     """A region's ``text`` is ``text`` at [start, end) in some offset unit (white space collapsed)."""
     if type(start) is not int or type(end) is not int or not 0 <= start <= end:
         return False
-    want = _SPACES.sub(" ", covered)
-    if _SPACES.sub(" ", text[start:end]) == want:  # code points, Label Studio's unit: no arrays
+    if same_text(covered, text[start:end], "whitespace"):  # code points, Label Studio's unit: no arrays
         return True
-    for unit in UNITS:
-        s, e, ok = to_codepoints(text, [start], [end], unit)
-        if ok[0] and _SPACES.sub(" ", text[int(s[0]):int(e[0])]) == want:
-            return True
-    return False
+    readings = (to_codepoints(text, [start], [end], unit) for unit in UNITS)
+    return any(ok[0] and same_text(covered, text[int(s[0]):int(e[0])], "whitespace") for s, e, ok in readings)
 
 
 def _regions(tasks: Iterable[Any]):

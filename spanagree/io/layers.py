@@ -4,28 +4,17 @@ which span layer and feature hold the label, and who the rater of a file is.
 A *layer* is a UIMA annotation type (``de.tudarmstadt.ukp.dkpro.core.api.ner.type.NamedEntity``,
 ``webanno.custom.Span``) and its *features* are the type's own primitive features (``value``,
 ``identifier``). A span is an annotation of the chosen layer; its label is the chosen feature's
-value.
-
-Choosing (``layer=``, ``feature=``; both name a layer by its full type name or by its last part):
-
-- without ``layer``, among the layers with at least one annotation in the files read (or, when
-  none has any, among those declared): the one custom layer (``webanno.custom.*`` or
-  ``custom.*``, INCEpTION's user-defined layers), else the named-entity layer when there is no
-  custom layer; otherwise the choice is the user's, and the error lists the layers there are;
-- ``layer="A,B"`` reads several layers; the labels then carry the layer's short name
-  (``Span:PER``) so that the layers' labels stay apart;
-- without ``feature``: ``value`` when the layer has it, else its only feature, else the layer has
-  no feature and every annotation is labelled with the layer's short name;
-- an annotation whose feature is unset (INCEpTION writes ``*``) is labelled with the layer's short
-  name, and counted in a note.
-
-The output says which layer and feature were read and why (a note).
+value. How ``layer=`` and ``feature=`` choose them (by default the one custom layer, else the
+named-entity layer; ``value``, else the layer's only feature), and how a folder's files are placed
+(``layout=``): docs/formats.md, "INCEpTION, WebAnno and UIMA CAS". The output says which layer and
+feature were read and why (a note).
 """
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 from ..errors import InputError, Location
 from .common import choice as one_of
@@ -206,17 +195,15 @@ def rater_files(path: Path, is_format, rater_of) -> list[tuple[Path, str]]:
     rater's (brat's layout)."""
     if path.is_file():
         return [(path, rater_of(path))]
-    files = [p for p in sorted(path.iterdir()) if p.is_file() and is_format(p)]
-    if files:
-        return [(p, rater_of(p)) for p in files]
-    return [(p, sub.name) for sub in sorted(d for d in path.iterdir() if d.is_dir())
-            for p in sorted(sub.iterdir()) if p.is_file() and is_format(p)]
+    return [(p, rater_of(p) if folder == path else folder.name) for p, folder in folder_files(path, is_format)]
 
 
-def folder_files(folder: Path) -> list[Path]:
-    """The files of a folder, or, when it holds none, the files of its sub-folders."""
-    files = [p for p in sorted(folder.iterdir()) if p.is_file()]
-    return files or [p for d in sorted(folder.iterdir()) if d.is_dir() for p in sorted(d.iterdir()) if p.is_file()]
+def folder_files(folder: Path, keep: Callable[[Path], bool] = bool) -> list[tuple[Path, Path]]:
+    """``(file, its folder)`` for the files of a folder that ``keep`` keeps, or, when it holds
+    none, for those of its sub-folders."""
+    entries = sorted(folder.iterdir())
+    files = [(p, folder) for p in entries if p.is_file() and keep(p)]
+    return files or [(p, d) for d in entries if d.is_dir() for p in sorted(d.iterdir()) if p.is_file() and keep(p)]
 
 
 def rater_files_sniffer(is_format) -> Callable[[Path, dict | None], bool]:
@@ -225,13 +212,9 @@ def rater_files_sniffer(is_format) -> Callable[[Path, dict | None], bool]:
     def sniff(path: Path, first: dict | None) -> bool:
         if not path.is_dir():
             return path.is_file() and is_format(path)
-        return any(is_format(p) for p in folder_files(path)[:20])
+        return any(is_format(p) for p, _ in folder_files(path)[:20])
 
     return sniff
-
-
-def check_layout(layout: str | None) -> str:
-    return one_of("layout", "auto" if layout is None else layout, LAYOUTS)
 
 
 def collect(paths: Sequence[Path], suffixes: tuple[str, ...]) -> list[tuple[Path, Path]]:
@@ -239,18 +222,10 @@ def collect(paths: Sequence[Path], suffixes: tuple[str, ...]) -> list[tuple[Path
     in a folder given, or in its sub-folders when it holds none itself (a project root)."""
     found: list[tuple[Path, Path]] = []
     for path in paths:
-        if not path.is_dir():
-            found.append((path, path.parent))
-            continue
-        direct = sorted(p for p in path.iterdir() if p.is_file() and p.name.lower().endswith(suffixes))
-        if direct:
-            found.extend((p, path) for p in direct)
-            continue
-        for sub in sorted(d for d in path.iterdir() if d.is_dir()):
-            found.extend((p, sub) for p in sorted(sub.iterdir())
-                         if p.is_file() and p.name.lower().endswith(suffixes))
-        if not found or all(f[1].parent != path for f in found):
+        inside = folder_files(path, lambda p: p.name.lower().endswith(suffixes)) if path.is_dir() else [(path, path.parent)]
+        if not inside:
             raise InputError(f"holds no {' or '.join(suffixes)} files, nor folders of them", where=Location(str(path)))
+        found.extend(inside)
     return found
 
 
@@ -295,3 +270,33 @@ def place(
             else:
                 placed.append(Placed(path, folder_name, name))
     return placed
+
+
+def read_together(paths: Sequence[Path], builder, parse: Callable[[Path], Any], suffixes: tuple[str, ...], tool: str,
+                  layer: str | None, feature: str | None, layout: str | None, keep: Callable[[Path], bool] = bool) -> None:
+    """Read every file given (files, annotators' or documents' folders, or a root of them) together, the
+    layer chosen once over all of them: each file with one of ``suffixes`` (and that ``keep`` keeps) is
+    ``parse``\ d, :func:`place`\ d and added (:func:`add_documents`)."""
+    chosen_layout = one_of("layout", "auto" if layout is None else layout, LAYOUTS)
+    found = [(path, folder) for path, folder in collect(paths, suffixes) if keep(path)]
+    docs = {path: parse(path) for path, _ in found}
+    placed = place(found, {p: d.text for p, d in docs.items()}, chosen_layout, suffixes, builder.exclusions.notes, tool)
+    add_documents([(p, docs[p.path]) for p in placed], builder, layer, feature, tool)
+
+
+def add_documents(items: list[tuple[Placed, Any]], builder, layer: str | None, feature: str | None, tool: str) -> None:
+    """Add parsed documents, each with its rater and document id, reading the chosen layer. A
+    document gives the labelled spans in code points (``in_codepoints(spans, doc_id)``) and its
+    tokens (``token_array()``); its relations, chain links and slot links are counted, not scored."""
+    notes = builder.exclusions.notes
+    choice = choose_for([doc for _, doc in items], layer, feature, notes, tool)
+    for placed, doc in items:
+        spans = doc.in_codepoints(labelled(choice, doc.spans, builder, tool), placed.doc_id)
+        builder.add(placed.doc_id, placed.doc_id, doc.text, placed.rater, spans, Location(str(doc.path)),
+                    tokens=doc.token_array())
+        for name, n in Counter(r.layer for r in doc.relations).items():
+            notes[f"{tool}: relations of layer {short_name(name)} read, not scored (governor, dependent)"] += n
+        if doc.chain_links:
+            notes[f"{tool}: chain links read, not scored"] += doc.chain_links
+        if doc.slot_links:
+            notes[f"{tool}: slot-feature links read, not scored"] += doc.slot_links

@@ -1,40 +1,26 @@
 """Prodigy JSONL as written by ``prodigy db-out`` (manual, binary and text-classification tasks).
 
 - rater (``rater=``): ``"annotator"`` (default) reads ``_annotator_id``, else ``_session_id``,
-  else the file's stem (one annotator per file); ``"session"`` reads ``_session_id``;
-  ``"prefix"`` reads ``_session_id`` without a trailing timestamp, so that the default session
-  names ``DATASET-2024-01-31_12-00-00`` of one person's sessions make one rater; ``"file"``
+  else the file's stem; ``"session"`` reads ``_session_id``; ``"prefix"`` reads ``_session_id``
+  without Prodigy's default timestamp (one person's unnamed sessions make one rater); ``"file"``
   reads the file's stem;
-- document: ``_input_hash``, else the text itself;
-- manual tasks (``ner.manual``, ``spans.manual``, ``ner.correct``, ...): ``accept`` counts;
-  ``reject`` and ``ignore`` mean the rater did not submit the document and are excluded and
-  counted (``answers=`` chooses which answers count). A rater who answered the same input twice
-  (two sessions, or the same task saved again): the latest answer, by ``_timestamp`` and else by
-  position in the file, replaces the others, which are counted as excluded (so an accept
-  followed by a reject is a document the rater did not submit); ``duplicates="error"`` refuses
-  instead;
-- binary span tasks (``ner.teach``, ``spans.teach``, ``ner.silver``...: ``_view_id`` ``"ner"`` or
-  ``"spans"``, or, in older exports without ``_view_id``, spans carrying a model's ``score`` or
-  ``rank``): each task asks about the suggested span(s) of one input, so the tasks of one input
-  are merged: the spans of accepted tasks are the rater's marks, the spans of rejected tasks are
-  judged absent (so they count as the rater's "no" when another rater marked them), and ``ignore``
-  is excluded. Both are counted in the notes. A rater only judged the suggestions, not the rest
-  of the text: agreement on binary data is agreement on the suggestions;
-- ``relations`` (``rel.manual``: ``{"head", "child", "head_span", "child_span", "label"}``) are
-  read into the corpus's structure (docs/structure.md) from the answer kept for the input: the
-  relation from ``head_span`` to ``child_span`` (by offsets and label); one whose span is not
-  among the task's ``spans`` (rel.manual lets a relation join bare tokens) is counted;
+- document: ``_input_hash``, else the text itself (:func:`doc_id_of_task`);
+- manual tasks (``ner.manual``, ``spans.manual``, ``ner.correct``, ...): ``accept`` counts
+  (``answers=``), ``reject`` and ``ignore`` are excluded and counted; a rater's latest answer to an
+  input, by ``_timestamp`` and else by position in the file, replaces the others (``duplicates=``);
+- binary span tasks (``_view_id`` ``"ner"`` or ``"spans"``, or, in older exports, spans carrying a
+  model's ``score`` or ``rank``): the tasks of one input are merged, the spans of accepted tasks the
+  rater's marks, those of rejected tasks judged absent;
+- ``relations`` (``rel.manual``) are read into the corpus's structure (docs/structure.md) from the
+  answer kept for the input;
 - ``tokens`` and the spans' ``token_start``/``token_end`` (inclusive, Prodigy's convention) are
   checked against the character offsets and give the token unit;
-- text classification: a choice task's (``options``) ``accept`` list gives the document labels;
-  a binary task's top-level ``label`` (``textcat.teach``; its ``spans``, if any, are empty) is given
-  with ``accept`` and judged absent with ``reject``. A rater who answered the same question again
-  (the same input, and for a binary task the same label; in another session, say, accept then
-  reject): the later answer, by ``_timestamp`` and else by position in the file, replaces the
-  earlier, which is counted as excluded (``duplicates="error"`` refuses instead).
+- text classification: a choice task's (``options``) ``accept`` list, or a binary task's top-level
+  ``label`` (``textcat.teach``) accepted or rejected, gives the document labels, the latest answer
+  to each question read.
 
 Offsets are code points (Prodigy is written in Python); ``offsets=`` reads another unit (see
-:mod:`spanagree.io.offsets`).
+:mod:`spanagree.io.offsets`). The options: docs/formats.md, "Prodigy" and "Duplicates".
 """
 from __future__ import annotations
 
@@ -47,7 +33,7 @@ from ..errors import InputError, describe, option
 from ..core.model import SpanTuple
 from ..core.builder import CorpusBuilder
 from . import Format
-from .common import LineSource, choice, json_lines, labels_left_out, parse_labels, parse_tokens, require
+from .common import LineSource, choice, json_lines, labels_left_out, parse_labels, parse_tokens, require, span_objects
 from ..core.raw_spans import parse_spans
 from .offsets import check_unit, convert_spans, length, out_of_range, to_codepoints
 from ..core.files import atomic_write
@@ -362,25 +348,19 @@ def write_prodigy(corpus, path: Path) -> dict:
     import orjson
 
     doc_hash = input_hashes(corpus.doc_ids, "write another format")
-    lengths = (corpus.ann_ptr[1:] - corpus.ann_ptr[:-1]).tolist()
-    starts, ends, labels = corpus.span_start.tolist(), corpus.span_end.tolist(), corpus.span_label.tolist()
     with atomic_write(path, "wb") as out:
-        lo = 0
-        for doc, rater, n in zip(corpus.ann_doc.tolist(), corpus.ann_rater.tolist(), lengths):
+        for ann, (doc, rater) in enumerate(zip(corpus.ann_doc.tolist(), corpus.ann_rater.tolist())):
             text, tokens, name = corpus.texts[doc], corpus.doc_tokens[doc], corpus.raters[rater]
-            spans = []
-            for i in range(lo, lo + n):
-                span = {"start": starts[i], "end": ends[i], "label": corpus.labels[labels[i]]}
-                indices = token_indices(tokens, starts[i], ends[i]) if tokens is not None else None
+            spans = span_objects(corpus, ann)
+            for span in spans if tokens is not None else ():
+                indices = token_indices(tokens, span["start"], span["end"])
                 if indices is not None:
                     span["token_start"], span["token_end"] = indices
-                spans.append(span)
             record = {"text": text, "_input_hash": doc_hash[doc], "meta": {"doc_id": corpus.doc_ids[doc]}}
             if tokens is not None:
                 record["tokens"] = task_tokens(text, tokens)
             record.update({"spans": spans, "answer": "accept", "_annotator_id": name, "_session_id": name})
             out.write(orjson.dumps(record) + b"\n")
-            lo += n
     written = {"documents": len(set(corpus.ann_doc.tolist())), "annotations": corpus.n_annotations, "spans": corpus.n_spans}
     return {**written, **labels_left_out(corpus, "Prodigy")}
 

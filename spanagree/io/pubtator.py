@@ -9,14 +9,10 @@ Per document, separated by blank lines::
     PMID<TAB>START<TAB>END<TAB>MENTION<TAB>TYPE[<TAB>CONCEPT ID[<TAB>...]]
     PMID<TAB>RELATION TYPE<TAB>ID1<TAB>ID2
 
-- text: the title, a space, the abstract (the offsets of the abstract count from the title's start,
-  so that is where it lies); any further ``PMID|x|text`` line is appended the same way;
-- spans: the mention lines, labelled with the TYPE column; the MENTION column is checked against the
-  text at the offsets (an error naming the line). A discontinuous mention is written as several
-  contiguous mentions, and is read so;
-- rater: as for BioC, a file is one annotator's, named after the file (``alice.txt``, alone or in a
-  folder of such files), and in a folder of folders each folder is one annotator's;
-- relation lines (4 columns) are counted in a note, not scored.
+The text is the title, a space and the abstract (the abstract's offsets count from the title's
+start; any further ``PMID|x|text`` line is appended the same way); the mentions are the spans,
+labelled by TYPE and checked against the text; relation lines are counted; raters as for BioC
+(docs/formats.md, "PubTator").
 """
 from __future__ import annotations
 

@@ -38,7 +38,7 @@ import numpy as np
 from ..errors import InputError, Location, UsageError, describe, option
 from ..core.builder import CorpusBuilder
 from . import Format
-from ._text import peek, text_lines
+from ._text import head_lines, text_lines
 from .common import choice
 
 LABEL = "relevant"
@@ -150,17 +150,10 @@ def _read_file(
 
 def looks_like(path: Path, first: dict | None) -> bool:
     """A ``.qrels`` suffix, or a file whose first lines all have 4 columns, the last an integer."""
-    suffix = path.suffix.lower()
-    if suffix == ".qrels":
+    if path.suffix.lower() == ".qrels":
         return True
-    if suffix in (".jsonl", ".json", ".ann"):
-        return False
-    head = peek(path)
-    if not head:
-        return False
-    lines = [line.split() for line in (head.splitlines()[:-1] or head.splitlines())[:50] if not line.startswith("#")]
-    lines = [parts for parts in lines if parts]
-    return bool(lines) and all(len(p) == 4 and p[3].lstrip("-").isdigit() for p in lines)
+    rows = [line.split() for line in head_lines(path, (".jsonl", ".json", ".ann")) if not line.startswith("#")]
+    return bool(rows) and all(len(p) == 4 and p[3].lstrip("-").isdigit() for p in rows)
 
 
 FORMAT = Format(

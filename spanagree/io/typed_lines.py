@@ -15,12 +15,12 @@ this path only takes lines that reader would take, and takes them the same way.
 from __future__ import annotations
 
 import re
-from operator import le
 
 import msgspec
 import numpy as np
 
 from ..core.builder import CorpusBuilder
+from .common import ordered_offsets
 
 
 class CommonSpan(msgspec.Struct, forbid_unknown_fields=True, gc=False):
@@ -114,17 +114,8 @@ def _token_offsets(records: list[CommonLine]) -> list[np.ndarray | None] | None:
                 tokens = _TOKENS.decode(tokens)
             except (msgspec.DecodeError, ValueError):
                 break
-            starts = [token.start for token in tokens]
-            ends = [token.end for token in tokens]
-            if tokens and (
-                starts[0] < 0 or ends[-1] > len(record.text)
-                or not all(map(le, starts, ends)) or not all(map(le, ends, starts[1:]))
-            ):
-                break
-            offsets = np.empty((len(tokens), 2), dtype=np.int64)
-            try:
-                offsets[:, 0], offsets[:, 1] = starts, ends
-            except OverflowError:
+            offsets = ordered_offsets([token.start for token in tokens], [token.end for token in tokens], len(record.text))
+            if offsets is None:
                 break
             out.append(offsets)
         previous, previous_offsets = record, out[-1]

@@ -2,24 +2,15 @@
 system inside), the formats INCEpTION recommends for export; read through dkpro-cassis (the
 ``inception`` extra: ``pip install 'spanagree[inception]'``).
 
-- rater and document: see :func:`spanagree.io.layers.place` (``layout=``): a folder per annotator
-  (``ann1/doc.xmi``), or a folder per document with a file per annotator named after them;
-- text: the CAS's document text (its initial view), as it is; cassis gives offsets in code points
-  (the files count UTF-16 code units, as Java does, and cassis converts them);
-- the type system of an XMI file: ``typesystem=`` (one file, or several merged, comma-separated),
-  else ``TypeSystem.xml`` (any case) beside it, or the only ``.xml`` file there that is a type
-  system; without one the file cannot be read (an error says so). A CAS JSON file carries its own
-  (``%TYPES``);
-- spans: the annotations of the span layer chosen by ``layer=`` and ``feature=``, labelled with the
-  feature's value (see :mod:`spanagree.io.layers`); the span layers considered are the annotation
-  types with annotations, less the document's metadata and the relation layers;
-- relation layers (a ``Governor`` and a ``Dependent`` feature) are read and counted in a note, not
-  scored; annotations of zero width are excluded and counted; offsets outside the text are an error
-  naming the file, the document and the layer.
+How it is read (docs/formats.md, "UIMA CAS XMI and CAS JSON"): raters and documents as the layout
+says (:func:`spanagree.io.layers.place`); the text is the CAS's document text (its initial view) as
+it is, and cassis gives offsets in code points (it converts the files' UTF-16 code units); an XMI
+file's type system is :func:`given_typesystem` or :func:`find_typesystem`'s; the span layers are the
+annotation types with annotations, less the document's metadata and the relation layers (a
+``Governor`` and a ``Dependent`` feature), which are counted in a note.
 """
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,7 +22,7 @@ from ..core.builder import CorpusBuilder
 from ..core.extras import need
 from . import Format
 from ._text import peek
-from .layers import Choice, Placed, check_layout, choose_for, collect, folder_files, labelled, place, short_name
+from .layers import folder_files, read_together, short_name
 
 SUFFIXES = (".xmi", ".json")
 TOOL = "UIMA CAS"
@@ -88,8 +79,25 @@ class CasDocument:
     title: str | None = None
     tokens: list[tuple[int, int]] = field(default_factory=list)  # DKPro Core's tokens, for --unit token
 
+    chain_links = slot_links = 0  # WebAnno TSV's, which a CAS does not count
+
     def span_layers(self) -> dict[str, list[str]]:
         return self.layers
+
+    def in_codepoints(self, spans: list[tuple[int, int, str]], doc_id: str) -> list[tuple[int, int, str]]:
+        """The labelled spans as they are (cassis counts code points), once every annotation's
+        offsets are checked to lie in the text."""
+        for span in self.spans:
+            if not 0 <= span.start <= span.end <= len(self.text):
+                raise InputError(
+                    f"offsets [{span.start}, {span.end}) of a {short_name(span.layer)} annotation (xmi:id {span.ident}) "
+                    f"out of range; expected 0 <= begin <= end <= {len(self.text)} (the length of the document's text)",
+                    where=Location(str(self.path)), doc_id=doc_id, field=f"{span.layer}.end",
+                )
+        return spans
+
+    def token_array(self) -> np.ndarray | None:
+        return np.array(sorted(self.tokens), dtype=np.int64).reshape(-1, 2) if self.tokens else None
 
 
 def find_typesystem(path: Path) -> Path:
@@ -206,38 +214,14 @@ def parse(path: Path, typesystems: dict, tick=None, given: tuple[Path, ...] = ()
     return doc
 
 
-def add_documents(items: list[tuple[Placed, CasDocument]], builder: CorpusBuilder, layer: str | None,
-                  feature: str | None, tool: str = TOOL) -> Choice:
-    """Add parsed CASes, each with its rater and document id, reading the chosen layer."""
-    notes = builder.exclusions.notes
-    choice = choose_for([doc for _, doc in items], layer, feature, notes, tool)
-    for placed, doc in items:
-        for span in doc.spans:
-            if not 0 <= span.start <= span.end <= len(doc.text):
-                raise InputError(
-                    f"offsets [{span.start}, {span.end}) of a {short_name(span.layer)} annotation (xmi:id {span.ident}) "
-                    f"out of range; expected 0 <= begin <= end <= {len(doc.text)} (the length of the document's text)",
-                    where=Location(str(doc.path)), doc_id=placed.doc_id, field=f"{span.layer}.end",
-                )
-        spans = labelled(choice, doc.spans, builder, tool)
-        tokens = np.array(sorted(doc.tokens), dtype=np.int64).reshape(-1, 2) if doc.tokens else None
-        builder.add(placed.doc_id, placed.doc_id, doc.text, placed.rater, spans, Location(str(doc.path)), tokens=tokens)
-        for name, n in Counter(r.layer for r in doc.relations).items():
-            notes[f"{tool}: relations of layer {short_name(name)} read, not scored (governor, dependent)"] += n
-    return choice
-
-
 def read_cas_paths(paths: list[Path], builder: CorpusBuilder, *, layer: str | None = None,
                    feature: str | None = None, layout: str | None = None, typesystem: str | None = None) -> None:
     """Read every CAS file given (files, annotators' or documents' folders, or a root of them)
     together: the layer is chosen once, over all of them."""
-    chosen_layout = check_layout(layout)
-    found = [(p, folder) for p, folder in collect(paths, SUFFIXES) if _is_cas(p)]
     typesystems: dict = {}
     given = given_typesystem(typesystem)
-    docs = {path: parse(path, typesystems, builder.tick, given) for path, _ in found}
-    placed = place(found, {p: d.text for p, d in docs.items()}, chosen_layout, SUFFIXES, builder.exclusions.notes, TOOL)
-    add_documents([(p, docs[p.path]) for p in placed], builder, layer, feature)
+    read_together(paths, builder, lambda path: parse(path, typesystems, builder.tick, given), SUFFIXES, TOOL,
+                  layer, feature, layout, keep=_is_cas)
 
 
 def _is_cas(path: Path) -> bool:
@@ -254,7 +238,7 @@ def _is_cas(path: Path) -> bool:
 def looks_like(path: Path, first: dict | None) -> bool:
     """An ``.xmi`` file or CAS JSON file, or a folder of them (or of folders of them)."""
     if path.is_dir():
-        files = folder_files(path)
+        files = [p for p, _ in folder_files(path)]
         return any(_is_cas(p) for p in files) and not any(p.suffix.lower() == ".jsonl" for p in files)
     return path.is_file() and _is_cas(path)
 

@@ -12,27 +12,17 @@ stacked with others (``ORG[7]|PER[8]``). Rows ``SENT-TOKEN.K`` are parts of a to
 that begins or ends inside it). ``\\``, ``[``, ``]``, ``|``, ``_``, ``*``, ``;``, ``->``, tab and
 line breaks in values are escaped with a backslash.
 
-How it is read:
-
-- rater and document: see :func:`spanagree.io.layers.place` (``layout=``): a folder per annotator
-  (``ann1/doc.tsv``), or a folder per document with a file per annotator named after them
-  (``doc/ann1.tsv``, the layout of INCEpTION's export);
-- text: the file holds the sentences, not the text between them. Each sentence is put at its first
-  token's offset, and what lies between sentences is filled with spaces, so every offset indexes
-  the same characters as in the tool; every token is checked against it (a token that is not the
-  text at its offsets is an error naming the line). Offsets are converted to code points;
-- spans: the annotations of the span layer chosen by ``layer=`` and ``feature=`` (see
-  :mod:`spanagree.io.layers`; by default the one custom layer or the named-entity layer), each
-  from its first to its last row; a stacked annotation is a span of its own;
-- excluded and counted: annotations of zero width (``0-0``, on an empty sub-token row: no text to
-  agree on); counted in notes, not scored: relations (``#T_RL``: governor and dependent), chain
-  links (``#T_CH``), slot links (``ROLE_`` features), and the span layers not read;
-- WebAnno TSV 2 (a first line `` # de.tudarmstadt...``, no offsets) is refused, naming the version.
+How it is read (docs/formats.md, "WebAnno TSV 3.x"): raters and documents as the layout says
+(:func:`spanagree.io.layers.place`); the text rebuilt from the sentences, each put at its first
+token's offset and the gaps filled with spaces, so that every offset indexes the same characters as
+in the tool, every token checked against it; spans of the layer and feature chosen
+(:mod:`spanagree.io.layers`), each from its first to its last row, a stacked annotation a span of
+its own; zero-width annotations excluded, relations, chain links and slot links counted in notes;
+WebAnno TSV 2 (a first line `` # de.tudarmstadt...``, no offsets) refused, naming the version.
 """
 from __future__ import annotations
 
 import re
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -42,7 +32,7 @@ from ..errors import InputError, Location, describe
 from ..core.builder import CorpusBuilder
 from . import Format
 from ._text import peek, text_lines
-from .layers import Choice, Placed, check_layout, choose_for, collect, labelled, place, short_name
+from .layers import read_together
 from .offsets import convert_spans, to_codepoints
 
 SUFFIXES = (".tsv",)
@@ -103,45 +93,38 @@ class Document:
     def span_layers(self) -> dict[str, list[str]]:
         return {layer.type: layer.features for layer in self.layers if layer.kind == "SP"}
 
+    def in_codepoints(self, spans: list[tuple[int, int, str]], doc_id: str) -> list[tuple[int, int, str]]:
+        return convert_spans(spans, self.text, "utf16", Location(str(self.path)), doc_id, "spans")
+
+    def token_array(self) -> np.ndarray | None:
+        """The token rows' offsets in code points, an (n, 2) array (for ``--unit token``)."""
+        if not self.tokens:
+            return None
+        starts, ends = zip(*self.tokens)
+        first, last, _ = to_codepoints(self.text, starts, ends, "utf16")
+        return np.stack([first, last], axis=1).astype(np.int64)
+
 
 # --- cells ---------------------------------------------------------------------------------------
 
 _UNESCAPE = {"t": "\t", "n": "\n", "r": "\r"}
+_ESCAPE = re.compile(r"\\(.)", re.S)
 
 
 def unescape(raw: str) -> str:
     """A value with its backslash escapes undone (``\\t`` a tab, ``\\n`` a line break, ``\\X`` X)."""
-    if "\\" not in raw:
-        return raw
-    out, i = [], 0
-    while i < len(raw):
-        ch = raw[i]
-        if ch == "\\" and i + 1 < len(raw):
-            nxt = raw[i + 1]
-            out.append(_UNESCAPE.get(nxt, nxt))
-            i += 2
-        else:
-            out.append(ch)
-            i += 1
-    return "".join(out)
+    return _ESCAPE.sub(lambda found: _UNESCAPE.get(found.group(1), found.group(1)), raw) if "\\" in raw else raw
 
 
 def split_unescaped(raw: str, sep: str) -> list[str]:
-    """``raw`` split at every ``sep`` not escaped by a backslash (escapes kept)."""
-    parts, current, i = [], [], 0
-    while i < len(raw):
-        ch = raw[i]
-        if ch == "\\" and i + 1 < len(raw):
-            current.append(raw[i: i + 2])
-            i += 2
-            continue
-        if ch == sep:
-            parts.append("".join(current))
-            current = []
+    """``raw`` split at every ``sep`` not escaped by a backslash (escapes kept): a piece that
+    ends in an odd number of backslashes escapes the ``sep`` after it."""
+    parts: list[str] = []
+    for piece in raw.split(sep):
+        if parts and (len(parts[-1]) - len(parts[-1].rstrip("\\"))) % 2:
+            parts[-1] += sep + piece
         else:
-            current.append(ch)
-        i += 1
-    parts.append("".join(current))
+            parts.append(piece)
     return parts
 
 
@@ -402,39 +385,7 @@ def read_tsv_paths(paths: list[Path], builder: CorpusBuilder, *, layer: str | No
                    feature: str | None = None, layout: str | None = None) -> None:
     """Read every TSV file given (a file, an annotator's folder, a document's folder, or a root
     of such folders) together: the layer is chosen once, over all of them."""
-    chosen_layout = check_layout(layout)
-    found = collect(paths, SUFFIXES)
-    docs = {path: parse(path, builder.tick) for path, _ in found}
-    placed = place(found, {p: d.text for p, d in docs.items()}, chosen_layout, SUFFIXES, builder.exclusions.notes, TOOL)
-    add_documents([(p, docs[p.path]) for p in placed], builder, layer, feature)
-
-
-def add_documents(items: list[tuple[Placed, Document]], builder: CorpusBuilder, layer: str | None,
-                  feature: str | None, tool: str = TOOL) -> Choice:
-    """Add parsed documents, each with its rater and document id, reading the chosen layer."""
-    notes = builder.exclusions.notes
-    choice = choose_for([doc for _, doc in items], layer, feature, notes, tool)
-    for placed, doc in items:
-        spans = labelled(choice, doc.spans, builder, tool)
-        converted = convert_spans(spans, doc.text, "utf16", Location(str(doc.path)), placed.doc_id, "spans")
-        builder.add(placed.doc_id, placed.doc_id, doc.text, placed.rater, converted, Location(str(doc.path)),
-                    tokens=token_offsets(doc))
-        for name, n in Counter(r.layer for r in doc.relations).items():
-            notes[f"{tool}: relations of layer {short_name(name)} read, not scored (governor, dependent)"] += n
-        if doc.chain_links:
-            notes[f"{tool}: chain links read, not scored"] += doc.chain_links
-        if doc.slot_links:
-            notes[f"{tool}: slot-feature links read, not scored"] += doc.slot_links
-    return choice
-
-
-def token_offsets(doc: Document) -> np.ndarray | None:
-    """The token rows' offsets in code points, an (n, 2) array (for ``--unit token``)."""
-    if not doc.tokens:
-        return None
-    starts, ends = zip(*doc.tokens)
-    first, last, _ = to_codepoints(doc.text, starts, ends, "utf16")
-    return np.stack([first, last], axis=1).astype(np.int64)
+    read_together(paths, builder, lambda path: parse(path, builder.tick), SUFFIXES, TOOL, layer, feature, layout)
 
 
 def looks_like(path: Path, first: dict | None) -> bool:
