@@ -74,6 +74,19 @@ def _balanced(read: int, scored: int, excluded: dict, rest: str) -> dict:
     return {"read": read, "scored": scored, "excluded": dict(sorted(excluded.items()))}
 
 
+@contextmanager
+def _no_cycle_collection():
+    """Pause Python's cyclic garbage collector while a block builds many small containers that
+    form no reference cycles (it would otherwise rescan them again and again as they pile up:
+    about half the time of the full JSON report on 16k documents and 41k rater pairs)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
 
 @dataclass
 class AgreementReport:
@@ -231,17 +244,12 @@ class AgreementReport:
         pairs = self.counts.comparisons.pairs
         return np.flatnonzero(np.isin(pairs[:, 0] * len(raters) + pairs[:, 1], list(keys)))
 
+    @_no_cycle_collection()  # a dict per pair and per document: tens of thousands, no cycles
     def _build(
         self, max_pairs: int | None, max_documents: int | None, pairs: np.ndarray | None = None,
         per_document: str | None = None,
     ) -> dict[str, Any]:
         """The report; with ``per_document`` (a marker) that string stands for the per-document rows."""
-        with _no_cycle_collection():  # a dict per pair and per document: tens of thousands, no cycles
-            return self._build_now(max_pairs, max_documents, pairs, per_document)
-
-    def _build_now(
-        self, max_pairs: int | None, max_documents: int | None, pairs: np.ndarray | None, per_document: str | None,
-    ) -> dict[str, Any]:
         corpus, counts = self.corpus, self.counts
         comparisons = counts.comparisons
         layout, s = self.point()
@@ -374,19 +382,15 @@ class AgreementReport:
     def _documents_section(self) -> dict:
         corpus = self.corpus
         scored = _count_distinct(np.concatenate([c.doc for c in self._scored()]), corpus.n_documents)
-        excluded = dict(corpus.exclusions.documents)
         alone = _count_distinct(corpus.ann_doc, corpus.n_documents) - scored
-        if alone:
-            excluded["fewer than two raters submitted it"] = alone
+        excluded = {**corpus.exclusions.documents, "fewer than two raters submitted it": alone}
         return _balanced(corpus.n_documents_read, scored, excluded, DOCUMENT_LABELS_ONLY)
 
     def _annotations_section(self) -> dict:
         corpus = self.corpus
         scored = int(self._annotations_in_comparisons().sum())
-        excluded = dict(corpus.exclusions.annotations)
         alone = corpus.n_annotations - scored
-        if alone:
-            excluded["in a document no other rater submitted"] = alone
+        excluded = {**corpus.exclusions.annotations, "in a document no other rater submitted": alone}
         return _balanced(corpus.n_annotations_read, scored, excluded, DOCUMENT_LABELS_ONLY)
 
     def _annotations_in_comparisons(self, scored: Sequence[Comparisons] | None = None) -> np.ndarray:
@@ -401,10 +405,8 @@ class AgreementReport:
         corpus = self.corpus
         in_comparisons = self._annotations_in_comparisons()
         lengths = np.diff(corpus.ann_ptr) - _extra_parts(corpus)  # in the input's units
-        excluded = dict(corpus.exclusions.spans)
         alone = int(lengths[~in_comparisons].sum())
-        if alone:
-            excluded["in a document no other rater submitted"] = alone
+        excluded = {**corpus.exclusions.spans, "in a document no other rater submitted": alone}
         scored = int(lengths[in_comparisons].sum())
         notes = corpus.exclusions.notes + self.counts.notes
         for reason in EXCLUSIONS:  # spans the unit leaves out of the alignment
@@ -583,20 +585,6 @@ def _without_rater(items, rater: int):
         rating_item=item_code[items.rating_item[keep]], rating_rater=others - (others > rater),
         rating_code=items.rating_code[keep], rating_labels=items.rating_labels[keep],
     )
-
-
-@contextmanager
-def _no_cycle_collection():
-    """Pause Python's cyclic garbage collector while a block builds many small containers that
-    form no reference cycles (it would otherwise rescan them again and again as they pile up:
-    about half the time of the full JSON report on 16k documents and 41k rater pairs)."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def _count_distinct(codes: np.ndarray, n: int) -> int:
