@@ -16,7 +16,6 @@ from ..core import options
 from ..core.align import AlignmentRule
 from ..core.files import write_jsonl
 from ..core.model import Corpus
-from ..core.builder import CorpusBuilder
 from ..errors import UsageError
 from ..measures.annotators import decode
 from ..measures.annotators.dawid_skene import Fit, dawid_skene
@@ -24,7 +23,7 @@ from ..measures.annotators.items import rule_and_unit, span_items, token_items
 from ..measures.annotators.mace import mace
 from .consensus import DEFAULT_NAME, check_name, write
 from .disagreements import review_tasks
-from .raters import copy_annotations, rater_against, subset
+from .raters import copied, rater_against, subset
 
 #: The consensus methods: the vote (:mod:`.consensus`) and the annotator models.
 METHODS = ("vote", "dawid-skene", "mace")
@@ -79,14 +78,6 @@ def against_gold(corpus: Corpus, gold: Corpus, rule: AlignmentRule, unit: str) -
     """Precision, recall and F of every rater of ``corpus`` against ``gold`` (one rater), over the
     documents both submitted, aligned with ``rule`` (as ``score --reference``)."""
     return {name: rater_against(corpus, r, gold, rule, unit)[3] for r, name in enumerate(corpus.raters)}
-
-
-def _merge(*corpora: Corpus, keep: set[str] | None = None) -> Corpus:
-    """One corpus of the annotations of all ``corpora`` (only documents in ``keep`` when given)."""
-    builder = CorpusBuilder()
-    for corpus in corpora:
-        copy_annotations(corpus, builder, lambda rater: True, (lambda doc_id: doc_id in keep) if keep is not None else (lambda doc_id: True))
-    return builder.build()
 
 
 def model_consensus(
@@ -167,7 +158,7 @@ def model_consensus(
         "adjudication": decode.adjudication(fit, limit=adjudicate),
     }
     if gold_corpus is not None:
-        scores = against_gold(_merge(modelled, gold), gold_corpus, rule_obj, unit)
+        scores = against_gold(copied((modelled, None, None), (gold, None, None)), gold_corpus, rule_obj, unit)
         report["gold"] = {"rater": gold_rater, "consensus": scores.pop(name, None), "raters": scores}
     return gold, report, probability, fit
 
@@ -185,7 +176,8 @@ def write_adjudication(corpus: Corpus, gold: Corpus, report: dict[str, Any], out
             worst[entry["doc_id"]] = entry
             order.append(entry["doc_id"])
     wanted = set(order)
-    tasks, notes = review_tasks(_merge(corpus, gold, keep=wanted), None, language, include_agreed=True)
+    tasks, notes = review_tasks(copied((corpus, None, wanted), (gold, None, wanted)), None, language,
+                                include_agreed=True)
     rank = {doc_id: i for i, doc_id in enumerate(order)}
     tasks.sort(key=lambda t: (rank[t["meta"]["doc_id"]], t["meta"]["rater"]))
     for task in tasks:

@@ -211,11 +211,7 @@ def _free_name(names: list[str]) -> str:
 
 def subset(corpus, keep: list[str]):
     """The corpus with only the raters ``keep`` (same documents, spans and tokens)."""
-
-    builder = CorpusBuilder()
-    wanted = {corpus.raters.index(x) for x in keep}
-    copy_annotations(corpus, builder, lambda rater: rater in wanted)
-    return builder.build()
+    return copied((corpus, {corpus.raters.index(x) for x in keep}, None))
 
 
 def rater_against(corpus, r: int, gold, rule, unit: str) -> tuple[Any, Any, list[int], dict[str, Any]]:
@@ -231,18 +227,17 @@ def rater_against(corpus, r: int, gold, rule, unit: str) -> tuple[Any, Any, list
 
 def pair_corpus(corpus, r: int, gold):
     """Rater ``r``'s annotations of the documents in ``gold``, and ``gold`` itself."""
+    return copied((corpus, {r}, set(gold.doc_ids)), (gold, None, None))
 
+
+def copied(*parts: tuple[Any, set[int] | None, set[str] | None]):
+    """One corpus of the annotations of each ``(corpus, raters, doc_ids)`` of ``parts``: those of
+    the raters (codes) and documents (ids) given, all where None (the same texts, spans and tokens)."""
     builder = CorpusBuilder()
-    in_gold = set(gold.doc_ids)
-    copy_annotations(corpus, builder, lambda rater: rater == r, lambda doc_id: doc_id in in_gold)
-    copy_annotations(gold, builder, lambda rater: True)
+    for corpus, raters, doc_ids in parts:
+        for ann in range(corpus.n_annotations):
+            d, rater = int(corpus.ann_doc[ann]), int(corpus.ann_rater[ann])
+            if (raters is None or rater in raters) and (doc_ids is None or corpus.doc_ids[d] in doc_ids):
+                builder.add(corpus.doc_ids[d], corpus.doc_ids[d], corpus.texts[d], corpus.raters[rater],
+                            corpus.annotation_spans(ann), None, corpus.doc_tokens[d])
     return builder.build()
-
-
-def copy_annotations(corpus, builder, rater_ok, doc_ok=lambda doc_id: True) -> None:
-    for ann in range(corpus.n_annotations):
-        d, rater = int(corpus.ann_doc[ann]), int(corpus.ann_rater[ann])
-        if not rater_ok(rater) or not doc_ok(corpus.doc_ids[d]):
-            continue
-        builder.add(corpus.doc_ids[d], corpus.doc_ids[d], corpus.texts[d], corpus.raters[rater],
-                    corpus.annotation_spans(ann), None, corpus.doc_tokens[d])
