@@ -294,7 +294,7 @@ class AgreementReport:
             }, interval, ("macro",)),
             "pairs": self._pairs(pair_abc, pair_psa, layout, s.cell_abc[0], s.cell_psa[0], pair_docs, shown, interval),
             "labels": labels,
-            "per_document": self._per_document(max_documents) if per_document is None else per_document,
+            "per_document": per_document or self._per_document_rows(*self._per_document_columns(max_documents)),
         }
         if self.per_rater:
             result["per_rater"] = self.rater_rows(interval)
@@ -417,10 +417,6 @@ class AgreementReport:
         if notes:
             section["notes"] = dict(sorted(notes.items()))
         return section
-
-    def _per_document(self, limit: int | None = None) -> list[dict]:
-        """Per-document counts and PSA (all documents in id order, or the ``limit`` lowest)."""
-        return self._per_document_rows(*self._per_document_columns(limit))
 
     def _per_document_columns(self, limit: int | None = None) -> tuple[np.ndarray, ...]:
         """The per-document rows as arrays: (documents scored, raters, pairs, a/b/c (n, 3), pooled

@@ -50,7 +50,7 @@ from typing import Any, Iterator
 import numpy as np
 import orjson
 
-from ..core.counts import Comparisons, unit_positions
+from ..core.counts import unit_positions
 from ..core.counts import side as unit_side
 from ..errors import SpanagreeError, UsageError
 from ..core.model import Corpus
@@ -76,22 +76,17 @@ FIELDS = (
     "context_left", "context_right", "only_in",
 )
 
-def outcome_alignment(corpus: Corpus, comparisons: Comparisons, unit: str = "char", *, search: str = "sweep") -> OutcomeAlignment:
-    """The outcome alignment of ``comparisons`` (``report.counts.comparisons``) in ``unit`` (its
-    ``counts.unit_name``), for counts that do not carry it (merged from parts)."""
-    starts, ends, _ = unit_positions(corpus, unit)
-    side_a, spans_a = unit_side(corpus, comparisons.ann_a, starts, ends)
-    side_b, spans_b = unit_side(corpus, comparisons.ann_b, starts, ends)
-    return best_explanation(comparisons, side_a, spans_a, side_b, spans_b, search=search)
-
-
 def from_report(report, *, search: str = "sweep") -> OutcomeAlignment:
     """The outcome alignment behind a :class:`~spanagree.report.AgreementReport`'s outcome
-    counts: the one computed with the counts (computed here only when the counts were merged)."""
-    counts = report.counts
+    counts: the one computed with the counts (computed here, in the counts' unit, only when the
+    counts were merged from parts)."""
+    corpus, counts = report.corpus, report.counts
     if counts.outcome_pairs is not None:
         return counts.outcome_pairs
-    return outcome_alignment(report.corpus, counts.comparisons, counts.unit_name, search=search)
+    starts, ends, _ = unit_positions(corpus, counts.unit_name)
+    side_a, spans_a = unit_side(corpus, counts.comparisons.ann_a, starts, ends)
+    side_b, spans_b = unit_side(corpus, counts.comparisons.ann_b, starts, ends)
+    return best_explanation(counts.comparisons, side_a, spans_a, side_b, spans_b, search=search)
 
 
 def label_confusion(corpus: Corpus, found: OutcomeAlignment) -> np.ndarray:
@@ -205,7 +200,14 @@ def write(report, out: str | Path, *, output: str | None = None, context: int = 
         "documents_with_disagreements": len(documents_with_disagreements(found)),
     }
     if output == "prodigy-review":
-        summary.update(_write_review(corpus, found, out, language, sources, include_agreed))
+        tasks, notes = review_tasks(corpus, found, language, originals=original_tasks(sources), include_agreed=include_agreed)
+        write_jsonl(out, tasks)
+        summary.update({"tasks": len(tasks), "view_id": tasks[0]["_view_id"] if tasks else None})
+        agreed = len(np.unique(corpus.ann_doc)) - summary["documents_with_disagreements"]
+        notes["documents everyone agreed on " + ("(written)" if include_agreed else
+                                                 "(not written; --include-agreed writes them)")] += agreed
+        if notes:
+            summary["notes"] = dict(notes)
         return summary
     records = cases(corpus, found, context=context)
     structure = _structure_cases(report)
@@ -340,19 +342,6 @@ def original_tasks(paths, answers=("accept",)) -> dict[tuple[str, str], dict]:
             if key not in found or obj.get("answer") in answers:
                 found[key] = obj
     return found
-
-
-def _write_review(corpus: Corpus, found: OutcomeAlignment, out: Path, language: str, sources=None,
-                  include_agreed: bool = False) -> dict[str, Any]:
-    tasks, notes = review_tasks(corpus, found, language, originals=original_tasks(sources), include_agreed=include_agreed)
-    write_jsonl(out, tasks)
-    result: dict[str, Any] = {"tasks": len(tasks), "view_id": tasks[0]["_view_id"] if tasks else None}
-    agreed = len(np.unique(corpus.ann_doc)) - len(documents_with_disagreements(found))
-    key = "documents everyone agreed on (written)" if include_agreed else "documents everyone agreed on (not written; --include-agreed writes them)"
-    notes[key] += agreed
-    if notes:
-        result["notes"] = dict(notes)
-    return result
 
 
 # --- helpers ------------------------------------------------------------------------------------

@@ -152,13 +152,15 @@ def _against_consensus(report) -> tuple[dict[str, dict] | None, str | None]:
     if not corpus.has_spans:
         return None, "the counts were computed in parts, without the spans"
     rule, unit = counts.rule, counts.unit_name
+    gold_name = "consensus of the others"
+    while gold_name in names:
+        gold_name += "'"
     out: dict[str, dict] = {}
     for r, name in enumerate(names):
         others = [x for x in names if x not in (name, report.reference)]  # a reference is no rater
         if not others or name == report.reference:
             continue
         majority = len(others) // 2 + 1
-        gold_name = _free_name(names)
         gold, _ = consensus(subset(corpus, others), min_raters=majority, rule=rule, unit=unit, name=gold_name)
         pair, pair_counts, order, entry = rater_against(corpus, r, gold, rule, unit)
         if not len(pair_counts.comparisons):
@@ -200,13 +202,6 @@ def _bootstrap_f(rows: np.ndarray, options) -> dict[str, Any]:
     if len(defined) < len(values):
         entry["undefined_replicates"] = int(len(values) - len(defined))
     return entry
-
-
-def _free_name(names: list[str]) -> str:
-    name = "consensus of the others"
-    while name in names:
-        name += "'"
-    return name
 
 
 def subset(corpus, keep: list[str]):

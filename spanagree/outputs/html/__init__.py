@@ -77,8 +77,8 @@ OUTCOME_HELP = {
 
 
 def check_dependencies() -> None:
-    """Raise a UsageError naming the extra to install when matplotlib is missing."""
-    charts._matplotlib()
+    """Raise a UsageError naming the extra to install (of the HTML report) when matplotlib is missing."""
+    figures.matplotlib("report")
 
 
 def render(report, *, title: str | None = None, max_documents: int = MAX_DOCUMENTS,
