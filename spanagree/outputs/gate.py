@@ -107,7 +107,8 @@ def checks_from_settings(gate: Mapping[str, Any], extra: Sequence[str] = ()) -> 
         else:
             checks.append(make_check(name, value, source=f"[gate.min] {name}"))
     # [gate] checks are written as --min takes them: any label, ':' and '=' included
-    checks += [parse_check(text, "[gate] checks") for text in gate.get("checks", ())] + [parse_check(text) for text in extra]
+    checks += [parse_check(text, "[gate] checks") for text in gate.get("checks", ())]
+    checks += [parse_check(text) for text in extra]
     return list({check.name: check for check in checks}.values())  # a later bound of a name replaces, in place
 
 
@@ -169,17 +170,8 @@ def evaluate(report: dict[str, Any], checks: Sequence[Check], *, on: str = "poin
     results = []
     if min_documents is not None:
         scored = report["documents"]["scored"]
-        results.append({
-            "name": "documents",
-            "description": "documents scored",
-            "bound": min_documents,
-            "value": scored,
-            "interval": None,
-            "compared": scored,
-            "passed": scored >= min_documents,
-            "reason": None if scored >= min_documents else f"{scored} documents scored, fewer than {min_documents}",
-            "verdict": "pass" if scored >= min_documents else "fail",
-        })
+        reason = None if scored >= min_documents else f"{scored} documents scored, fewer than {min_documents}"
+        results.append(_row("documents", "documents scored", min_documents, scored, None, scored, reason))
     for check in checks:
         statistic = catalogue.STATISTICS[check.statistic]
         value, interval, reason = statistic.read(report, check.argument)
@@ -192,17 +184,7 @@ def evaluate(report: dict[str, Any], checks: Sequence[Check], *, on: str = "poin
         if reason is None and not passed:
             what = "value" if on == "point" else "interval's lower bound"
             reason = f"{what} {compared:.4f} is below {check.bound:g}"
-        row = {
-            "name": check.name,
-            "description": statistic.describe(check.argument),
-            "bound": check.bound,
-            "value": value,
-            "interval": interval,
-            "compared": compared,
-            "passed": passed,
-            "reason": None if passed else reason,
-            "verdict": "pass" if passed else "fail",
-        }
+        row = _row(check.name, statistic.describe(check.argument), check.bound, value, interval, compared, reason)
         if on == "lower" and not passed and compared is not None and value is not None and interval.get("high") is not None \
                 and interval["high"] >= check.bound:
             _inconclusive(row, report["documents"]["scored"])
@@ -219,6 +201,14 @@ def evaluate(report: dict[str, Any], checks: Sequence[Check], *, on: str = "poin
         "replicates": intervals["replicates"] if intervals else None,
         "checks": results,
     })
+
+
+def _row(name: str, description: str, bound: float, value: Any, interval: dict | None, compared: Any,
+         reason: str | None) -> dict[str, Any]:
+    """A check's row of :func:`evaluate`: passed when there is no ``reason`` it failed."""
+    passed = reason is None
+    return {"name": name, "description": description, "bound": bound, "value": value, "interval": interval,
+            "compared": compared, "passed": passed, "reason": reason, "verdict": "pass" if passed else "fail"}
 
 
 def _inconclusive(row: dict[str, Any], documents: int) -> None:
