@@ -21,7 +21,7 @@ from ..measures.annotators import decode
 from ..measures.annotators.dawid_skene import Fit, dawid_skene
 from ..measures.annotators.items import rule_and_unit, span_items, token_items
 from ..measures.annotators.mace import mace
-from .consensus import DEFAULT_NAME, check_name, write
+from .consensus import DEFAULT_NAME, check_name, documents_section, write
 from .disagreements import review_tasks
 from .raters import copied, rater_against, subset
 
@@ -146,12 +146,7 @@ def model_consensus(
         "raters": list(modelled.raters),
         "model": {"settings": fit.settings, "convergence": fit.convergence(), "items": fit.items.to_dict(),
                   "class_prior": dict(zip(fit.items.class_names, fit.class_prior.tolist()))},
-        "documents": {
-            "read": corpus.n_documents,
-            "in_consensus": int(len(documents)),
-            "excluded": {k: v for k, v in {"fewer than min_raters raters submitted it":
-                                           int(((raters_per_doc > 0) & (raters_per_doc < min_raters)).sum())}.items() if v},
-        },
+        "documents": documents_section(corpus.n_documents, raters_per_doc, min_raters),
         "spans": {"read": corpus.n_spans, "in_consensus": gold.n_spans},
         "competence": table,
         "ranking": [row["rater"] for row in table],
