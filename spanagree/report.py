@@ -259,27 +259,15 @@ class AgreementReport:
         interval = self._interval_lookup(shown)
         defined_cells = np.bincount(layout.cell_label[~np.isnan(s.cell_psa[0])], minlength=len(corpus.labels))
 
-        labels = {}
-        for k, name in enumerate(corpus.labels):
-            a, b, c = s.label_total[0, k].tolist()
-            labels[name] = _with_intervals({
-                "pairwise_mean_psa": reported(s.label_mean[0, k]),
-                "pooled_psa": reported(s.label_pooled[0, k]),
-                "a": a,
-                "b": b,
-                "c": c,
-                "pairs_undefined": len(comparisons.pairs) - int(defined_cells[k]),
-            }, interval, ("labels", name))
-        overall = _with_intervals({
-            "pairwise_mean_psa": reported(s.pairwise_mean[0]),
-            "pooled_psa": reported(s.pooled[0]),
-            "a": float(total[0]),
-            "b": float(total[1]),
-            "c": float(total[2]),
-            "pairs": len(comparisons.pairs),
-            "pairs_undefined": int(np.isnan(pair_psa).sum()),
-            "outcomes": dict(zip(OUTCOMES, counts.outcomes.sum(axis=0).tolist())),
-        }, interval, ("overall",), analytic=True)
+        labels = {name: _psa_entry(
+            interval, ("labels", name), s.label_mean[0, k], s.label_pooled[0, k], s.label_total[0, k].tolist(),
+            pairs_undefined=len(comparisons.pairs) - int(defined_cells[k]),
+        ) for k, name in enumerate(corpus.labels)}
+        overall = _psa_entry(
+            interval, ("overall",), s.pairwise_mean[0], s.pooled[0], [float(x) for x in total], analytic=True,
+            pairs=len(comparisons.pairs), pairs_undefined=int(np.isnan(pair_psa).sum()),
+            outcomes=dict(zip(OUTCOMES, counts.outcomes.sum(axis=0).tolist())),
+        )
         result = {
             "documents": self._documents_section(),
             "annotations": self._annotations_section(),
@@ -288,10 +276,7 @@ class AgreementReport:
             "labels_seen": list(corpus.labels),
             "rule": {**counts.rule.to_dict(), "unit": counts.unit_name},
             "overall": overall,
-            "macro": _with_intervals({
-                "pairwise_mean_psa": reported(s.macro_mean[0]),
-                "pooled_psa": reported(s.macro_pooled[0]),
-            }, interval, ("macro",)),
+            "macro": _psa_entry(interval, ("macro",), s.macro_mean[0], s.macro_pooled[0]),
             "pairs": self._pairs(pair_abc, pair_psa, layout, s.cell_abc[0], s.cell_psa[0], pair_docs, shown, interval),
             "labels": labels,
             "per_document": per_document or self._per_document_rows(*self._per_document_columns(max_documents)),
@@ -588,9 +573,12 @@ def _count_distinct(codes: np.ndarray, n: int) -> int:
     return int(np.count_nonzero(np.bincount(codes, minlength=n)))
 
 
-def _with_intervals(holder: dict, interval, path: tuple, analytic: bool = False) -> dict:
-    """``holder`` with ``<name>_interval`` beside each PSA of it that has an interval (and the
-    analytic standard error of the pooled PSA, from the holder's a, b, c, when ``analytic``)."""
+def _psa_entry(interval, path: tuple, mean: float, pooled: float, abc: Sequence[float] = (), *,
+               analytic: bool = False, **more: Any) -> dict:
+    """The pairwise mean and pooled PSA (None: undefined), then ``a``, ``b``, ``c`` and ``more`` when
+    given, with ``<name>_interval`` beside each PSA that has an interval at ``(*path, name)`` (and the
+    analytic standard error of the pooled PSA, from a, b, c, when ``analytic``)."""
+    holder = {"pairwise_mean_psa": reported(mean), "pooled_psa": reported(pooled), **dict(zip("abc", abc)), **more}
     for name in ("pairwise_mean_psa", "pooled_psa"):
         entry = interval((*path, name))
         if entry is None:
