@@ -143,15 +143,11 @@ def cases(corpus: Corpus, found: OutcomeAlignment, *, context: int = CONTEXT) ->
         }
         lo, hi = len(text), 0
         for side, span in (("a", int(span_a[i])), ("b", int(span_b[i]))):
-            if span < 0:
-                record.update({f"{side}_start": None, f"{side}_end": None, f"{side}_label": None, f"{side}_text": None})
-                continue
-            s, e = int(corpus.span_start[span]), int(corpus.span_end[span])
-            record.update({
-                f"{side}_start": s, f"{side}_end": e,
-                f"{side}_label": corpus.labels[corpus.span_label[span]], f"{side}_text": text[s:e],
-            })
-            lo, hi = min(lo, s), max(hi, e)
+            s, e = (int(corpus.span_start[span]), int(corpus.span_end[span])) if span >= 0 else (None, None)
+            values = (s, e, corpus.labels[corpus.span_label[span]], text[s:e]) if span >= 0 else (None,) * 4
+            record.update(zip((f"{side}_start", f"{side}_end", f"{side}_label", f"{side}_text"), values))
+            if span >= 0:
+                lo, hi = min(lo, s), max(hi, e)
         record["context_left"] = text[max(0, lo - context):lo]
         record["context_right"] = text[hi:hi + context]
         # whose span a missed / spurious case is, by name (None for a matched pair)
@@ -200,7 +196,8 @@ def write(report, out: str | Path, *, output: str | None = None, context: int = 
         "documents_with_disagreements": len(documents_with_disagreements(found)),
     }
     if output == "prodigy-review":
-        tasks, notes = review_tasks(corpus, found, language, originals=original_tasks(sources), include_agreed=include_agreed)
+        tasks, notes = review_tasks(corpus, found, language, originals=original_tasks(sources),
+                                    include_agreed=include_agreed)
         write_jsonl(out, tasks)
         summary.update({"tasks": len(tasks), "view_id": tasks[0]["_view_id"] if tasks else None})
         agreed = len(np.unique(corpus.ann_doc)) - summary["documents_with_disagreements"]
@@ -354,11 +351,9 @@ def resolve_format(out: str | Path, output: str | None = None) -> str:
             raise UsageError(f"output must be one of {', '.join(FORMATS)}; got {output!r}")
         return output
     out = Path(out)
-    suffix = out.suffix.lower()
-    if suffix in (".jsonl", ".json", ".ndjson"):
-        return "jsonl"
-    if suffix == ".csv":
-        return "csv"
+    found = {".jsonl": "jsonl", ".json": "jsonl", ".ndjson": "jsonl", ".csv": "csv"}.get(out.suffix.lower())
+    if found is not None:
+        return found
     raise UsageError(
         f"cannot tell the output format from {out.name!r}; use a .jsonl or .csv name, or --output "
         + "|".join(FORMATS)

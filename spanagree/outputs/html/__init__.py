@@ -177,16 +177,16 @@ def _cut_note(corpus) -> str | None:
             "and the CSV beside this page have them whole.")
 
 
+#: What the lead says of a rule beyond its name, labels and unit (``str.format`` of the report's rule).
+RULE_DETAIL = {"overlap": ", min_overlap {min_overlap}", "partial": ", partial_credit {partial_credit:g}",
+               "proportional": ", {proportional}"}
+
+
 def _lead(data: dict) -> list[str]:
     """The facts under the title, one sentence piece each."""
     rule = data["rule"]
     rule_text = f"rule {rule['rule']}, labels {rule['labels']}, unit {rule['unit']}"
-    if rule["rule"] == "overlap":
-        rule_text += f", min_overlap {rule['min_overlap']}"
-    elif rule["rule"] == "partial":
-        rule_text += f", partial_credit {rule['partial_credit']:g}"
-    elif rule["rule"] == "proportional":
-        rule_text += f", {rule['proportional']}"
+    rule_text += RULE_DETAIL.get(rule["rule"], "").format(**rule)
     docs = data["documents"]
     chance = data.get("chance_corrected") or {}
     scored = (f"{docs['read']} documents with labels (document labels: the PSA sections do not apply)"
