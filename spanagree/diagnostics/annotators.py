@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
+import orjson
 
 from ..core import options
 from ..core.align import AlignmentRule
@@ -189,8 +190,6 @@ def write_with_probability(gold: Corpus, probability: dict, path: str | Path, **
     suffix = Path(path).suffix.lower()
     written = write(gold, path, **kwargs, **({"scores": probability} if suffix == ".spacy" else {}))
     if suffix == ".jsonl":
-        import orjson
-
         records = [orjson.loads(line) for line in Path(path).read_bytes().splitlines()]
         for record in records:
             for span in record.get("spans", []):

@@ -85,8 +85,8 @@ def render(report, *, title: str | None = None, max_documents: int = MAX_DOCUMEN
            sources: Sequence[str] = (), documents_csv: str | None = None) -> str:
     """The HTML page for ``report`` (an :class:`~spanagree.report.AgreementReport`);
     ``documents_csv`` names the per-document CSV beside the page, for a link."""
-    report, data = page_data(report)
-    return _render(report, data, title=title, max_documents=max_documents, sources=sources, documents_csv=documents_csv)
+    return _render(*page_data(report), title=title, max_documents=max_documents, sources=sources,
+                   documents_csv=documents_csv)
 
 
 def page_data(report) -> tuple[Any, dict[str, Any]]:
@@ -110,8 +110,9 @@ def page_data(report) -> tuple[Any, dict[str, Any]]:
     return report, report.with_pairs(shown)
 
 
-def _render(report, data: dict[str, Any], *, title: str | None, max_documents: int,
-            sources: Sequence[str], documents_csv: str | None, annotators: dict[str, Any] | None = None) -> str:
+def _render(report, data: dict[str, Any], *, title: str | None = None, max_documents: int = MAX_DOCUMENTS,
+            sources: Sequence[str] = (), documents_csv: str | None = None,
+            annotators: dict[str, Any] | None = None) -> str:
     if "per_rater" not in data:
         data["per_rater"] = report.rater_rows()
     corpus = report.corpus
@@ -151,13 +152,10 @@ def documents_csv_path(out: str | Path) -> Path:
 def write(report, out: str | Path, **options: Any) -> dict[str, Any]:
     """Write :func:`render`'s page to ``out``, and every document by agreement to
     ``<out stem>.documents.csv`` beside it; returns ``{"out", "bytes", "documents_csv"}``."""
-
     out = Path(out)
     csv_path = documents_csv_path(out)
     report, page = page_data(report)
-    options = {"title": None, "max_documents": MAX_DOCUMENTS, "sources": (), **options}
-    html = _render(report, page, documents_csv=csv_path.name, **options)
-    data = html.encode("utf-8")
+    data = _render(report, page, documents_csv=csv_path.name, **options).encode("utf-8")
     write_bytes(out, data)
     views.write_documents_csv(page["per_document"], csv_path)
     return {"out": str(out), "bytes": len(data), "documents_csv": str(csv_path)}
