@@ -41,7 +41,6 @@ if TYPE_CHECKING:  # the engines are imported only when one runs
 UNITS = options.BY_NAME["unit"].choices
 
 
-
 #: Why documents and annotations read are not in the span tables: they hold document labels
 #: (text classification), which the span counts leave out and ``candidates="documents"`` scores.
 DOCUMENT_LABELS_ONLY = "document labels only (no spans; scored with candidates='documents')"

@@ -320,7 +320,6 @@ def original_tasks(paths, answers=("accept",)) -> dict[tuple[str, str], dict]:
     """The Prodigy tasks of ``paths`` (only the files in Prodigy JSONL) by ``(doc_id, rater)``,
     keyed as the Prodigy reader keys them; a task whose answer counts wins over one that does
     not."""
-
     files = []
     for path in (Path(p) for p in paths or ()):
         files.extend(sorted(path.glob("*.jsonl")) if path.is_dir() else [path])

@@ -48,7 +48,6 @@ MAX_CONSENSUS_RATERS = 12
 PARTS_MOST = 3
 
 
-
 def rater_view(report, interval=None) -> list[dict[str, Any]]:
     """The per-rater section of an :class:`~spanagree.report.AgreementReport` (point values from
     the report's summary, :mod:`spanagree.measures.psa.summary`); ``interval`` (path → bootstrap
@@ -124,10 +123,8 @@ def rater_view(report, interval=None) -> list[dict[str, Any]]:
     return out
 
 
-
 def _only_theirs(report) -> dict[str, Counter]:
     """Per rater and label, scored spans that no other rater's span explains."""
-
     corpus = report.corpus
     found = from_report(report)
     matched = np.zeros(corpus.n_spans, dtype=bool)
@@ -144,7 +141,6 @@ def _only_theirs(report) -> dict[str, Counter]:
 
 def _against_consensus(report) -> tuple[dict[str, dict] | None, str | None]:
     """Each rater against the consensus of the other raters (or None, and why not)."""
-
     corpus, counts = report.corpus, report.counts
     names = corpus.raters
     if len(names) > MAX_CONSENSUS_RATERS:
@@ -178,7 +174,6 @@ def _against_consensus(report) -> tuple[dict[str, dict] | None, str | None]:
 def _bootstrap_f(rows: np.ndarray, options) -> dict[str, Any]:
     """Percentile bootstrap interval of ``F = 2a / (2a + own + other)`` over the rows (one per
     document), with the report's level, replicates and seed."""
-
     n = len(rows)
     rng = np.random.default_rng(options.seed)
     values = []

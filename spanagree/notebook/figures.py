@@ -268,7 +268,6 @@ class Plots:
         return figure
 
 
-
 def _shown_inline() -> None:
     """In a Jupyter kernel, have a returned Figure shown as an image, as ``%matplotlib inline``
     does for pyplot's figures (IPython's PNG formatter for matplotlib figures; once)."""
