@@ -94,9 +94,6 @@ def rater_view(report, interval=None) -> list[dict[str, Any]]:
                 gaps.append((f - float(pooled), label, f, float(pooled)))
         gaps.sort()
         against_others = {**prf(*per_rater[r].tolist()), "labels": by_label}
-        entry = interval(("raters", r, "against_others", "f"))
-        if entry is not None:
-            against_others["f_interval"] = entry
         out.append({
             "rater": name,
             "documents": int(documents[r]),
@@ -115,9 +112,11 @@ def rater_view(report, interval=None) -> list[dict[str, Any]]:
                 for gap, label, f, pooled in gaps[:PARTS_MOST]
             ],
         })
-        entry = interval(("raters", r, "mean_psa"))
-        if entry is not None:
-            out[-1]["mean_psa_interval"] = entry
+        for holder, key, *path in ((against_others, "f_interval", "against_others", "f"),
+                                   (out[-1], "mean_psa_interval", "mean_psa")):
+            entry = interval(("raters", r, *path))
+            if entry is not None:
+                holder[key] = entry
         if consensus is None:
             out[-1]["against_consensus_not_computed"] = why_not
     return out
