@@ -165,23 +165,20 @@ def write_adjudication(corpus: Corpus, gold: Corpus, report: dict[str, Any], out
     task per rater who submitted the document and one for the model's consensus (as
     ``disagreements --output prodigy-review``); each task's ``meta`` has the document's largest
     expected change and its least certain item."""
-    order: list[str] = []
-    worst: dict[str, dict] = {}
+    worst: dict[str, dict] = {}  # each document's first entry, documents in the list's order
     for entry in report["adjudication"]:
-        if entry["doc_id"] not in worst:
-            worst[entry["doc_id"]] = entry
-            order.append(entry["doc_id"])
-    wanted = set(order)
+        worst.setdefault(entry["doc_id"], entry)
+    wanted = set(worst)
     tasks, notes = review_tasks(copied((corpus, None, wanted), (gold, None, wanted)), None, language,
                                 include_agreed=True)
-    rank = {doc_id: i for i, doc_id in enumerate(order)}
+    rank = {doc_id: i for i, doc_id in enumerate(worst)}
     tasks.sort(key=lambda t: (rank[t["meta"]["doc_id"]], t["meta"]["rater"]))
     for task in tasks:
         entry = worst[task["meta"]["doc_id"]]
         task["meta"]["expected_change"] = round(entry["expected_change"], 4)
         task["meta"]["least_certain"] = f"{entry['text']!r}: {entry['reading']} p={entry['probability']:.2f}"
     write_jsonl(Path(out), tasks)
-    return {"path": str(out), "documents": len(order), "tasks": len(tasks), **({"notes": dict(notes)} if notes else {})}
+    return {"path": str(out), "documents": len(worst), "tasks": len(tasks), **({"notes": dict(notes)} if notes else {})}
 
 
 def write_with_probability(gold: Corpus, probability: dict, path: str | Path, **kwargs: Any) -> dict[str, Any]:

@@ -254,8 +254,7 @@ class Plots:
 
     def raters(self):
         """Each rater's mean PSA against every other rater, with its interval."""
-        rows = rater_section(self._report, self._dict())
-        return raters(rows)
+        return raters(rater_section(self._report, self._dict()))
 
     def kappa_curve(self):
         """Cohen's κ as d grows towards PSA; needs candidate items (``candidates=...``)."""
