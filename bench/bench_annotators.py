@@ -234,12 +234,9 @@ def _iterations(fit) -> str:
 
 
 def _documents(corpus, keep: set[str]):
-    from spanagree.core.builder import CorpusBuilder
-    from spanagree.diagnostics.raters import copy_annotations
+    from spanagree.diagnostics.raters import copied
 
-    builder = CorpusBuilder()
-    copy_annotations(corpus, builder, lambda rater: True, lambda doc_id: doc_id in keep)
-    return builder.build()
+    return copied((corpus, None, keep))
 
 
 def main() -> None:

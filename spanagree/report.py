@@ -41,7 +41,6 @@ if TYPE_CHECKING:  # the engines are imported only when one runs
 UNITS = options.BY_NAME["unit"].choices
 
 
-
 #: Why documents and annotations read are not in the span tables: they hold document labels
 #: (text classification), which the span counts leave out and ``candidates="documents"`` scores.
 DOCUMENT_LABELS_ONLY = "document labels only (no spans; scored with candidates='documents')"
@@ -73,6 +72,19 @@ def _balanced(read: int, scored: int, excluded: dict, rest: str) -> dict:
         excluded[rest] = excluded.get(rest, 0) + missing
     return {"read": read, "scored": scored, "excluded": dict(sorted(excluded.items()))}
 
+
+@contextmanager
+def _no_cycle_collection():
+    """Pause Python's cyclic garbage collector while a block builds many small containers that
+    form no reference cycles (it would otherwise rescan them again and again as they pile up:
+    about half the time of the full JSON report on 16k documents and 41k rater pairs)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 @dataclass
@@ -231,17 +243,12 @@ class AgreementReport:
         pairs = self.counts.comparisons.pairs
         return np.flatnonzero(np.isin(pairs[:, 0] * len(raters) + pairs[:, 1], list(keys)))
 
+    @_no_cycle_collection()  # a dict per pair and per document: tens of thousands, no cycles
     def _build(
         self, max_pairs: int | None, max_documents: int | None, pairs: np.ndarray | None = None,
         per_document: str | None = None,
     ) -> dict[str, Any]:
         """The report; with ``per_document`` (a marker) that string stands for the per-document rows."""
-        with _no_cycle_collection():  # a dict per pair and per document: tens of thousands, no cycles
-            return self._build_now(max_pairs, max_documents, pairs, per_document)
-
-    def _build_now(
-        self, max_pairs: int | None, max_documents: int | None, pairs: np.ndarray | None, per_document: str | None,
-    ) -> dict[str, Any]:
         corpus, counts = self.corpus, self.counts
         comparisons = counts.comparisons
         layout, s = self.point()
@@ -251,27 +258,15 @@ class AgreementReport:
         interval = self._interval_lookup(shown)
         defined_cells = np.bincount(layout.cell_label[~np.isnan(s.cell_psa[0])], minlength=len(corpus.labels))
 
-        labels = {}
-        for k, name in enumerate(corpus.labels):
-            a, b, c = s.label_total[0, k].tolist()
-            labels[name] = _with_intervals({
-                "pairwise_mean_psa": reported(s.label_mean[0, k]),
-                "pooled_psa": reported(s.label_pooled[0, k]),
-                "a": a,
-                "b": b,
-                "c": c,
-                "pairs_undefined": len(comparisons.pairs) - int(defined_cells[k]),
-            }, interval, ("labels", name))
-        overall = _with_intervals({
-            "pairwise_mean_psa": reported(s.pairwise_mean[0]),
-            "pooled_psa": reported(s.pooled[0]),
-            "a": float(total[0]),
-            "b": float(total[1]),
-            "c": float(total[2]),
-            "pairs": len(comparisons.pairs),
-            "pairs_undefined": int(np.isnan(pair_psa).sum()),
-            "outcomes": dict(zip(OUTCOMES, counts.outcomes.sum(axis=0).tolist())),
-        }, interval, ("overall",), analytic=True)
+        labels = {name: _psa_entry(
+            interval, ("labels", name), s.label_mean[0, k], s.label_pooled[0, k], s.label_total[0, k].tolist(),
+            pairs_undefined=len(comparisons.pairs) - int(defined_cells[k]),
+        ) for k, name in enumerate(corpus.labels)}
+        overall = _psa_entry(
+            interval, ("overall",), s.pairwise_mean[0], s.pooled[0], [float(x) for x in total], analytic=True,
+            pairs=len(comparisons.pairs), pairs_undefined=int(np.isnan(pair_psa).sum()),
+            outcomes=dict(zip(OUTCOMES, counts.outcomes.sum(axis=0).tolist())),
+        )
         result = {
             "documents": self._documents_section(),
             "annotations": self._annotations_section(),
@@ -280,13 +275,10 @@ class AgreementReport:
             "labels_seen": list(corpus.labels),
             "rule": {**counts.rule.to_dict(), "unit": counts.unit_name},
             "overall": overall,
-            "macro": _with_intervals({
-                "pairwise_mean_psa": reported(s.macro_mean[0]),
-                "pooled_psa": reported(s.macro_pooled[0]),
-            }, interval, ("macro",)),
+            "macro": _psa_entry(interval, ("macro",), s.macro_mean[0], s.macro_pooled[0]),
             "pairs": self._pairs(pair_abc, pair_psa, layout, s.cell_abc[0], s.cell_psa[0], pair_docs, shown, interval),
             "labels": labels,
-            "per_document": self._per_document(max_documents) if per_document is None else per_document,
+            "per_document": per_document or self._per_document_rows(*self._per_document_columns(max_documents)),
         }
         if self.per_rater:
             result["per_rater"] = self.rater_rows(interval)
@@ -374,19 +366,15 @@ class AgreementReport:
     def _documents_section(self) -> dict:
         corpus = self.corpus
         scored = _count_distinct(np.concatenate([c.doc for c in self._scored()]), corpus.n_documents)
-        excluded = dict(corpus.exclusions.documents)
         alone = _count_distinct(corpus.ann_doc, corpus.n_documents) - scored
-        if alone:
-            excluded["fewer than two raters submitted it"] = alone
+        excluded = {**corpus.exclusions.documents, "fewer than two raters submitted it": alone}
         return _balanced(corpus.n_documents_read, scored, excluded, DOCUMENT_LABELS_ONLY)
 
     def _annotations_section(self) -> dict:
         corpus = self.corpus
         scored = int(self._annotations_in_comparisons().sum())
-        excluded = dict(corpus.exclusions.annotations)
         alone = corpus.n_annotations - scored
-        if alone:
-            excluded["in a document no other rater submitted"] = alone
+        excluded = {**corpus.exclusions.annotations, "in a document no other rater submitted": alone}
         return _balanced(corpus.n_annotations_read, scored, excluded, DOCUMENT_LABELS_ONLY)
 
     def _annotations_in_comparisons(self, scored: Sequence[Comparisons] | None = None) -> np.ndarray:
@@ -401,10 +389,8 @@ class AgreementReport:
         corpus = self.corpus
         in_comparisons = self._annotations_in_comparisons()
         lengths = np.diff(corpus.ann_ptr) - _extra_parts(corpus)  # in the input's units
-        excluded = dict(corpus.exclusions.spans)
         alone = int(lengths[~in_comparisons].sum())
-        if alone:
-            excluded["in a document no other rater submitted"] = alone
+        excluded = {**corpus.exclusions.spans, "in a document no other rater submitted": alone}
         scored = int(lengths[in_comparisons].sum())
         notes = corpus.exclusions.notes + self.counts.notes
         for reason in EXCLUSIONS:  # spans the unit leaves out of the alignment
@@ -415,10 +401,6 @@ class AgreementReport:
         if notes:
             section["notes"] = dict(sorted(notes.items()))
         return section
-
-    def _per_document(self, limit: int | None = None) -> list[dict]:
-        """Per-document counts and PSA (all documents in id order, or the ``limit`` lowest)."""
-        return self._per_document_rows(*self._per_document_columns(limit))
 
     def _per_document_columns(self, limit: int | None = None) -> tuple[np.ndarray, ...]:
         """The per-document rows as arrays: (documents scored, raters, pairs, a/b/c (n, 3), pooled
@@ -585,28 +567,17 @@ def _without_rater(items, rater: int):
     )
 
 
-@contextmanager
-def _no_cycle_collection():
-    """Pause Python's cyclic garbage collector while a block builds many small containers that
-    form no reference cycles (it would otherwise rescan them again and again as they pile up:
-    about half the time of the full JSON report on 16k documents and 41k rater pairs)."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 def _count_distinct(codes: np.ndarray, n: int) -> int:
     """How many distinct values in ``codes`` (integers in ``range(n)``)."""
     return int(np.count_nonzero(np.bincount(codes, minlength=n)))
 
 
-def _with_intervals(holder: dict, interval, path: tuple, analytic: bool = False) -> dict:
-    """``holder`` with ``<name>_interval`` beside each PSA of it that has an interval (and the
-    analytic standard error of the pooled PSA, from the holder's a, b, c, when ``analytic``)."""
+def _psa_entry(interval, path: tuple, mean: float, pooled: float, abc: Sequence[float] = (), *,
+               analytic: bool = False, **more: Any) -> dict:
+    """The pairwise mean and pooled PSA (None: undefined), then ``a``, ``b``, ``c`` and ``more`` when
+    given, with ``<name>_interval`` beside each PSA that has an interval at ``(*path, name)`` (and the
+    analytic standard error of the pooled PSA, from a, b, c, when ``analytic``)."""
+    holder = {"pairwise_mean_psa": reported(mean), "pooled_psa": reported(pooled), **dict(zip("abc", abc)), **more}
     for name in ("pairwise_mean_psa", "pooled_psa"):
         entry = interval((*path, name))
         if entry is None:

@@ -11,20 +11,20 @@ from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
+import orjson
 
 from ..core import options
 from ..core.align import AlignmentRule
 from ..core.files import write_jsonl
 from ..core.model import Corpus
-from ..core.builder import CorpusBuilder
 from ..errors import UsageError
 from ..measures.annotators import decode
 from ..measures.annotators.dawid_skene import Fit, dawid_skene
 from ..measures.annotators.items import rule_and_unit, span_items, token_items
 from ..measures.annotators.mace import mace
-from .consensus import DEFAULT_NAME, check_name, write
+from .consensus import DEFAULT_NAME, check_name, documents_section, write
 from .disagreements import review_tasks
-from .raters import copy_annotations, rater_against, subset
+from .raters import copied, rater_against, subset
 
 #: The consensus methods: the vote (:mod:`.consensus`) and the annotator models.
 METHODS = ("vote", "dawid-skene", "mace")
@@ -79,14 +79,6 @@ def against_gold(corpus: Corpus, gold: Corpus, rule: AlignmentRule, unit: str) -
     """Precision, recall and F of every rater of ``corpus`` against ``gold`` (one rater), over the
     documents both submitted, aligned with ``rule`` (as ``score --reference``)."""
     return {name: rater_against(corpus, r, gold, rule, unit)[3] for r, name in enumerate(corpus.raters)}
-
-
-def _merge(*corpora: Corpus, keep: set[str] | None = None) -> Corpus:
-    """One corpus of the annotations of all ``corpora`` (only documents in ``keep`` when given)."""
-    builder = CorpusBuilder()
-    for corpus in corpora:
-        copy_annotations(corpus, builder, lambda rater: True, (lambda doc_id: doc_id in keep) if keep is not None else (lambda doc_id: True))
-    return builder.build()
 
 
 def model_consensus(
@@ -155,19 +147,14 @@ def model_consensus(
         "raters": list(modelled.raters),
         "model": {"settings": fit.settings, "convergence": fit.convergence(), "items": fit.items.to_dict(),
                   "class_prior": dict(zip(fit.items.class_names, fit.class_prior.tolist()))},
-        "documents": {
-            "read": corpus.n_documents,
-            "in_consensus": int(len(documents)),
-            "excluded": {k: v for k, v in {"fewer than min_raters raters submitted it":
-                                           int(((raters_per_doc > 0) & (raters_per_doc < min_raters)).sum())}.items() if v},
-        },
+        "documents": documents_section(corpus.n_documents, raters_per_doc, min_raters),
         "spans": {"read": corpus.n_spans, "in_consensus": gold.n_spans},
         "competence": table,
         "ranking": [row["rater"] for row in table],
         "adjudication": decode.adjudication(fit, limit=adjudicate),
     }
     if gold_corpus is not None:
-        scores = against_gold(_merge(modelled, gold), gold_corpus, rule_obj, unit)
+        scores = against_gold(copied((modelled, None, None), (gold, None, None)), gold_corpus, rule_obj, unit)
         report["gold"] = {"rater": gold_rater, "consensus": scores.pop(name, None), "raters": scores}
     return gold, report, probability, fit
 
@@ -178,22 +165,20 @@ def write_adjudication(corpus: Corpus, gold: Corpus, report: dict[str, Any], out
     task per rater who submitted the document and one for the model's consensus (as
     ``disagreements --output prodigy-review``); each task's ``meta`` has the document's largest
     expected change and its least certain item."""
-    order: list[str] = []
-    worst: dict[str, dict] = {}
+    worst: dict[str, dict] = {}  # each document's first entry, documents in the list's order
     for entry in report["adjudication"]:
-        if entry["doc_id"] not in worst:
-            worst[entry["doc_id"]] = entry
-            order.append(entry["doc_id"])
-    wanted = set(order)
-    tasks, notes = review_tasks(_merge(corpus, gold, keep=wanted), None, language, include_agreed=True)
-    rank = {doc_id: i for i, doc_id in enumerate(order)}
+        worst.setdefault(entry["doc_id"], entry)
+    wanted = set(worst)
+    tasks, notes = review_tasks(copied((corpus, None, wanted), (gold, None, wanted)), None, language,
+                                include_agreed=True)
+    rank = {doc_id: i for i, doc_id in enumerate(worst)}
     tasks.sort(key=lambda t: (rank[t["meta"]["doc_id"]], t["meta"]["rater"]))
     for task in tasks:
         entry = worst[task["meta"]["doc_id"]]
         task["meta"]["expected_change"] = round(entry["expected_change"], 4)
         task["meta"]["least_certain"] = f"{entry['text']!r}: {entry['reading']} p={entry['probability']:.2f}"
     write_jsonl(Path(out), tasks)
-    return {"path": str(out), "documents": len(order), "tasks": len(tasks), **({"notes": dict(notes)} if notes else {})}
+    return {"path": str(out), "documents": len(worst), "tasks": len(tasks), **({"notes": dict(notes)} if notes else {})}
 
 
 def write_with_probability(gold: Corpus, probability: dict, path: str | Path, **kwargs: Any) -> dict[str, Any]:
@@ -202,8 +187,6 @@ def write_with_probability(gold: Corpus, probability: dict, path: str | Path, **
     suffix = Path(path).suffix.lower()
     written = write(gold, path, **kwargs, **({"scores": probability} if suffix == ".spacy" else {}))
     if suffix == ".jsonl":
-        import orjson
-
         records = [orjson.loads(line) for line in Path(path).read_bytes().splitlines()]
         for record in records:
             for span in record.get("spans", []):

@@ -61,6 +61,14 @@ def check_name(name: Any) -> str:
     return name
 
 
+def documents_section(read: int, raters_per_doc: np.ndarray, min_raters: int) -> dict[str, Any]:
+    """The documents read, those in the consensus (submitted by at least ``min_raters`` raters) and
+    those left out (submitted by fewer, none being no document of theirs)."""
+    in_consensus = raters_per_doc >= min_raters
+    fewer = int((~in_consensus & (raters_per_doc > 0)).sum())
+    return {"read": read, "in_consensus": int(in_consensus.sum()), "excluded": {FEWER_RATERS: fewer} if fewer else {}}
+
+
 def consensus(
     corpus: Corpus,
     *,
@@ -153,17 +161,12 @@ def consensus(
         structure_report = vote_structure(corpus, roots, kept_span, min_raters, builder, name, where)
     gold = builder.build()
 
-    excluded = {FEWER_RATERS: int((~eligible & (raters_per_doc > 0)).sum())}
     report = {
         "name": name,
         "min_raters": min_raters,
         "rule": {**rule.to_dict(), "unit": unit},
         "raters": list(corpus.raters),
-        "documents": {
-            "read": corpus.n_documents,
-            "in_consensus": int(eligible.sum()),
-            "excluded": {k: v for k, v in excluded.items() if v},
-        },
+        "documents": documents_section(corpus.n_documents, raters_per_doc, min_raters),
         "clusters": {key: clusters[key] for key in ("total", "kept", "below_min_raters", "tied")},
         "spans": {
             "read": corpus.n_spans,

@@ -50,7 +50,7 @@ from typing import Any, Iterator
 import numpy as np
 import orjson
 
-from ..core.counts import Comparisons, unit_positions
+from ..core.counts import unit_positions
 from ..core.counts import side as unit_side
 from ..errors import SpanagreeError, UsageError
 from ..core.model import Corpus
@@ -76,22 +76,17 @@ FIELDS = (
     "context_left", "context_right", "only_in",
 )
 
-def outcome_alignment(corpus: Corpus, comparisons: Comparisons, unit: str = "char", *, search: str = "sweep") -> OutcomeAlignment:
-    """The outcome alignment of ``comparisons`` (``report.counts.comparisons``) in ``unit`` (its
-    ``counts.unit_name``), for counts that do not carry it (merged from parts)."""
-    starts, ends, _ = unit_positions(corpus, unit)
-    side_a, spans_a = unit_side(corpus, comparisons.ann_a, starts, ends)
-    side_b, spans_b = unit_side(corpus, comparisons.ann_b, starts, ends)
-    return best_explanation(comparisons, side_a, spans_a, side_b, spans_b, search=search)
-
-
 def from_report(report, *, search: str = "sweep") -> OutcomeAlignment:
     """The outcome alignment behind a :class:`~spanagree.report.AgreementReport`'s outcome
-    counts: the one computed with the counts (computed here only when the counts were merged)."""
-    counts = report.counts
+    counts: the one computed with the counts (computed here, in the counts' unit, only when the
+    counts were merged from parts)."""
+    corpus, counts = report.corpus, report.counts
     if counts.outcome_pairs is not None:
         return counts.outcome_pairs
-    return outcome_alignment(report.corpus, counts.comparisons, counts.unit_name, search=search)
+    starts, ends, _ = unit_positions(corpus, counts.unit_name)
+    side_a, spans_a = unit_side(corpus, counts.comparisons.ann_a, starts, ends)
+    side_b, spans_b = unit_side(corpus, counts.comparisons.ann_b, starts, ends)
+    return best_explanation(counts.comparisons, side_a, spans_a, side_b, spans_b, search=search)
 
 
 def label_confusion(corpus: Corpus, found: OutcomeAlignment) -> np.ndarray:
@@ -148,15 +143,11 @@ def cases(corpus: Corpus, found: OutcomeAlignment, *, context: int = CONTEXT) ->
         }
         lo, hi = len(text), 0
         for side, span in (("a", int(span_a[i])), ("b", int(span_b[i]))):
-            if span < 0:
-                record.update({f"{side}_start": None, f"{side}_end": None, f"{side}_label": None, f"{side}_text": None})
-                continue
-            s, e = int(corpus.span_start[span]), int(corpus.span_end[span])
-            record.update({
-                f"{side}_start": s, f"{side}_end": e,
-                f"{side}_label": corpus.labels[corpus.span_label[span]], f"{side}_text": text[s:e],
-            })
-            lo, hi = min(lo, s), max(hi, e)
+            s, e = (int(corpus.span_start[span]), int(corpus.span_end[span])) if span >= 0 else (None, None)
+            values = (s, e, corpus.labels[corpus.span_label[span]], text[s:e]) if span >= 0 else (None,) * 4
+            record.update(zip((f"{side}_start", f"{side}_end", f"{side}_label", f"{side}_text"), values))
+            if span >= 0:
+                lo, hi = min(lo, s), max(hi, e)
         record["context_left"] = text[max(0, lo - context):lo]
         record["context_right"] = text[hi:hi + context]
         # whose span a missed / spurious case is, by name (None for a matched pair)
@@ -205,7 +196,15 @@ def write(report, out: str | Path, *, output: str | None = None, context: int = 
         "documents_with_disagreements": len(documents_with_disagreements(found)),
     }
     if output == "prodigy-review":
-        summary.update(_write_review(corpus, found, out, language, sources, include_agreed))
+        tasks, notes = review_tasks(corpus, found, language, originals=original_tasks(sources),
+                                    include_agreed=include_agreed)
+        write_jsonl(out, tasks)
+        summary.update({"tasks": len(tasks), "view_id": tasks[0]["_view_id"] if tasks else None})
+        agreed = len(np.unique(corpus.ann_doc)) - summary["documents_with_disagreements"]
+        notes["documents everyone agreed on " + ("(written)" if include_agreed else
+                                                 "(not written; --include-agreed writes them)")] += agreed
+        if notes:
+            summary["notes"] = dict(notes)
         return summary
     records = cases(corpus, found, context=context)
     structure = _structure_cases(report)
@@ -321,7 +320,6 @@ def original_tasks(paths, answers=("accept",)) -> dict[tuple[str, str], dict]:
     """The Prodigy tasks of ``paths`` (only the files in Prodigy JSONL) by ``(doc_id, rater)``,
     keyed as the Prodigy reader keys them; a task whose answer counts wins over one that does
     not."""
-
     files = []
     for path in (Path(p) for p in paths or ()):
         files.extend(sorted(path.glob("*.jsonl")) if path.is_dir() else [path])
@@ -342,19 +340,6 @@ def original_tasks(paths, answers=("accept",)) -> dict[tuple[str, str], dict]:
     return found
 
 
-def _write_review(corpus: Corpus, found: OutcomeAlignment, out: Path, language: str, sources=None,
-                  include_agreed: bool = False) -> dict[str, Any]:
-    tasks, notes = review_tasks(corpus, found, language, originals=original_tasks(sources), include_agreed=include_agreed)
-    write_jsonl(out, tasks)
-    result: dict[str, Any] = {"tasks": len(tasks), "view_id": tasks[0]["_view_id"] if tasks else None}
-    agreed = len(np.unique(corpus.ann_doc)) - len(documents_with_disagreements(found))
-    key = "documents everyone agreed on (written)" if include_agreed else "documents everyone agreed on (not written; --include-agreed writes them)"
-    notes[key] += agreed
-    if notes:
-        result["notes"] = dict(notes)
-    return result
-
-
 # --- helpers ------------------------------------------------------------------------------------
 
 
@@ -365,11 +350,9 @@ def resolve_format(out: str | Path, output: str | None = None) -> str:
             raise UsageError(f"output must be one of {', '.join(FORMATS)}; got {output!r}")
         return output
     out = Path(out)
-    suffix = out.suffix.lower()
-    if suffix in (".jsonl", ".json", ".ndjson"):
-        return "jsonl"
-    if suffix == ".csv":
-        return "csv"
+    found = {".jsonl": "jsonl", ".json": "jsonl", ".ndjson": "jsonl", ".csv": "csv"}.get(out.suffix.lower())
+    if found is not None:
+        return found
     raise UsageError(
         f"cannot tell the output format from {out.name!r}; use a .jsonl or .csv name, or --output "
         + "|".join(FORMATS)

@@ -48,7 +48,6 @@ MAX_CONSENSUS_RATERS = 12
 PARTS_MOST = 3
 
 
-
 def rater_view(report, interval=None) -> list[dict[str, Any]]:
     """The per-rater section of an :class:`~spanagree.report.AgreementReport` (point values from
     the report's summary, :mod:`spanagree.measures.psa.summary`); ``interval`` (path → bootstrap
@@ -95,9 +94,6 @@ def rater_view(report, interval=None) -> list[dict[str, Any]]:
                 gaps.append((f - float(pooled), label, f, float(pooled)))
         gaps.sort()
         against_others = {**prf(*per_rater[r].tolist()), "labels": by_label}
-        entry = interval(("raters", r, "against_others", "f"))
-        if entry is not None:
-            against_others["f_interval"] = entry
         out.append({
             "rater": name,
             "documents": int(documents[r]),
@@ -116,18 +112,18 @@ def rater_view(report, interval=None) -> list[dict[str, Any]]:
                 for gap, label, f, pooled in gaps[:PARTS_MOST]
             ],
         })
-        entry = interval(("raters", r, "mean_psa"))
-        if entry is not None:
-            out[-1]["mean_psa_interval"] = entry
+        for holder, key, *path in ((against_others, "f_interval", "against_others", "f"),
+                                   (out[-1], "mean_psa_interval", "mean_psa")):
+            entry = interval(("raters", r, *path))
+            if entry is not None:
+                holder[key] = entry
         if consensus is None:
             out[-1]["against_consensus_not_computed"] = why_not
     return out
 
 
-
 def _only_theirs(report) -> dict[str, Counter]:
     """Per rater and label, scored spans that no other rater's span explains."""
-
     corpus = report.corpus
     found = from_report(report)
     matched = np.zeros(corpus.n_spans, dtype=bool)
@@ -144,7 +140,6 @@ def _only_theirs(report) -> dict[str, Counter]:
 
 def _against_consensus(report) -> tuple[dict[str, dict] | None, str | None]:
     """Each rater against the consensus of the other raters (or None, and why not)."""
-
     corpus, counts = report.corpus, report.counts
     names = corpus.raters
     if len(names) > MAX_CONSENSUS_RATERS:
@@ -152,13 +147,15 @@ def _against_consensus(report) -> tuple[dict[str, dict] | None, str | None]:
     if not corpus.has_spans:
         return None, "the counts were computed in parts, without the spans"
     rule, unit = counts.rule, counts.unit_name
+    gold_name = "consensus of the others"
+    while gold_name in names:
+        gold_name += "'"
     out: dict[str, dict] = {}
     for r, name in enumerate(names):
         others = [x for x in names if x not in (name, report.reference)]  # a reference is no rater
         if not others or name == report.reference:
             continue
         majority = len(others) // 2 + 1
-        gold_name = _free_name(names)
         gold, _ = consensus(subset(corpus, others), min_raters=majority, rule=rule, unit=unit, name=gold_name)
         pair, pair_counts, order, entry = rater_against(corpus, r, gold, rule, unit)
         if not len(pair_counts.comparisons):
@@ -176,7 +173,6 @@ def _against_consensus(report) -> tuple[dict[str, dict] | None, str | None]:
 def _bootstrap_f(rows: np.ndarray, options) -> dict[str, Any]:
     """Percentile bootstrap interval of ``F = 2a / (2a + own + other)`` over the rows (one per
     document), with the report's level, replicates and seed."""
-
     n = len(rows)
     rng = np.random.default_rng(options.seed)
     values = []
@@ -202,20 +198,9 @@ def _bootstrap_f(rows: np.ndarray, options) -> dict[str, Any]:
     return entry
 
 
-def _free_name(names: list[str]) -> str:
-    name = "consensus of the others"
-    while name in names:
-        name += "'"
-    return name
-
-
 def subset(corpus, keep: list[str]):
     """The corpus with only the raters ``keep`` (same documents, spans and tokens)."""
-
-    builder = CorpusBuilder()
-    wanted = {corpus.raters.index(x) for x in keep}
-    copy_annotations(corpus, builder, lambda rater: rater in wanted)
-    return builder.build()
+    return copied((corpus, {corpus.raters.index(x) for x in keep}, None))
 
 
 def rater_against(corpus, r: int, gold, rule, unit: str) -> tuple[Any, Any, list[int], dict[str, Any]]:
@@ -231,18 +216,17 @@ def rater_against(corpus, r: int, gold, rule, unit: str) -> tuple[Any, Any, list
 
 def pair_corpus(corpus, r: int, gold):
     """Rater ``r``'s annotations of the documents in ``gold``, and ``gold`` itself."""
+    return copied((corpus, {r}, set(gold.doc_ids)), (gold, None, None))
 
+
+def copied(*parts: tuple[Any, set[int] | None, set[str] | None]):
+    """One corpus of the annotations of each ``(corpus, raters, doc_ids)`` of ``parts``: those of
+    the raters (codes) and documents (ids) given, all where None (the same texts, spans and tokens)."""
     builder = CorpusBuilder()
-    in_gold = set(gold.doc_ids)
-    copy_annotations(corpus, builder, lambda rater: rater == r, lambda doc_id: doc_id in in_gold)
-    copy_annotations(gold, builder, lambda rater: True)
+    for corpus, raters, doc_ids in parts:
+        for ann in range(corpus.n_annotations):
+            d, rater = int(corpus.ann_doc[ann]), int(corpus.ann_rater[ann])
+            if (raters is None or rater in raters) and (doc_ids is None or corpus.doc_ids[d] in doc_ids):
+                builder.add(corpus.doc_ids[d], corpus.doc_ids[d], corpus.texts[d], corpus.raters[rater],
+                            corpus.annotation_spans(ann), None, corpus.doc_tokens[d])
     return builder.build()
-
-
-def copy_annotations(corpus, builder, rater_ok, doc_ok=lambda doc_id: True) -> None:
-    for ann in range(corpus.n_annotations):
-        d, rater = int(corpus.ann_doc[ann]), int(corpus.ann_rater[ann])
-        if not rater_ok(rater) or not doc_ok(corpus.doc_ids[d]):
-            continue
-        builder.add(corpus.doc_ids[d], corpus.doc_ids[d], corpus.texts[d], corpus.raters[rater],
-                    corpus.annotation_spans(ann), None, corpus.doc_tokens[d])

@@ -53,6 +53,16 @@ def style():
         yield
 
 
+@contextmanager
+def _axes(width: float, height: float):
+    """A new figure of ``width`` × ``height`` inches and its one axes, drawn in :func:`style`."""
+    from matplotlib.figure import Figure
+
+    with style():
+        fig = Figure(figsize=(width, height))
+        yield fig, fig.add_subplot()
+
+
 def labels_shown(data: dict[str, Any]) -> list[str]:
     """The labels the per-label chart shows: all, or the :data:`MAX_CHART_LABELS` with most spans."""
     labels = data["labels"]
@@ -66,9 +76,8 @@ def labels(data: dict[str, Any]):
     """Each label's pairwise mean PSA with its interval (:func:`labels_shown`)."""
     names = labels_shown(data)
     entries = [data["labels"][n] for n in names]
-    intervals = [e.get("pairwise_mean_psa_interval") or {} for e in entries]
-    return interval_chart(names, [e["pairwise_mean_psa"] for e in entries], [i.get("low") for i in intervals],
-                          [i.get("high") for i in intervals])
+    return interval_chart(names, [e["pairwise_mean_psa"] for e in entries],
+                          [e.get("pairwise_mean_psa_interval") for e in entries])
 
 
 def raters_ordered(rows: list[dict]) -> list[dict]:
@@ -82,9 +91,8 @@ def raters(rows: list[dict]):
     ordered = raters_ordered(rows)
     if len(ordered) > MAX_CHART_LABELS:
         return None
-    intervals = [r.get("mean_psa_interval") or {} for r in ordered]
     return interval_chart([r["rater"] for r in ordered], [r["mean_psa"] for r in ordered],
-                          [i.get("low") for i in intervals], [i.get("high") for i in intervals],
+                          [r.get("mean_psa_interval") for r in ordered],
                           xlabel="mean PSA against every other rater (bar: interval)")
 
 
@@ -122,18 +130,15 @@ def kappa_curve(data: dict[str, Any]):
 # --- the drawings ---------------------------------------------------------------------------------
 
 
-def interval_chart(names: Sequence[str], values: Sequence[float | None], lows: Sequence[float | None],
-                   highs: Sequence[float | None], *, xlabel: str = "pairwise mean PSA (bar: interval)"):
-    """Values as points with interval bars, one row per name top to bottom."""
+def interval_chart(names: Sequence[str], values: Sequence[float | None], intervals: Sequence[dict | None], *,
+                   xlabel: str = "pairwise mean PSA (bar: interval)"):
+    """Values as points with interval bars (``{"low", "high"}``, or None), one row per name top to bottom."""
     if not len(names):
         return None
-    from matplotlib.figure import Figure
-
-    with style():
-        fig = Figure(figsize=(6.4, 0.9 + 0.32 * len(names)))
-        ax = fig.add_subplot()
+    with _axes(6.4, 0.9 + 0.32 * len(names)) as (fig, ax):
         y = np.arange(len(names))[::-1]
-        for yi, value, low, high in zip(y, values, lows, highs):
+        for yi, value, interval in zip(y, values, intervals):
+            low, high = (interval or {}).get("low"), (interval or {}).get("high")
             if value is None:
                 ax.text(0.01, yi, "undefined", va="center", fontsize=8, color="#888888")
                 continue
@@ -156,13 +161,9 @@ def heatmap(raters: Sequence[str], matrix: np.ndarray):
     n = len(raters)
     if n < 2:
         return None
-    from matplotlib.figure import Figure
-
     mpl = matplotlib()
-    with style():
-        side = min(2.2 + 0.45 * n, 14.0)
-        fig = Figure(figsize=(side + 1.4, side))
-        ax = fig.add_subplot()
+    side = min(2.2 + 0.45 * n, 14.0)
+    with _axes(side + 1.4, side) as (fig, ax):
         masked = np.ma.masked_invalid(matrix)
         cmap = mpl.colormaps["viridis"].with_extremes(bad="#eeeeee")
         # cells as vector shapes (pcolormesh), not an embedded raster image
@@ -193,11 +194,7 @@ def kappa_curve_chart(d: Sequence[float], kappa: Sequence[float | None], psa: fl
     points = [(x, k) for x, k in zip(d, kappa) if k is not None and x > 0]
     if not points:
         return None
-    from matplotlib.figure import Figure
-
-    with style():
-        fig = Figure(figsize=(6.4, 3.6))
-        ax = fig.add_subplot()
+    with _axes(6.4, 3.6) as (fig, ax):
         xs, ks = zip(*points)
         ax.plot(xs, ks, color="#4c72b0", linewidth=1.8, label="Cohen's κ(d)")
         if psa is not None:
@@ -257,8 +254,7 @@ class Plots:
 
     def raters(self):
         """Each rater's mean PSA against every other rater, with its interval."""
-        rows = rater_section(self._report, self._dict())
-        return raters(rows)
+        return raters(rater_section(self._report, self._dict()))
 
     def kappa_curve(self):
         """Cohen's κ as d grows towards PSA; needs candidate items (``candidates=...``)."""
@@ -269,7 +265,6 @@ class Plots:
         if figure is None:
             raise UsageError("no κ curve: the candidates give no marked/NONE table (document labels, or no items)")
         return figure
-
 
 
 def _shown_inline() -> None:

@@ -225,26 +225,28 @@ def write(report, folder: str | Path, *, output: str = "csv") -> dict[str, Any]:
 # --- rows from the report's dict --------------------------------------------------------------
 
 
-def _bounds(entry: dict | None, name: str) -> dict[str, Any]:
-    entry = entry or {}
-    return {f"{name}_low": entry.get("low"), f"{name}_high": entry.get("high")}
+def _row(table: str, source: dict, **given: Any) -> dict[str, Any]:
+    """One row of ``table``: each column from ``given``, else ``source``'s value of that name, and
+    an interval's bounds ``<name>_low``, ``<name>_high`` from ``source``'s ``<name>_interval``."""
+    row = {}
+    for column, _ in COLUMNS[table]:
+        name, _, end = column.rpartition("_")
+        if column in given:
+            row[column] = given[column]
+        elif end in ("low", "high"):
+            row[column] = (source.get(f"{name}_interval") or {}).get(end)
+        else:
+            row[column] = source.get(column)
+    return row
 
 
 def _pairs(data: dict) -> list[dict]:
-    return [{
-        "rater_a": pair["raters"][0], "rater_b": pair["raters"][1], "documents": pair["documents"],
-        "a": pair["a"], "b": pair["b"], "c": pair["c"], "psa": pair["psa"], **_bounds(pair.get("psa_interval"), "psa"),
-        **pair["outcomes"],
-    } for pair in data["pairs"]]
+    return [_row("pairs", {**pair, **pair["outcomes"]}, rater_a=pair["raters"][0], rater_b=pair["raters"][1])
+            for pair in data["pairs"]]
 
 
 def _labels(data: dict) -> list[dict]:
-    return [{
-        "label": label,
-        "pairwise_mean_psa": row["pairwise_mean_psa"], **_bounds(row.get("pairwise_mean_psa_interval"), "pairwise_mean_psa"),
-        "pooled_psa": row["pooled_psa"], **_bounds(row.get("pooled_psa_interval"), "pooled_psa"),
-        "a": row["a"], "b": row["b"], "c": row["c"], "pairs_undefined": row["pairs_undefined"],
-    } for label, row in data["labels"].items()]
+    return [_row("labels", row, label=label) for label, row in data["labels"].items()]
 
 
 def _documents(data: dict) -> list[dict]:
@@ -252,21 +254,10 @@ def _documents(data: dict) -> list[dict]:
 
 
 def _raters(view: list[dict]) -> list[dict]:
-    found = []
-    for row in view:
-        others = row.get("against_others") or {}
-        consensus = row.get("against_consensus") or {}
-        found.append({
-            "rater": row["rater"], "documents": row["documents"], "spans": row["spans"], "pairs": row["pairs"],
-            "pairs_undefined": row["pairs_undefined"],
-            "mean_psa": row["mean_psa"], **_bounds(row.get("mean_psa_interval"), "mean_psa"),
-            "precision": others.get("precision"), "recall": others.get("recall"), "f": others.get("f"),
-            **_bounds(others.get("f_interval"), "f"),
-            "consensus_precision": consensus.get("precision"), "consensus_recall": consensus.get("recall"),
-            "consensus_f": consensus.get("f"), **_bounds(consensus.get("f_interval"), "consensus_f"),
-            "only_theirs": (row.get("only_theirs") or {}).get("spans", 0),
-        })
-    return found
+    return [_row("raters", {
+        **(row.get("against_others") or {}),
+        **{f"consensus_{key}": value for key, value in (row.get("against_consensus") or {}).items()}, **row,
+    }, only_theirs=(row.get("only_theirs") or {}).get("spans", 0)) for row in view]
 
 
 def _outcomes(data: dict) -> list[dict]:
@@ -275,16 +266,8 @@ def _outcomes(data: dict) -> list[dict]:
 
 
 def _coefficient_row(scope: str, raters: list[str] | None, name: str, entry: dict) -> dict:
-    analytic = entry.get("analytic_interval") or {}
-    bootstrap = entry.get("interval") or {}
-    return {
-        "scope": scope, "rater_a": raters[0] if raters else None, "rater_b": raters[1] if raters else None,
-        "coefficient": name, "value": entry.get("value"), "observed": entry.get("observed"),
-        "expected": entry.get("expected"), "standard_error": entry.get("standard_error"),
-        "analytic_low": analytic.get("low"), "analytic_high": analytic.get("high"),
-        "bootstrap_low": bootstrap.get("low"), "bootstrap_high": bootstrap.get("high"),
-        "p_value": entry.get("p_value"), "n_items": entry.get("n_items"),
-    }
+    return _row("chance", {**entry, "bootstrap_interval": entry.get("interval")}, scope=scope, coefficient=name,
+                rater_a=raters[0] if raters else None, rater_b=raters[1] if raters else None)
 
 
 def _chance(data: dict) -> list[dict]:
@@ -317,8 +300,7 @@ def _unitizing(data: dict) -> list[dict]:
 
 
 def _unitizing_row(measure: str, label: str | None, entry: dict) -> dict:
-    return {"measure": measure, "label": label, "value": entry.get("value"),
-            **_bounds(entry.get("interval"), "value"), "units": entry.get("units")}
+    return _row("unitizing", {**entry, "value_interval": entry.get("interval")}, measure=measure, label=label)
 
 
 _FROM_DICT: dict[str, Callable[[dict], list[dict]]] = {

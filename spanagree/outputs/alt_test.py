@@ -9,7 +9,6 @@ from .tables import num, tables_as_markdown, tables_as_text
 
 def tables(results: Sequence[dict[str, Any]]) -> list[tuple[str, list[str], list[list[Any]]]]:
     """The results (dicts of :meth:`AltTestResult.to_dict`, ranked) as titled tables."""
-
     out = []
     if len(results) > 1:
         rows = [[k, r["candidate"], num(r["advantage_probability"]), num(r["winning_rate"]), r["verdict"]]

@@ -123,4 +123,3 @@ def tables(result: dict[str, Any]) -> list[tuple[str, list[str], list[list[Any]]
 
 def _signed(value: float | None) -> str:
     return "undefined" if value is None else f"{value:+.4f}"
-

@@ -62,16 +62,12 @@ class Check:
         return self.statistic if self.argument is None else f"{self.statistic}:{self.argument}"
 
 
-def parse_check(text: str) -> Check:
-    """A ``--min`` value: ``NAME=BOUND`` (split at the last ``=``, so a label may contain one).
+def parse_check(text: str, option: str = "--min") -> Check:
+    """A ``--min`` value (or one of ``option``): ``NAME=BOUND`` (split at the last ``=``, so a label may contain one).
 
     >>> parse_check("label:PER=0.75")
     Check(statistic='label', bound=0.75, argument='PER')
     """
-    return _check_text(text, "--min")
-
-
-def _check_text(text: str, option: str) -> Check:
     name, bound = name_and_number(text, option, "BOUND", "pairwise_mean_psa=0.8")
     return make_check(name.strip(), bound, source=f"{option} {text!r}")
 
@@ -100,27 +96,20 @@ def make_check(name: str, bound: float, *, source: str) -> Check:
 def checks_from_settings(gate: Mapping[str, Any], extra: Sequence[str] = ()) -> list[Check]:
     """The checks of a ``[gate]`` section, then the ``--min`` values (a ``--min`` for a
     statistic the config also bounds replaces the config's bound, in place)."""
-    checks: dict[str, Check] = {}
-    bounds = gate.get("min", {})
+    checks: list[Check] = []
     # the plain names first, then the tables of labels and pairs (as a config file lists them)
-    ordered = sorted(bounds.items(), key=lambda item: isinstance(item[1], Mapping))
-    for name, value in ordered:
+    for name, value in sorted(gate.get("min", {}).items(), key=lambda item: isinstance(item[1], Mapping)):
         if isinstance(value, Mapping):
             for key, bound in value.items():
                 # a key may be written in double quotes, as for a name with spaces: not part of it
                 argument = key[1:-1] if len(key) >= 2 and key[0] == key[-1] == '"' else key
-                check = make_check(f"{name}:{argument}", bound, source=f"[gate.min.{name}] {key}")
-                checks[check.name] = check
+                checks.append(make_check(f"{name}:{argument}", bound, source=f"[gate.min.{name}] {key}"))
         else:
-            check = make_check(name, value, source=f"[gate.min] {name}")
-            checks[check.name] = check
-    for text in gate.get("checks", ()):  # written as --min takes them: any label, ':' and '=' included
-        check = _check_text(text, "[gate] checks")
-        checks[check.name] = check
-    for text in extra:
-        check = parse_check(text)
-        checks[check.name] = check
-    return list(checks.values())
+            checks.append(make_check(name, value, source=f"[gate.min] {name}"))
+    # [gate] checks are written as --min takes them: any label, ':' and '=' included
+    checks += [parse_check(text, "[gate] checks") for text in gate.get("checks", ())]
+    checks += [parse_check(text) for text in extra]
+    return list({check.name: check for check in checks}.values())  # a later bound of a name replaces, in place
 
 
 def prepare(request: Any, checks: Sequence[Check], *, on: str = "point", min_documents: int | None = None) -> Any:
@@ -181,17 +170,8 @@ def evaluate(report: dict[str, Any], checks: Sequence[Check], *, on: str = "poin
     results = []
     if min_documents is not None:
         scored = report["documents"]["scored"]
-        results.append({
-            "name": "documents",
-            "description": "documents scored",
-            "bound": min_documents,
-            "value": scored,
-            "interval": None,
-            "compared": scored,
-            "passed": scored >= min_documents,
-            "reason": None if scored >= min_documents else f"{scored} documents scored, fewer than {min_documents}",
-            "verdict": "pass" if scored >= min_documents else "fail",
-        })
+        reason = None if scored >= min_documents else f"{scored} documents scored, fewer than {min_documents}"
+        results.append(_row("documents", "documents scored", min_documents, scored, None, scored, reason))
     for check in checks:
         statistic = catalogue.STATISTICS[check.statistic]
         value, interval, reason = statistic.read(report, check.argument)
@@ -204,17 +184,7 @@ def evaluate(report: dict[str, Any], checks: Sequence[Check], *, on: str = "poin
         if reason is None and not passed:
             what = "value" if on == "point" else "interval's lower bound"
             reason = f"{what} {compared:.4f} is below {check.bound:g}"
-        row = {
-            "name": check.name,
-            "description": statistic.describe(check.argument),
-            "bound": check.bound,
-            "value": value,
-            "interval": interval,
-            "compared": compared,
-            "passed": passed,
-            "reason": None if passed else reason,
-            "verdict": "pass" if passed else "fail",
-        }
+        row = _row(check.name, statistic.describe(check.argument), check.bound, value, interval, compared, reason)
         if on == "lower" and not passed and compared is not None and value is not None and interval.get("high") is not None \
                 and interval["high"] >= check.bound:
             _inconclusive(row, report["documents"]["scored"])
@@ -233,6 +203,14 @@ def evaluate(report: dict[str, Any], checks: Sequence[Check], *, on: str = "poin
     })
 
 
+def _row(name: str, description: str, bound: float, value: Any, interval: dict | None, compared: Any,
+         reason: str | None) -> dict[str, Any]:
+    """A check's row of :func:`evaluate`: passed when there is no ``reason`` it failed."""
+    passed = reason is None
+    return {"name": name, "description": description, "bound": bound, "value": value, "interval": interval,
+            "compared": compared, "passed": passed, "reason": reason, "verdict": "pass" if passed else "fail"}
+
+
 def _inconclusive(row: dict[str, Any], documents: int) -> None:
     """Mark a check whose interval straddles its bound as inconclusive, with an estimate of the
     documents that would decide it."""
@@ -249,7 +227,6 @@ def _inconclusive(row: dict[str, Any], documents: int) -> None:
            f"1/sqrt(documents)) to decide, likely as {way}" if total is not None
            else "the estimate sits on the bound: more documents may not decide it")
     )
-
 
 
 # --- output -------------------------------------------------------------------------------------
@@ -305,10 +282,7 @@ def as_junit(result: dict[str, Any]) -> bytes:
     import xml.etree.ElementTree as ET
 
     checks = result["checks"]
-    failures = sum(not c["passed"] for c in checks)
-    suites = ET.Element("testsuites", name="spanagree gate", tests=str(len(checks)), failures=str(failures))
-    suite = ET.SubElement(suites, "testsuite", name="spanagree gate", tests=str(len(checks)),
-                          failures=str(failures), errors="0", skipped="0", time="0")
+    suites, suite = _suites(len(checks), sum(not c["passed"] for c in checks))
     properties = ET.SubElement(suite, "properties")
     ET.SubElement(properties, "property", name="on", value=result["on"])
     if result["level"] is not None:
@@ -328,20 +302,20 @@ def as_junit(result: dict[str, Any]) -> bytes:
     return ET.tostring(suites, encoding="utf-8", xml_declaration=True) + b"\n"
 
 
+def _suites(tests: int, failures: int, errors: int = 0):
+    """The JUnit ``<testsuites>`` element and its one ``<testsuite>``, with their counts."""
+    import xml.etree.ElementTree as ET
+
+    counts = {"tests": str(tests), "failures": str(failures)}
+    suites = ET.Element("testsuites", name="spanagree gate", **counts, **({"errors": str(errors)} if errors else {}))
+    suite = ET.SubElement(suites, "testsuite", name="spanagree gate", **counts, errors=str(errors), skipped="0", time="0")
+    return suites, suite
+
+
 def write_outputs(result: dict[str, Any], *, junit: Path | None = None, environ: Mapping[str, str] | None = None) -> list[str]:
     """Write the JUnit file (if asked) and append the Markdown summary to
     ``$GITHUB_STEP_SUMMARY`` (when set); returns the paths written."""
-    environ = os.environ if environ is None else environ
-    written = []
-    if junit is not None:
-        write_bytes(junit, as_junit(result))
-        written.append(str(junit))
-    summary = environ.get("GITHUB_STEP_SUMMARY")
-    if summary:
-        with open(summary, "a", encoding="utf-8") as f:
-            f.write(as_markdown(result) + "\n")
-        written.append(summary)
-    return written
+    return _write(junit, lambda: as_junit(result), environ, lambda: as_markdown(result) + "\n")
 
 
 def write_error_outputs(message: str, *, junit: Path | None = None, environ: Mapping[str, str] | None = None) -> list[str]:
@@ -349,29 +323,37 @@ def write_error_outputs(message: str, *, junit: Path | None = None, environ: Map
     case in ``<error>``) and the step summary, so that CI always has an artefact saying why."""
     import xml.etree.ElementTree as ET
 
-    environ = os.environ if environ is None else environ
-    written = []
-    if junit is not None:
-        suites = ET.Element("testsuites", name="spanagree gate", tests="1", failures="0", errors="1")
-        suite = ET.SubElement(suites, "testsuite", name="spanagree gate", tests="1", failures="0", errors="1",
-                              skipped="0", time="0")
+    def junit_xml() -> bytes:
+        suites, suite = _suites(1, 0, errors=1)
         case = ET.SubElement(suite, "testcase", classname="spanagree.outputs.gate", name="spanagree gate could run", time="0")
         ET.SubElement(case, "error", message=_xml(message), type="InputError").text = _xml(message)
-        try:
-            write_bytes(junit, ET.tostring(suites, encoding="utf-8", xml_declaration=True) + b"\n")
-            written.append(str(junit))
-        except OSError:
-            pass  # the error being reported may be this very path
-    summary = environ.get("GITHUB_STEP_SUMMARY")
-    if summary:
-        try:
-            with open(summary, "a", encoding="utf-8") as f:
-                shown = visible(cut(message, 2000), keep_newlines=True).replace("`", "'")
-                f.write(f"### ❌ spanagree gate: could not run (exit 2)\n\n```\n{shown}\n```\n\n")
-            written.append(summary)
-        except OSError:
-            pass
+        return ET.tostring(suites, encoding="utf-8", xml_declaration=True) + b"\n"
+
+    shown = visible(cut(message, 2000), keep_newlines=True).replace("`", "'")
+    summary = f"### ❌ spanagree gate: could not run (exit 2)\n\n```\n{shown}\n```\n\n"
+    # passing over a path that cannot be written: the error being reported may be about it
+    return _write(junit, junit_xml, environ, lambda: summary, passed_over=OSError)
+
+
+def _write(junit: Path | None, junit_xml, environ: Mapping[str, str] | None, summary_text,
+           passed_over: type[Exception] | tuple = ()) -> list[str]:
+    """Write ``junit_xml()`` to ``junit`` (when given) and append ``summary_text()`` to
+    ``$GITHUB_STEP_SUMMARY`` (when set); returns the paths written."""
+    summary = (os.environ if environ is None else environ).get("GITHUB_STEP_SUMMARY")
+    written = []
+    for path, write in ((junit, lambda: write_bytes(junit, junit_xml())), (summary, lambda: _append(summary, summary_text()))):
+        if path:
+            try:
+                write()
+                written.append(str(path))
+            except passed_over:
+                pass
     return written
+
+
+def _append(path: str, text: str) -> None:
+    with open(path, "a", encoding="utf-8") as f:
+        f.write(text)
 
 
 # --- helpers ------------------------------------------------------------------------------------

@@ -91,4 +91,3 @@ def num(value: float | None, digits: int = 3) -> str:
     if digits != 3 and float(value).is_integer():
         return str(int(value))
     return f"{value:.{digits}f}"
-

@@ -136,10 +136,6 @@ def as_text(report: dict) -> str:
     return tables_as_text(tables(report))
 
 
-
 def as_markdown(report: dict) -> str:
     """GitHub-flavoured Markdown tables."""
     return tables_as_markdown(tables(report))
-
-
-

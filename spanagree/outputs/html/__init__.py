@@ -77,16 +77,16 @@ OUTCOME_HELP = {
 
 
 def check_dependencies() -> None:
-    """Raise a UsageError naming the extra to install when matplotlib is missing."""
-    charts._matplotlib()
+    """Raise a UsageError naming the extra to install (of the HTML report) when matplotlib is missing."""
+    figures.matplotlib("report")
 
 
 def render(report, *, title: str | None = None, max_documents: int = MAX_DOCUMENTS,
            sources: Sequence[str] = (), documents_csv: str | None = None) -> str:
     """The HTML page for ``report`` (an :class:`~spanagree.report.AgreementReport`);
     ``documents_csv`` names the per-document CSV beside the page, for a link."""
-    report, data = page_data(report)
-    return _render(report, data, title=title, max_documents=max_documents, sources=sources, documents_csv=documents_csv)
+    return _render(*page_data(report), title=title, max_documents=max_documents, sources=sources,
+                   documents_csv=documents_csv)
 
 
 def page_data(report) -> tuple[Any, dict[str, Any]]:
@@ -110,8 +110,9 @@ def page_data(report) -> tuple[Any, dict[str, Any]]:
     return report, report.with_pairs(shown)
 
 
-def _render(report, data: dict[str, Any], *, title: str | None, max_documents: int,
-            sources: Sequence[str], documents_csv: str | None, annotators: dict[str, Any] | None = None) -> str:
+def _render(report, data: dict[str, Any], *, title: str | None = None, max_documents: int = MAX_DOCUMENTS,
+            sources: Sequence[str] = (), documents_csv: str | None = None,
+            annotators: dict[str, Any] | None = None) -> str:
     if "per_rater" not in data:
         data["per_rater"] = report.rater_rows()
     corpus = report.corpus
@@ -151,13 +152,10 @@ def documents_csv_path(out: str | Path) -> Path:
 def write(report, out: str | Path, **options: Any) -> dict[str, Any]:
     """Write :func:`render`'s page to ``out``, and every document by agreement to
     ``<out stem>.documents.csv`` beside it; returns ``{"out", "bytes", "documents_csv"}``."""
-
     out = Path(out)
     csv_path = documents_csv_path(out)
     report, page = page_data(report)
-    options = {"title": None, "max_documents": MAX_DOCUMENTS, "sources": (), **options}
-    html = _render(report, page, documents_csv=csv_path.name, **options)
-    data = html.encode("utf-8")
+    data = _render(report, page, documents_csv=csv_path.name, **options).encode("utf-8")
     write_bytes(out, data)
     views.write_documents_csv(page["per_document"], csv_path)
     return {"out": str(out), "bytes": len(data), "documents_csv": str(csv_path)}
@@ -177,16 +175,16 @@ def _cut_note(corpus) -> str | None:
             "and the CSV beside this page have them whole.")
 
 
+#: What the lead says of a rule beyond its name, labels and unit (``str.format`` of the report's rule).
+RULE_DETAIL = {"overlap": ", min_overlap {min_overlap}", "partial": ", partial_credit {partial_credit:g}",
+               "proportional": ", {proportional}"}
+
+
 def _lead(data: dict) -> list[str]:
     """The facts under the title, one sentence piece each."""
     rule = data["rule"]
     rule_text = f"rule {rule['rule']}, labels {rule['labels']}, unit {rule['unit']}"
-    if rule["rule"] == "overlap":
-        rule_text += f", min_overlap {rule['min_overlap']}"
-    elif rule["rule"] == "partial":
-        rule_text += f", partial_credit {rule['partial_credit']:g}"
-    elif rule["rule"] == "proportional":
-        rule_text += f", {rule['proportional']}"
+    rule_text += RULE_DETAIL.get(rule["rule"], "").format(**rule)
     docs = data["documents"]
     chance = data.get("chance_corrected") or {}
     scored = (f"{docs['read']} documents with labels (document labels: the PSA sections do not apply)"

@@ -20,11 +20,6 @@ import numpy as np
 from ...notebook import figures
 
 
-def _matplotlib():
-    """matplotlib, or a UsageError naming the extra of the HTML report."""
-    return figures.matplotlib("report")
-
-
 def labels(data: dict[str, Any]) -> str | None:
     """:func:`spanagree.notebook.figures.labels` as SVG."""
     return _svg(figures.labels(data), "labels-")
