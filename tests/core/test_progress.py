@@ -45,10 +45,11 @@ def test_the_bar_counts_replicates_truthfully(capsys, no_delay):
         with progress.phase("bootstrap", 600, unit="replicate") as bar:
             for _ in range(3):
                 bar.update(200)
-    err = capsys.readouterr().err
+    # the bar's own lines (a thread another test left may write to stderr too)
+    lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("bootstrap")]
     # each line's count field "| N/TOTAL [" (not the speed after it, which can read 601.2replicate/s)
-    counts = [(int(n), int(total)) for n, total in re.findall(r"\| *(\d+)/(\d+) \[", err)]
-    assert len(counts) == len(err.splitlines()) and {total for _, total in counts} == {600}
+    counts = [(int(n), int(total)) for n, total in re.findall(r"\| *(\d+)/(\d+) \[", "\n".join(lines))]
+    assert lines and len(counts) == len(lines) and {total for _, total in counts} == {600}
     assert [n for n, _ in counts] == sorted(n for n, _ in counts) and counts[-1] == (600, 600)
     assert {n for n, _ in counts} <= {0, 200, 400, 600}
 
