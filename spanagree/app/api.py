@@ -205,6 +205,13 @@ def consensus(
     :class:`~spanagree.Corpus` named ``name``."""
     from . import runs
 
+    model_only = {"gold": (gold, None), "threshold": (threshold, 0.5), "competence_prior": (competence_prior, 0.5),
+                  "prior_strength": (prior_strength, 5.0), "pooling": (pooling, 10.0), "items": (items, "spans")}
+    unused = [k for k, (value, default) in model_only.items() if value != default
+              and (method == "vote" or (method == "mace" and k == "pooling"))]
+    if unused:
+        raise UsageError(f"{', '.join(unused)}: not read by method={method!r} (an annotator model reads them; "
+                         "pooling only Dawid-Skene)")
     made = runs.consensus(_request(corpus, options), method=method, min_raters=min_raters, name=name,
                           threshold=threshold, gold=gold, items=items,
                           priors=runs.priors(method, competence_prior, prior_strength, pooling))

@@ -177,8 +177,7 @@ def consensus_command(ctx: click.Context, paths: list[str], **values: Any) -> No
 
     method, out, report_file, adjudicate = values["method"] or "vote", values["out"], values["report_file"], values["adjudicate"]
     try:
-        if method == "vote" and adjudicate is not None:
-            raise UsageError("--adjudicate needs an annotator model (--method dawid-skene or mace)")
+        _refuse_unused(ctx, method)
         if Path(out).suffix.lower() not in (".jsonl", ".spacy"):
             raise UsageError(f"cannot tell the output format of {str(out)!r}; name a .jsonl or a .spacy file")
         files, settings = _settings(ctx, paths, values)
@@ -252,6 +251,7 @@ def raters_command(ctx: click.Context, paths: list[str], **values: Any) -> None:
 
     method, out_file = values["method"] or "dawid-skene", values["out"]
     try:
+        _refuse_unused(ctx, method)
         files, settings = _settings(ctx, paths, values)
         check_outputs([None if _to_stdout(out_file) else out_file], files)
         checks = [gate_checks.parse_check(text) for text in values["min"]]
@@ -504,6 +504,22 @@ def next_command(ctx: click.Context, paths: list[str], **values: Any) -> None:
         text = "\n".join(f"{t['rank']:>4}  {visible(t['doc_id'])}  {t['reason']}" for t in result["tasks"])
         text += f"\npolicy: {result['policy']}"
     _emit(text, values["out"])
+
+
+#: Flags that only an annotator model reads, and the one only Dawid–Skene reads.
+_MODEL_ONLY = ("gold", "adjudicate", "threshold", "competence_prior", "prior_strength", "pooling", "items")
+
+
+def _refuse_unused(ctx: click.Context, method: str) -> None:
+    """A flag given that the chosen method would not read is an error, not a silent no-op."""
+    unused = _MODEL_ONLY if method == "vote" else ("pooling",) if method == "mace" else ()
+    given = [name for name in unused if name in ctx.params
+             and getattr(ctx.get_parameter_source(name), "name", "DEFAULT") != "DEFAULT"]
+    if given:
+        flags = ", ".join(declared.BY_NAME[name].flag for name in given)
+        needs = "an annotator model (--method dawid-skene or mace)" if method == "vote" else "--method dawid-skene"
+        raise UsageError(f"{flags} {'needs' if len(given) == 1 else 'need'} {needs}; --method {method} does not read "
+                         f"{'it' if len(given) == 1 else 'them'}")
 
 
 def _given(ctx: click.Context) -> dict[str, Any]:

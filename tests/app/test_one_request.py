@@ -185,3 +185,16 @@ def test_mypy_flags_a_misspelled_keyword(tmp_path):
 def test_the_package_ships_py_typed():
     assert (Path(spanagree.__file__).parent / "py.typed").exists()
     assert "py.typed" in (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("args, message", [
+    (["consensus", "-k", "2", "--threshold", "0.9"], "--threshold needs an annotator model"),
+    (["consensus", "-k", "2", "--items", "tokens", "--pooling", "3"], "--pooling, --items need an annotator model"),
+    (["consensus", "--method", "mace", "--pooling", "3"], "--pooling needs --method dawid-skene"),
+    (["raters", "--method", "mace", "--pooling", "3"], "--pooling needs --method dawid-skene"),
+])
+def test_a_flag_the_method_does_not_read_is_refused(args, message, tmp_path):
+    result = runner.invoke(app, [args[0], str(EXAMPLE), *args[1:], *(["-o", str(tmp_path / "g.jsonl")] if args[0] == "consensus" else [])])
+    assert result.exit_code == 2 and message in result.stderr
+    with pytest.raises(spanagree.UsageError, match="threshold: not read by method='vote'"):
+        spanagree.consensus(EXAMPLE, min_raters=2, threshold=0.9)
