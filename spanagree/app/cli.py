@@ -252,6 +252,9 @@ def raters_command(ctx: click.Context, paths: list[str], **values: Any) -> None:
     method, out_file = values["method"] or "dawid-skene", values["out"]
     try:
         _refuse_unused(ctx, method)
+        if not values["min"] and getattr(ctx.get_parameter_source("on"), "name", "DEFAULT") != "DEFAULT":
+            raise UsageError("--on says what --min holds against its bound; give a --min rater_accuracy:<RATER>=BOUND "
+                             "or min_rater_accuracy=BOUND")
         files, settings = _settings(ctx, paths, values)
         check_outputs([None if _to_stdout(out_file) else out_file], files)
         checks = [gate_checks.parse_check(text) for text in values["min"]]

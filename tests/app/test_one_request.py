@@ -192,6 +192,7 @@ def test_the_package_ships_py_typed():
     (["consensus", "-k", "2", "--items", "tokens", "--pooling", "3"], "--pooling, --items need an annotator model"),
     (["consensus", "--method", "mace", "--pooling", "3"], "--pooling needs --method dawid-skene"),
     (["raters", "--method", "mace", "--pooling", "3"], "--pooling needs --method dawid-skene"),
+    (["raters", "--on", "lower"], "--on says what --min holds against its bound"),
 ])
 def test_a_flag_the_method_does_not_read_is_refused(args, message, tmp_path):
     result = runner.invoke(app, [args[0], str(EXAMPLE), *args[1:], *(["-o", str(tmp_path / "g.jsonl")] if args[0] == "consensus" else [])])
