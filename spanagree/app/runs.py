@@ -180,8 +180,8 @@ def plan(request: Request, statistic: str = "pairwise_mean_psa", *, half_width: 
 def next_tasks(request: Request, budget: int, *, method: str = "dawid-skene", items: str = "spans",
                priors: dict[str, float] | None = None) -> dict[str, Any]:
     """The ``budget`` documents that should get one more rater, in priority order, each with its
-    reason (docs/planning.md): the summed ``p(1 − p)`` of its candidate spans under the annotator
-    model ``method``, fitted on the request's spans."""
+    reason (docs/planning.md): the number of its candidate spans under the annotator model
+    ``method``, fitted on the request's spans, ties by their summed ``p(1 − p)``."""
     import numpy as np
 
     from ..diagnostics import annotators
@@ -199,20 +199,22 @@ def next_tasks(request: Request, budget: int, *, method: str = "dawid-skene", it
                          f"{len(open_documents)} documents some rater has not annotated; got {budget!r}")
     fit = annotators.fit_model(corpus, method=method, model_options=priors, view=items, **_alignment(request))
     terms = decode.span_terms(fit)
-    priority = np.bincount(fit.items.item_doc, weights=terms, minlength=corpus.n_documents)
-    chosen = open_documents[np.lexsort((open_documents, raters[open_documents], -priority[open_documents]))][:budget]
     model = fit.items
+    priority, summed = (np.bincount(model.item_doc, weights=w, minlength=corpus.n_documents) for w in (None, terms))
+    keys = [k[open_documents] for k in (np.arange(corpus.n_documents), raters, -summed, -priority)]
+    chosen = open_documents[np.lexsort(keys)][:budget]
     disputed = np.bincount(model.item_doc, weights=~model.unanimous(), minlength=corpus.n_documents)
     reading, p = decode.best_readings(fit)
     least = {int(model.item_doc[i]): i for i in np.argsort(terms, kind="stable").tolist()}  # the largest last
     tasks = []
     for rank, d in enumerate(chosen.tolist(), 1):
-        reason = f"{raters[d]} rater(s); summed p(1-p) {priority[d]:.3f}; {int(disputed[d])} disputed candidate span(s)"
+        reason = (f"{raters[d]} rater(s); {priority[d]} candidate span(s), {int(disputed[d])} disputed; "
+                  f"summed p(1-p) {summed[d]:.3f}")
         if d in least:
             i = least[d]
             start, end = model.char_offsets(d, model.item_start[i], model.item_end[i])
             reason += f"; least certain: {corpus.texts[d][start:end]!r} as {model.labels[reading[i]]} p={p[i]:.2f}"
-        tasks.append({"doc_id": corpus.doc_ids[d], "rank": rank, "priority": float(priority[d]),
+        tasks.append({"doc_id": corpus.doc_ids[d], "rank": rank, "priority": int(priority[d]),
                       "raters": int(raters[d]), "reason": reason, "text": corpus.texts[d]})
     return {"method": method, "policy": decode.POLICY, "budget": budget, "documents": corpus.n_documents,
             "tasks": tasks}

@@ -184,6 +184,22 @@ def test_next_ranks_the_least_certain_documents_first():
         spanagree.next_tasks(corpus, 13)
 
 
+def test_next_ranks_documents_by_their_candidate_spans_then_by_uncertainty():
+    builder = CorpusBuilder()
+    text = "Alice met Bob and Carol in Rome"
+    agreed = [(0, 5, "PER"), (10, 13, "PER"), (18, 23, "PER")]
+    for d in range(8):
+        for rater in "abc" if d == 7 else "ab":  # c makes the other documents open
+            if d == 0:
+                spans = [(0, 5, "PER")] if rater == "a" else []  # one span, disputed
+            else:
+                spans = agreed if d == 1 else agreed[:1]  # three agreed spans, or one
+            builder.add(f"d{d}", f"d{d}", text, rater, spans, None)
+    tasks = spanagree.next_tasks(builder.build(), 3)["tasks"]
+    assert [t["doc_id"] for t in tasks] == ["d1", "d0", "d2"]
+    assert [t["priority"] for t in tasks] == [3, 1, 1] and "1 disputed" in tasks[1]["reason"]
+
+
 def test_next_writes_a_task_file(tmp_path):
     out = tmp_path / "tasks.jsonl"
     result = runner.invoke(app, ["next", EXAMPLE, "--budget", "4", "--output", "jsonl", "-o", str(out)])
