@@ -12,6 +12,7 @@ are declared in :mod:`spanagree.core.options` (docs/options.md).
 from __future__ import annotations
 
 import os
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence, Union
 
@@ -73,19 +74,9 @@ class Request:
     def __post_init__(self) -> None:
         if asked_for_engine(self.jobs, self.stream, self.engine, self.client):
             if self.settings.get("structure"):
-                raise UsageError(
-                    "relation and attribute agreement (--structure) needs every span in memory, which --jobs, "
-                    "--stream and --engine do not keep (they hold counts only); run it without them")
+                raise _spans_not_kept("relation and attribute agreement (--structure) needs every span in memory")
             if self.settings.get("unitizing"):
-                raise UsageError(
-                    f"unitizing agreement needs every span in memory, which the engines ({option('jobs', 2)}, "
-                    f"{option('stream', True)}, {option('engine', 'dask')}) do not keep (they hold counts only); "
-                    f"run it without them, e.g. with {option('jobs', 1)}")
-
-    @property
-    def uses_engine(self) -> bool:
-        """True when the request asks for workers, streaming or Dask instead of the in-memory path."""
-        return asked_for_engine(self.jobs, self.stream, self.engine, self.client)
+                raise _spans_not_kept("unitizing agreement needs every span in memory")
 
     @classmethod
     def from_keywords(cls, corpus: "Corpus | PathsLike", given: Mapping[str, Any], *,
@@ -121,10 +112,7 @@ class Request:
         engine = sections["engine"]
         uses_engine = asked_for_engine(engine["jobs"], engine["stream"], engine["engine"])
         if keep_spans and uses_engine:
-            raise UsageError(
-                f"this command shows document texts and spans, which the engines ({option('jobs', 2)}, "
-                f"{option('stream', True)}, {option('engine', 'dask')}) do not keep (they hold counts only); run it "
-                f"without them, e.g. with {option('jobs', 1)}")
+            raise _spans_not_kept("this command shows document texts and spans")
         if keep_spans:  # never chosen for large input either: the pages need the spans
             given["stream"] = False
         return cls.from_keywords(paths, given, read_options=reader_options(sections), check=False,
@@ -132,8 +120,14 @@ class Request:
 
     def replace(self, **changes: Any) -> "Request":
         """This request with some settings changed (``bootstrap=None``, ...)."""
-        return Request(self.inputs, self.rule, {**self.settings, **changes}, jobs=self.jobs, stream=self.stream,
-                       engine=self.engine, client=self.client)
+        return dataclasses.replace(self, settings={**self.settings, **changes})
+
+
+def _spans_not_kept(what: str) -> UsageError:
+    """``what`` cannot run on an engine's counts: the message says so and how to run it."""
+    return UsageError(
+        f"{what}, which the engines ({option('jobs', 2)}, {option('stream', True)}, {option('engine', 'dask')}) "
+        f"do not keep (they hold counts only); run it without them, e.g. with {option('jobs', 1)}")
 
 
 def reader_options(sections: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
