@@ -93,7 +93,7 @@ def score_command(ctx: click.Context, paths: list[str], **values: Any) -> None:
         if kind in TABLE_OUTPUTS:
             _check_table_folder(out_file, kind, files)
         else:
-            check_outputs([None if _to_stdout(out_file) else out_file], files)
+            _check_printed(out_file, files)
         result = run(Request.from_settings(files, settings), progress=_progress())
         _warn_few_raters(result.raters)
         if kind in TABLE_OUTPUTS:
@@ -252,11 +252,11 @@ def raters_command(ctx: click.Context, paths: list[str], **values: Any) -> None:
     method, out_file = values["method"] or "dawid-skene", values["out"]
     try:
         _refuse_unused(ctx, method)
-        if not values["min"] and getattr(ctx.get_parameter_source("on"), "name", "DEFAULT") != "DEFAULT":
+        if not values["min"] and _was_given(ctx, "on"):
             raise UsageError("--on says what --min holds against its bound; give a --min rater_accuracy:<RATER>=BOUND "
                              "or min_rater_accuracy=BOUND")
         files, settings = _settings(ctx, paths, values)
-        check_outputs([None if _to_stdout(out_file) else out_file], files)
+        _check_printed(out_file, files)
         checks = [gate_checks.parse_check(text) for text in values["min"]]
         others = [c.name for c in checks if gate_checks.catalogue.STATISTICS[c.statistic].needs != "the model"]
         if others:
@@ -406,7 +406,7 @@ def alt_test_command(ctx: click.Context, paths: list[str], **values: Any) -> Non
     out_file = values["out"]
     try:
         files, settings = _settings(ctx, paths, values)
-        check_outputs([None if _to_stdout(out_file) else out_file], files)
+        _check_printed(out_file, files)
         report = run(Request.from_settings(files, settings), progress=_progress())
         found = alt.from_report(report, list(values["candidate"]), epsilon=values["epsilon"], alpha=values["alpha"],
                                 min_documents=values["min_documents_per_human"])
@@ -463,6 +463,7 @@ def plan_command(ctx: click.Context, paths: list[str], **values: Any) -> None:
 
     try:
         files, settings = _settings(ctx, paths, values)
+        _check_printed(values["out"], files)
         result = runs.plan(Request.from_settings(files, settings), values["statistic"], half_width=values["half_width"],
                            bounds=values["min"], power=values["power"], progress=_progress())
     except SpanagreeError as err:
@@ -493,8 +494,9 @@ def next_command(ctx: click.Context, paths: list[str], **values: Any) -> None:
 
     method = values["method"] or "dawid-skene"
     try:
+        _refuse_unused(ctx, method)
         files, settings = _settings(ctx, paths, values)
-        check_outputs([None if _to_stdout(values["out"]) else values["out"]], files)
+        _check_printed(values["out"], files)
         result = runs.next_tasks(Request.from_settings(files, settings), values["budget"], method=method,
                                  items=values["items"], priors=runs.priors(
                                      method, values["competence_prior"], values["prior_strength"], values["pooling"]))
@@ -516,13 +518,22 @@ _MODEL_ONLY = ("gold", "adjudicate", "threshold", "competence_prior", "prior_str
 def _refuse_unused(ctx: click.Context, method: str) -> None:
     """A flag given that the chosen method would not read is an error, not a silent no-op."""
     unused = _MODEL_ONLY if method == "vote" else ("pooling",) if method == "mace" else ()
-    given = [name for name in unused if name in ctx.params
-             and getattr(ctx.get_parameter_source(name), "name", "DEFAULT") != "DEFAULT"]
+    given = [name for name in unused if name in ctx.params and _was_given(ctx, name)]
     if given:
         flags = ", ".join(declared.BY_NAME[name].flag for name in given)
         needs = "an annotator model (--method dawid-skene or mace)" if method == "vote" else "--method dawid-skene"
         raise UsageError(f"{flags} {'needs' if len(given) == 1 else 'need'} {needs}; --method {method} does not read "
                          f"{'it' if len(given) == 1 else 'them'}")
+
+
+def _was_given(ctx: click.Context, name: str) -> bool:
+    """The flag ``name`` was given on the command line (not left at its default)."""
+    return getattr(ctx.get_parameter_source(name), "name", "DEFAULT") != "DEFAULT"
+
+
+def _check_printed(out_file: Path | None, files) -> None:
+    """Printed output goes to standard output or ``-o FILE``, which must not be an input."""
+    check_outputs([None if _to_stdout(out_file) else out_file], files)
 
 
 def _given(ctx: click.Context) -> dict[str, Any]:
@@ -531,7 +542,7 @@ def _given(ctx: click.Context) -> dict[str, Any]:
     values = {}
     for name in ctx.command.declared:
         option = declared.BY_NAME[name]
-        if option.config and getattr(ctx.get_parameter_source(name), "name", "DEFAULT") != "DEFAULT":
+        if option.config and _was_given(ctx, name):
             value = ctx.params[name]
             values[name] = str(value) if isinstance(value, Path) else value
     return values
