@@ -9,6 +9,7 @@ type checker flags a misspelled one; the package ships ``py.typed``.
 """
 from __future__ import annotations
 
+import inspect
 import os
 from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping, Sequence, TypedDict, overload
 
@@ -205,10 +206,9 @@ def consensus(
     :class:`~spanagree.Corpus` named ``name``."""
     from . import runs
 
-    model_only = {"gold": (gold, None), "threshold": (threshold, 0.5), "competence_prior": (competence_prior, 0.5),
-                  "prior_strength": (prior_strength, 5.0), "pooling": (pooling, 10.0), "items": (items, "spans")}
-    unused = [k for k, (value, default) in model_only.items() if value != default
-              and (method == "vote" or (method == "mace" and k == "pooling"))]
+    chosen = {"gold": gold, "threshold": threshold, "competence_prior": competence_prior,
+              "prior_strength": prior_strength, "pooling": pooling, "items": items}
+    unused = runs.not_read(method, [k for k, v in chosen.items() if v != _CONSENSUS_DEFAULTS[k]])
     if unused:
         raise UsageError(f"{', '.join(unused)}: not read by method={method!r} (an annotator model reads them; "
                          "pooling only Dawid-Skene)")
@@ -216,6 +216,10 @@ def consensus(
                           threshold=threshold, gold=gold, items=items,
                           priors=runs.priors(method, competence_prior, prior_strength, pooling))
     return made.gold, made.report
+
+
+#: The defaults of :func:`consensus`'s model options: a value other than these was given.
+_CONSENSUS_DEFAULTS = {name: p.default for name, p in inspect.signature(consensus).parameters.items()}
 
 
 def raters(

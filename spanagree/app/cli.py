@@ -511,14 +511,11 @@ def next_command(ctx: click.Context, paths: list[str], **values: Any) -> None:
     _emit(text, values["out"])
 
 
-#: Flags that only an annotator model reads, and the one only Dawid–Skene reads.
-_MODEL_ONLY = ("gold", "adjudicate", "threshold", "competence_prior", "prior_strength", "pooling", "items")
-
-
 def _refuse_unused(ctx: click.Context, method: str) -> None:
     """A flag given that the chosen method would not read is an error, not a silent no-op."""
-    unused = _MODEL_ONLY if method == "vote" else ("pooling",) if method == "mace" else ()
-    given = [name for name in unused if name in ctx.params and _was_given(ctx, name)]
+    from . import runs
+
+    given = runs.not_read(method, [name for name in ctx.params if _was_given(ctx, name)])
     if given:
         flags = ", ".join(declared.BY_NAME[name].flag for name in given)
         needs = "an annotator model (--method dawid-skene or mace)" if method == "vote" else "--method dawid-skene"

@@ -59,6 +59,16 @@ def compare(old: Request, new: Request, bounds: Sequence[str] = (), *, progress:
     return comparison.compare(old_report, new_report, max_drop=drops, **replicates)
 
 
+#: The options only an annotator model reads (the vote reads none of them); MACE has no pooling.
+MODEL_ONLY = ("gold", "adjudicate", "threshold", "competence_prior", "prior_strength", "pooling", "items")
+
+
+def not_read(method: str, given: Sequence[str]) -> list[str]:
+    """The options among ``given`` that ``method`` would not read, in :data:`MODEL_ONLY`'s order."""
+    unread = MODEL_ONLY if method == "vote" else ("pooling",) if method == "mace" else ()
+    return [name for name in unread if name in given]
+
+
 def priors(method: str, competence_prior: float, prior_strength: float, pooling: float) -> dict[str, float]:
     """An annotator model's priors as its fitting function takes them (MACE has no pooling)."""
     chosen = {"competence_prior": competence_prior, "prior_strength": prior_strength, "pooling": pooling}
