@@ -276,7 +276,7 @@ def read_together(paths: Sequence[Path], builder, parse: Callable[[Path], Any], 
                   layer: str | None, feature: str | None, layout: str | None, keep: Callable[[Path], bool] = bool) -> None:
     """Read every file given (files, annotators' or documents' folders, or a root of them) together, the
     layer chosen once over all of them: each file with one of ``suffixes`` (and that ``keep`` keeps) is
-    ``parse``\ d, :func:`place`\ d and added (:func:`add_documents`)."""
+    parsed by ``parse``, placed by :func:`place` and added by :func:`add_documents`."""
     chosen_layout = one_of("layout", "auto" if layout is None else layout, LAYOUTS)
     found = [(path, folder) for path, folder in collect(paths, suffixes) if keep(path)]
     docs = {path: parse(path) for path, _ in found}
