@@ -58,7 +58,7 @@ def build(corpus, annotations) -> "spanagree.Corpus":
     return builder.build()
 
 
-def plan_check(path: Path, draws: int = 400) -> dict:
+def plan_check(path: Path, statistic: str = "pairwise_mean_psa", draws: int = 400) -> dict:
     corpus = read([path])
     full = spanagree.score(corpus)
     counts = DocumentCounts(full, pairs=np.empty(0, dtype=np.int64))
@@ -68,23 +68,24 @@ def plan_check(path: Path, draws: int = 400) -> dict:
     rest = np.setdiff1d(np.arange(n_all), pilot_rows)
     pilot_docs = set(np.asarray(full.corpus.doc_ids, dtype=object)[counts.docs[pilot_rows]].tolist())
     pilot = build(corpus, [a for a in range(corpus.n_annotations) if corpus.doc_ids[corpus.ann_doc[a]] in pilot_docs])
-    first = spanagree.plan(pilot, half_width=0.5, bootstrap=1000)  # only the pilot's own interval
+    first = spanagree.plan(pilot, statistic, half_width=0.5, bootstrap=1000)  # only the pilot's own interval
     low, high = first["questions"][0]["interval"].values()
     target = (high - low) / 4
     started = time.perf_counter()
-    result = spanagree.plan(pilot, half_width=target, bootstrap=1000)
+    result = spanagree.plan(pilot, statistic, half_width=target, bootstrap=1000)
     seconds = time.perf_counter() - started
     n = result["documents_needed"]
+    found = {"statistic": statistic, "corpus": path.name, "pilot": len(pilot_rows), "target": target, "needed": n,
+             "rest": len(rest), "warned": bool(result["warnings"])}
     if n >= len(rest):
-        return {"corpus": path.name, "pilot": len(pilot_rows), "target": target, "needed": n, "rest": len(rest)}
+        return found
     weights = np.zeros((draws, n_all))
     for row in range(draws):
         weights[row, rng.choice(rest, n, replace=False)] = 1
-    values = counts.statistics(counts.sums(weights))[("overall", "pairwise_mean_psa")]
+    values = counts.statistics(counts.sums(weights))[("overall", statistic)]
     lo, hi = np.nanquantile(values, [0.025, 0.975])
     corrected = (hi - lo) / 2 / np.sqrt((len(rest) - n) / (len(rest) - 1))
-    return {"corpus": path.name, "pilot": len(pilot_rows), "target": target, "needed": n, "rest": len(rest),
-            "observed": (hi - lo) / 2, "corrected": corrected, "ratio": corrected / target, "seconds": seconds}
+    return found | {"observed": (hi - lo) / 2, "corrected": corrected, "ratio": corrected / target, "seconds": seconds}
 
 
 def next_experiment(data: Path, seeds: int, fractions: tuple[float, ...]) -> dict:
@@ -142,28 +143,30 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "corpora-real")
     parser.add_argument("--seeds", type=int, default=3)
-    parser.add_argument("--fractions", default="0.25,0.5")
+    parser.add_argument("--fractions", default="0.25,0.5,0.75")
     parser.add_argument("--write-results", action="store_true")
     args = parser.parse_args()
     fractions = tuple(float(x) for x in args.fractions.split(","))
-    plans = [plan_check(args.data / name) for name in ("toxic_spans.jsonl", "conll_crowd.jsonl", "potts.jsonl")]
+    plans = [plan_check(args.data / name, statistic) for statistic in ("pairwise_mean_psa", "pooled_psa")
+             for name in ("toxic_spans.jsonl", "conll_crowd.jsonl", "potts.jsonl")]
     for p in plans:
         print(p, flush=True)
     nxt = next_experiment(args.data, args.seeds, fractions)
     command = "nice -n 10 python bench/bench_planning.py " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     lines = [f"Command: `{command}` (definitions: bench/bench_planning.py, docs/planning.md).", "",
              "### plan: the documents asked for, drawn from the rest of the corpus", "",
-             "Pilot: a seeded 10 % of the documents; target: half the pilot's 95 % half-width of the pairwise mean "
-             "PSA (exact rule); 400 rounds of the planned size drawn without replacement from the other 90 %.", "",
-             "| corpus | pilot documents | target half-width | documents needed | spread's half-width (drawn) | "
-             "corrected for drawing without replacement | ratio to target | plan s |", "|---|---|---|---|---|---|---|---|"]
+             "Pilot: a seeded 10 % of the documents; target: half the pilot's 95 % half-width of the statistic "
+             "(exact rule); 400 rounds of the planned size drawn without replacement from the other 90 %.", "",
+             "| statistic | corpus | pilot documents | crowd warning | target half-width | documents needed | spread's "
+             "half-width (drawn) | corrected for drawing without replacement | ratio to target | plan s |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for p in plans:
+        head = f"| {p['statistic']} | {p['corpus']} | {p['pilot']:,} | {'yes' if p['warned'] else 'no'} | {p['target']:.4f} "
         if "ratio" in p:
-            lines.append(f"| {p['corpus']} | {p['pilot']:,} | {p['target']:.4f} | {p['needed']:,} | {p['observed']:.4f} | "
-                         f"{p['corrected']:.4f} | **{p['ratio']:.2f}** | {p['seconds']:.1f} |")
+            lines.append(head + f"| {p['needed']:,} | {p['observed']:.4f} | {p['corrected']:.4f} | **{p['ratio']:.2f}** | "
+                         f"{p['seconds']:.1f} |")
         else:
-            lines.append(f"| {p['corpus']} | {p['pilot']:,} | {p['target']:.4f} | {p['needed']:,} | more than the "
-                         f"{p['rest']:,} left | - | - | - |")
+            lines.append(head + f"| {p['needed']:,} | more than the {p['rest']:,} left | - | - | - |")
     rows = nxt["rows"]
     lines += ["", "### next: CoNLL-2003 MTurk, from two crowd annotations per sentence", "",
               f"{nxt['sentences']:,} sentences ({nxt['open']:,} with a third annotation to give); Dawid–Skene "

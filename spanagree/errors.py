@@ -113,6 +113,10 @@ class UndefinedAgreementWarning(UserWarning):
     """
 
 
+class PlanWarning(UserWarning):
+    """A plan whose assumption the pilot puts in doubt (``spanagree plan`` on a crowd)."""
+
+
 def describe(value: Any, limit: int = 60) -> str:
     """A short, quoted rendering of a bad value for error messages."""
     text = repr(value)

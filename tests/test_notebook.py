@@ -65,7 +65,8 @@ def test_the_report_shows_its_headline_as_the_api_computes_it(executed):
 def test_tables_are_dataframes_and_charts_are_images(executed):
     (labels,) = outputs(executed, 'labels = report.frame("labels")')
     assert re.search(r"<table[^>]*class=\"dataframe", labels.data["text/html"])
-    for chart in ("report.plot.labels()", "report.plot.pairs()", "report.plot.kappa_curve()"):
+    for chart in ("report.plot.labels()", "report.plot.pairs()", "report.plot.kappa_curve()",
+                  "report.plot.plan(half_width=0.02)"):
         (shown,) = outputs(executed, chart)
         assert "image/png" in shown.data, chart
     (kinds,) = outputs(executed, 'disagreements["kind"].value_counts()')

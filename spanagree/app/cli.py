@@ -348,8 +348,9 @@ def report_command(ctx: click.Context, paths: list[str], **values: Any) -> None:
         annotators = None
         if method is not None:
             annotators = runs.raters(request.replace(bootstrap=None), method=method)
+        plan = runs.plan_curve(result, values["statistic"], values["half_width"])
         written = html_report.write(result, out, title=values["title"], max_documents=values["documents"],
-                                    sources=files, annotators=annotators)
+                                    sources=files, annotators=annotators, plan=plan)
     except (SpanagreeError, OSError) as err:
         fail(err)
     click.echo(f"wrote {written['out']} ({written['bytes']} bytes)", err=True)

@@ -5,7 +5,9 @@
 - :func:`raters`: each rater's mean PSA against every other rater, with its interval;
 - :func:`pairs`: a rater × rater heatmap of the pairs' PSA;
 - :func:`kappa_curve`: Cohen's κ as d (items neither rater marked) grows, with PSA as its limit
-  (Hripcsak & Rothschild 2005), when candidate items are configured.
+  (Hripcsak & Rothschild 2005), when candidate items are configured;
+- :func:`plan`: a statistic's interval half-width against the documents of a round, with the
+  target marked (the planning chart, docs/planning.md).
 
 Each takes the report's dict (:meth:`~spanagree.report.AgreementReport.to_dict`) and returns a
 ``matplotlib.figure.Figure`` (not registered with pyplot: nothing accumulates, and a notebook
@@ -210,6 +212,27 @@ def kappa_curve_chart(d: Sequence[float], kappa: Sequence[float | None], psa: fl
     return fig
 
 
+def plan(curve: dict[str, Any]):
+    """The planning chart (:func:`spanagree.app.runs.plan_curve`): the interval's half-width against
+    the documents of a round like the pilot's, the pilot's documents and the target marked."""
+    with _axes(6.4, 3.6) as (fig, ax):
+        xs = [p["documents"] for p in curve["points"]]
+        ax.plot(xs, [p["half_width"] for p in curve["points"]], "o-", color="#4c72b0", linewidth=1.8, markersize=4,
+                label=f"{plain(curve['statistic'])}: half-width of its {curve['level']:.0%} interval (resampled)")
+        ax.axvline(curve["pilot"], color="#888888", linestyle=":", linewidth=1.2, label=f"this round: {curve['pilot']:,} documents")
+        if curve["target"] is not None:
+            ax.axhline(curve["target"], color="#c44e52", linestyle="--", linewidth=1.2, label=f"target: ±{curve['target']:g}")
+            ax.axvline(curve["documents_needed"], color="#c44e52", linewidth=1.2,
+                       label=f"needed: {curve['documents_needed']:,} documents")
+        ax.set_xscale("log")
+        ax.set_xlabel("documents annotated by two raters or more (log scale)")
+        ax.set_ylabel("interval half-width")
+        ax.set_ylim(bottom=0)
+        ax.grid(color="#dddddd", linewidth=0.6)
+        ax.legend(loc="lower left", frameon=False, fontsize=8)
+    return fig
+
+
 #: Characters of a name drawn in a chart at most (the rest is cut, marked with …): matplotlib
 #: measures every glyph of a tick label, so a 1 MB label would take minutes to draw.
 MAX_CHART_NAME = 40
@@ -255,6 +278,15 @@ class Plots:
     def raters(self):
         """Each rater's mean PSA against every other rater, with its interval."""
         return raters(rater_section(self._report, self._dict()))
+
+    def plan(self, statistic: str = "pairwise_mean_psa", half_width: float | None = None):
+        """The planning chart: ``statistic``'s interval half-width against the documents of a round
+        like these, with a target ``half_width`` and the documents it needs marked (docs/planning.md)."""
+        from ..app.runs import plan_curve
+
+        matplotlib()
+        _shown_inline()
+        return plan(plan_curve(self._report, statistic, half_width))
 
     def kappa_curve(self):
         """Cohen's κ as d grows towards PSA; needs candidate items (``candidates=...``)."""

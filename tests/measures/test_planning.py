@@ -3,6 +3,9 @@ by simulation, plan and the gate giving one number, next's ranking, and bad inpu
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -11,7 +14,7 @@ from click.testing import CliRunner
 import spanagree
 from spanagree.app.cli import app
 from spanagree.core.builder import CorpusBuilder
-from spanagree.errors import UsageError
+from spanagree.errors import PlanWarning, UsageError
 from spanagree.measures.chance.two_raters import cohen_kappa_array
 from spanagree.measures.psa.deciding import documents_to_decide
 from spanagree.measures.psa.planning import agreement_items, alpha_items, kappa_items
@@ -108,14 +111,18 @@ def _population(n: int, seed: int) -> np.ndarray:
     return np.stack([a, rng.binomial(spans - a, 0.5), spans - a - rng.binomial(spans - a, 0.5)], axis=1)
 
 
-def _corpus(abc: np.ndarray):
+def _corpus(abc: np.ndarray, crowd: int = 0, seed: int = 0):
+    """Two raters' spans with the counts ``abc`` per document: raters A and B, or, with ``crowd``
+    workers, a pair of them drawn for each document."""
+    rng = np.random.default_rng(seed)
     builder = CorpusBuilder()
     for d, (a, b, c) in enumerate(abc.tolist()):
         text = "x" * (4 * (a + b + c) + 1)
         spans = [[(4 * k, 4 * k + 3, "E") for k in range(a)] for _ in range(2)]
         spans[0] += [(4 * k, 4 * k + 3, "E") for k in range(a, a + b)]
         spans[1] += [(4 * k, 4 * k + 3, "E") for k in range(a + b, a + b + c)]
-        for rater, own in zip("AB", spans):
+        raters = [f"w{r}" for r in rng.choice(crowd, 2, replace=False).tolist()] if crowd else ["A", "B"]
+        for rater, own in zip(raters, spans):
             builder.add(f"d{d}", f"d{d}", text, rater, own, None)
     return builder.build()
 
@@ -152,6 +159,31 @@ def test_plan_json_gives_documents_needed_and_its_inputs():
     assert out["seed"] == 3 and out["replicates"] == 200 and out["pilot"]["documents"] == 50
     assert out["documents_needed"] == out["questions"][0]["documents_needed"] > 0
     assert "pilot" in out["assumption"] and out["questions"][0]["target"] == {"half_width": 0.05}
+
+
+def test_a_pairwise_mean_planned_on_a_crowd_is_warned_and_the_pooled_psa_is_not(tmp_path):
+    crowd = _corpus(_population(200, 4), crowd=30, seed=5)
+    with pytest.warns(PlanWarning, match=r"a crowd \(\d+ rater pairs; the median pair annotated 1 of its 200"):
+        warned = spanagree.plan(crowd, half_width=0.05, bootstrap=200)
+    assert "--statistic pooled_psa" in warned["warnings"][0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PlanWarning)
+        assert spanagree.plan(crowd, "pooled_psa", half_width=0.05, bootstrap=200)["warnings"] == []
+        # raters who all annotate every document are no crowd
+        assert spanagree.plan(EXAMPLE, half_width=0.05, bootstrap=200)["warnings"] == []
+    path = tmp_path / "crowd.jsonl"
+    path.write_text("".join(json.dumps({"doc_id": d, "text": t, "annotator": r, "spans": s}) + "\n"
+                            for d, t, r, s in _lines(crowd)))
+    done = subprocess.run([sys.executable, "-m", "spanagree", "plan", str(path), "--half-width", "0.05",
+                           "--bootstrap", "200"], capture_output=True, text=True)
+    assert done.returncode == 0 and done.stderr.startswith("spanagree: note: the pilot's raters are a crowd")
+
+
+def _lines(corpus):
+    for a in range(corpus.n_annotations):
+        d, lo, hi = int(corpus.ann_doc[a]), int(corpus.ann_ptr[a]), int(corpus.ann_ptr[a + 1])
+        yield (corpus.doc_ids[d], corpus.texts[d], corpus.raters[int(corpus.ann_rater[a])],
+               [{"start": int(s), "end": int(e), "label": "E"} for s, e in zip(corpus.span_start[lo:hi], corpus.span_end[lo:hi])])
 
 
 def test_plan_resamples_kappa_with_candidates():
@@ -245,3 +277,36 @@ def test_bad_input_is_a_clear_message_and_exit_2(tmp_path, args, message):
     result = runner.invoke(app, [a.format(**paths) for a in args])
     assert result.exit_code == 2, result.output
     assert message in result.output
+
+
+# --- the planning chart (report and notebook) --------------------------------------------------------
+
+def test_the_planning_chart_narrows_with_documents_and_marks_plans_number(tmp_path):
+    from spanagree.app.runs import plan_curve
+
+    scored = spanagree.score(EXAMPLE, bootstrap=500, seed=2)
+    curve = plan_curve(scored, "pooled_psa", half_width=0.03)
+    widths = [p["half_width"] for p in curve["points"]]
+    assert [p["documents"] for p in curve["points"]] == [12, 25, 50, 100, 200, 400, 800]
+    assert all(a > b for a, b in zip(widths, widths[1:]))
+    # h(n) shrinks as 1/sqrt(n): 64 times the documents, about an eighth of the half-width
+    assert 6 < widths[0] / widths[-1] < 11
+    assert curve["documents_needed"] == spanagree.plan(EXAMPLE, "pooled_psa", half_width=0.03, bootstrap=500,
+                                                       seed=2)["documents_needed"]
+    out = tmp_path / "r.html"
+    done = runner.invoke(app, ["report", EXAMPLE, "-o", str(out), "--statistic", "pooled_psa", "--half-width", "0.03",
+                               "--bootstrap", "500", "--seed", "2"])
+    assert done.exit_code == 0, done.output
+    page = out.read_text()
+    assert f"needs <strong>{curve['documents_needed']} documents</strong>" in page and 'id="chart-plan"' in page
+    unknown = runner.invoke(app, ["report", EXAMPLE, "-o", str(out), "--statistic", "pooled_psaa"])
+    assert unknown.exit_code == 2 and "did you mean" in unknown.output
+
+
+def test_the_notebook_draws_the_planning_chart():
+    pytest.importorskip("matplotlib")
+    figure = spanagree.score(EXAMPLE).plot.plan(half_width=0.02)
+    texts = [t.get_text() for t in figure.axes[0].get_legend().get_texts()]
+    assert "target: ±0.02" in texts and any(t.startswith("needed: ") for t in texts)
+    with pytest.raises(UsageError, match="plan resamples the statistics that are sums"):
+        spanagree.score(EXAMPLE).plot.plan("alpha_u")

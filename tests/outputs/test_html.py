@@ -73,7 +73,7 @@ def test_the_page_is_self_contained(example_html):
     assert not re.search(r"https?:|//[a-z0-9]", html, re.I)
     assert not re.search(r"<(link|iframe|object|embed|img|image)\b|@import|@font-face|url\((?!#)|data:", html, re.I)
     assert "default-src 'none'" in html
-    assert html.count("<svg") == 4  # labels, raters, pairs, κ(d)
+    assert html.count("<svg") == 5  # labels, raters, pairs, κ(d), the planning chart
 
 
 def test_the_page_has_the_numbers(example_html, example_path):
@@ -246,7 +246,7 @@ def test_charts_render_in_chromium_without_console_errors(page, example_html, tm
         " shapes: s.querySelectorAll('path, use, image').length}; }))"
     )
     charts = json.loads(charts)
-    assert [c["id"] for c in charts] == ["chart-labels", "chart-raters", "chart-pairs", "chart-kappa"]
+    assert [c["id"] for c in charts] == ["chart-labels", "chart-raters", "chart-pairs", "chart-kappa", "chart-plan"]
     for chart in charts:
         assert chart["w"] > 100 and chart["h"] > 100 and chart["shapes"] > 10, chart
     assert page.evaluate("document.scripts.length") == 0

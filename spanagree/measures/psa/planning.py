@@ -28,6 +28,8 @@ settle it to the resampling noise). Assumption: the documents still to come are 
 from __future__ import annotations
 
 import math
+from typing import Any
+
 import numpy as np
 
 from ...errors import UsageError
@@ -36,7 +38,8 @@ from ..student_t import normal_quantile
 from .deciding import documents_to_decide
 from .intervals import DocumentCounts, row_quantiles
 
-__all__ = ["agreement_items", "alpha_items", "documents_for_half_width", "documents_to_decide", "kappa_items"]
+__all__ = ["agreement_items", "alpha_items", "documents_for_half_width", "documents_to_decide", "half_width_grid",
+           "kappa_items"]
 
 #: Steps of ``n ← n · (h(n) / target)²``.
 STEPS = 3
@@ -78,6 +81,21 @@ def documents_for_half_width(pilot: Any, path: tuple, target: float, *, level: f
         curve.append({"documents": n, "half_width": h})
         n = max(2, math.ceil(n * (h / target) ** 2))
     return n, curve
+
+
+#: The round sizes the planning chart resamples, as multiples of the pilot's documents.
+GRID = (0.25, 0.5, 1, 2, 4, 8, 16)
+
+
+def half_width_grid(pilot: Any, path: tuple, *, level: float = 0.95, replicates: int = 1000, seed: int = 0,
+                    multiples: tuple[float, ...] = GRID) -> list[dict[str, float]]:
+    """The half-width ``h(n)`` of the statistic at ``path`` for rounds of ``n`` documents like the
+    pilot's, ``n`` the pilot's documents times each of ``multiples`` (at least 2): the planning
+    chart's points (``{"documents", "half_width"}``; a round whose interval is undefined is left out)."""
+    counts = DocumentCounts(pilot, pairs=np.empty(0, dtype=np.int64))
+    sizes = sorted({max(2, round(counts.n_documents * m)) for m in multiples})
+    points = [(n, half_width(counts, path, n, level=level, replicates=replicates, seed=seed)) for n in sizes]
+    return [{"documents": n, "half_width": h} for n, h in points if h is not None]
 
 
 def kappa_items(rate1: float, rate2: float, kappa: float, kappa_null: float, *, alpha: float = 0.05,

@@ -112,7 +112,7 @@ def page_data(report) -> tuple[Any, dict[str, Any]]:
 
 def _render(report, data: dict[str, Any], *, title: str | None = None, max_documents: int = MAX_DOCUMENTS,
             sources: Sequence[str] = (), documents_csv: str | None = None,
-            annotators: dict[str, Any] | None = None) -> str:
+            annotators: dict[str, Any] | None = None, plan: dict[str, Any] | None = None) -> str:
     if "per_rater" not in data:
         data["per_rater"] = report.rater_rows()
     corpus = report.corpus
@@ -140,6 +140,7 @@ def _render(report, data: dict[str, Any], *, title: str | None = None, max_docum
         excluded=excluded_table(data)[2],
         annotators=annotator_section(annotators) if annotators is not None else None,
         structure=_structure(data["structure"]) if "structure" in data else None,
+        plan=plan | {"chart": charts.plan(plan)} if plan is not None else None,
     )
 
 

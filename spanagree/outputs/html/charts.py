@@ -40,6 +40,11 @@ def kappa_curve(data: dict[str, Any]) -> str | None:
     return _svg(figures.kappa_curve(data), "kappa-")
 
 
+def plan(curve: dict[str, Any]) -> str | None:
+    """:func:`spanagree.notebook.figures.plan` as SVG."""
+    return _svg(figures.plan(curve), "plan-")
+
+
 def _svg(fig, prefix: str) -> str | None:
     """The figure as an inline ``<svg>`` element: no XML prolog, namespace declarations,
     metadata or comments, and every id prefixed with ``prefix`` (None for no figure)."""
