@@ -17,7 +17,7 @@ from spanagree.core.builder import CorpusBuilder
 from spanagree.errors import PlanWarning, UsageError
 from spanagree.measures.chance.two_raters import cohen_kappa_array
 from spanagree.measures.psa.deciding import documents_to_decide
-from spanagree.measures.psa.planning import agreement_items, alpha_items, kappa_items
+from spanagree.measures.psa.planning import agreement_items, alpha_items, kappa_items, largest_kappa_variance
 from spanagree.measures.psa.specific import psa
 from spanagree.measures.student_t import normal_quantile
 from locations import ROOT
@@ -61,6 +61,53 @@ def test_cantor_has_the_asked_power_by_simulation():
     assert 0.77 < rejected.mean() < 0.84
 
 
+def test_flacks_largest_variance_is_cantors_table_with_two_categories():
+    from spanagree.measures.chance.kappa_variance import cohen_kappa_uncertainty
+
+    rng = np.random.default_rng(7)
+    for _ in range(50):
+        r1, r2 = rng.uniform(0.1, 0.9, 2)
+        chance = r1 * r2 + (1 - r1) * (1 - r2)
+        both = r1 * r2 + rng.uniform(0, 1) * (min(r1, r2) - r1 * r2)  # a 2x2 table that exists
+        table = np.array([[both, r1 - both], [r2 - both, 1 - r1 - r2 + both]])
+        kappa = (both + table[1, 1] - chance) / (1 - chance)
+        assert largest_kappa_variance([r1, 1 - r1], [r2, 1 - r2], kappa) == pytest.approx(
+            cohen_kappa_uncertainty(table * 1000)["standard_error"] ** 2 * 1000, rel=1e-6)
+
+
+def test_flacks_largest_variance_bounds_every_table_with_the_margins_and_kappa():
+    # any 3x3 or 4x4 table: the largest variance over tables with its margins and κ is at least its own
+    from spanagree.measures.chance.kappa_variance import cohen_kappa_uncertainty
+
+    rng = np.random.default_rng(8)
+    for k in (3, 4):
+        for _ in range(60):
+            table = rng.dirichlet(np.full(k * k, 0.7)).reshape(k, k) + np.diag(rng.uniform(0, 0.5, k))
+            table /= table.sum()
+            own = cohen_kappa_uncertainty(table * 10_000)
+            largest = largest_kappa_variance(table.sum(axis=1), table.sum(axis=0), own["value"])
+            assert largest >= own["standard_error"] ** 2 * 10_000 * (1 - 1e-9)
+
+
+@pytest.mark.parametrize("shares", [(0.5, 0.3, 0.2), (0.25, 0.25, 0.25, 0.25)])
+def test_flacks_sample_sizes_hold_their_power_and_half_width_by_simulation(shares):
+    # items from a table with the shares on both margins and κ = λ: (1 − λ)·m mᵀ + λ·diag(m)
+    m = np.array(shares)
+    rng = np.random.default_rng(9)
+
+    def kappas(kappa: float, n: int) -> np.ndarray:
+        cells = ((1 - kappa) * np.outer(m, m) + kappa * np.diag(m)).ravel()
+        return cohen_kappa_array(rng.multinomial(n, cells, size=4000).reshape(-1, len(m), len(m)).astype(float))
+
+    kappa, null = 0.6, 0.75
+    n = kappa_items(shares, shares, kappa, null)
+    se0 = np.sqrt(largest_kappa_variance(m, m, null) / n)
+    assert (kappas(kappa, n) < null - normal_quantile(0.95) * se0).mean() > 0.78  # power 0.8, or more
+    n = kappa_items(shares, shares, kappa, half_width=0.05)
+    low, high = np.quantile(kappas(kappa, n), [0.025, 0.975])
+    assert (high - low) / 2 < 0.05 * 1.05
+
+
 def test_krippendorff_minimum_sample():
     # Krippendorff (2004): 139 units for α_min = .800 at p_c = .25 and p = .05; 81 for α_min = .667
     assert alpha_items(0.8, 0.25) == 139
@@ -74,6 +121,8 @@ def test_gwet_percent_agreement():
 
 
 @pytest.mark.parametrize("call", [lambda: kappa_items(0.5, 0.5, 0.7, 0.7), lambda: kappa_items(0.1, 0.9, 0.9, 0.5),
+                                  lambda: kappa_items([0.5, 0.5], [0.6, 0.3], 0.5, half_width=0.1),
+                                  lambda: kappa_items(0.5, 0.5, 0.7), lambda: kappa_items(0.5, 0.5, 0.7, 0.8, half_width=0.1),
                                   lambda: alpha_items(1.0, 0.25), lambda: alpha_items(0.8, 0.7),
                                   lambda: agreement_items(0)])
 def test_impossible_designs_are_usage_errors(call):

@@ -26,7 +26,18 @@ from numpy.typing import ArrayLike
 from ..student_t import normal_cdf, normal_quantile
 from .two_raters import cohen_kappa_array
 
-__all__ = ["cohen_kappa_uncertainty"]
+__all__ = ["cohen_kappa_uncertainty", "kappa_variance_terms"]
+
+
+def kappa_variance_terms(rows: np.ndarray, cols: np.ndarray, kappa: float,
+                         weights: np.ndarray | None = None) -> tuple[np.ndarray, float]:
+    """``(C, c)`` with ``n·var(κ̂) = Σ_ij p_ij C_ij − c`` (module docstring): with the margins and κ
+    fixed, the variance is linear in the cells, ``C_ij = (w_ij − (w̄_i. + w̄_.j)(1 − κ))² / (1 − p_e)²``
+    and ``c = (κ − p_e(1 − κ))² / (1 − p_e)²``."""
+    w = np.eye(len(rows)) if weights is None else weights
+    pe = float(rows @ w @ cols)
+    margins = (w @ cols)[:, None] + (rows @ w)[None, :]  # w̄_i. + w̄_.j
+    return (w - margins * (1.0 - kappa)) ** 2 / (1.0 - pe) ** 2, (kappa - pe * (1.0 - kappa)) ** 2 / (1.0 - pe) ** 2
 
 
 def cohen_kappa_uncertainty(table: ArrayLike, confidence: float = 0.95,
@@ -52,11 +63,10 @@ def cohen_kappa_uncertainty(table: ArrayLike, confidence: float = 0.95,
     if not (1.0 - pe) > 1e-12:
         return empty
     kappa = float(cohen_kappa_array(t, 1.0 - w))  # the point estimate's κ, from the one implementation
-    mean_row, mean_col = w @ cols, rows @ w  # w̄_i., w̄_.j
-    margins = mean_row[:, None] + mean_col[None, :]
-    var = (float((p * (w - margins * (1.0 - kappa)) ** 2).sum()) - (kappa - pe * (1.0 - kappa)) ** 2) / (
-        (1.0 - pe) ** 2 * n)
-    var0 = (float((np.outer(rows, cols) * (w - margins) ** 2).sum()) - pe**2) / ((1.0 - pe) ** 2 * n)
+    cells, constant = kappa_variance_terms(rows, cols, kappa, w)
+    var = (float((p * cells).sum()) - constant) / n
+    null_cells, null_constant = kappa_variance_terms(rows, cols, 0.0, w)
+    var0 = (float((np.outer(rows, cols) * null_cells).sum()) - null_constant) / n
     se, se0 = math.sqrt(max(var, 0.0)), math.sqrt(max(var0, 0.0))
     half = normal_quantile(1.0 - (1.0 - confidence) / 2.0) * se
     z = kappa / se0 if se0 > 0 else math.nan

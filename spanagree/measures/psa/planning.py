@@ -19,6 +19,10 @@ settle it to the resampling noise). Assumption: the documents still to come are 
   (Fleiss, Cohen & Everitt 1969, :func:`~.chance.kappa_variance.cohen_kappa_uncertainty` on the
   table of shares), the test of ``H₀: κ = κ₀`` against ``κ₁`` at level α with power 1 − β needs
   ``N = ((z_{1−α/d}·sqrt(Q(κ₀)) + z_{1−β}·sqrt(Q(κ₁))) / (κ₁ − κ₀))²`` items (d = 2 two-sided, else 1).
+- Cohen's κ, k categories (Flack, Afifi, Lachenbruch & Schouten 1988): the margins and κ leave the
+  k×k table open; ``Q`` is taken at its largest over the tables (a linear program, since with the
+  margins and κ fixed it is linear in the cells), for the test above or for an interval of
+  half-width W: ``N = (z_{1−α/2}·sqrt(Q(κ)) / W)²``.
 - Krippendorff's α (Krippendorff 2004, §11.4; after Bloch & Kraemer 1989): to hold
   ``α >= α_min`` at significance p when the rarest category has probability ``p_c``,
   ``N = 2·z_{1−p}²·((1 + α_min)(3 − α_min) / (4(1 − α_min)·p_c(1 − p_c)) − α_min)``.
@@ -28,18 +32,19 @@ settle it to the resampling noise). Assumption: the documents still to come are 
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ...errors import UsageError
-from ..chance.kappa_variance import cohen_kappa_uncertainty
+from ..chance.kappa_variance import kappa_variance_terms
 from ..student_t import normal_quantile
 from .deciding import documents_to_decide
 from .intervals import DocumentCounts, row_quantiles
 
 __all__ = ["agreement_items", "alpha_items", "documents_for_half_width", "documents_to_decide", "half_width_grid",
-           "kappa_items"]
+           "kappa_items", "largest_kappa_variance"]
 
 #: Steps of ``n ← n · (h(n) / target)²``.
 STEPS = 3
@@ -98,26 +103,65 @@ def half_width_grid(pilot: Any, path: tuple, *, level: float = 0.95, replicates:
     return [{"documents": n, "half_width": h} for n, h in points if h is not None]
 
 
-def kappa_items(rate1: float, rate2: float, kappa: float, kappa_null: float, *, alpha: float = 0.05,
+def largest_kappa_variance(rows: ArrayLike, cols: ArrayLike, kappa: float) -> float:
+    """``Q``, N times the largest large-sample variance of κ̂ over the k×k tables of shares whose
+    margins are ``rows`` (rater 1's category shares) and ``cols`` (rater 2's) and whose Cohen's κ
+    is ``kappa`` (Flack, Afifi, Lachenbruch & Schouten 1988: the conservative table). With the
+    margins and κ fixed the variance is linear in the cells
+    (:func:`~.chance.kappa_variance.kappa_variance_terms`), so the largest is a linear program over
+    the tables with those margins and the diagonal sum ``p_o = κ(1 − p_e) + p_e``. With two
+    categories there is one such table: Cantor's (1996)."""
+    rows, cols = np.asarray(rows, dtype=float), np.asarray(cols, dtype=float)
+    k = len(rows)
+    if k < 2 or len(cols) != k or (rows < 0).any() or (cols < 0).any() or not (
+            math.isclose(rows.sum(), 1) and math.isclose(cols.sum(), 1)):
+        raise UsageError("the raters' category shares are two lists of the same length (two or more), each summing to 1")
+    expected = float(rows @ cols)
+    if not expected < 1:
+        raise UsageError("κ is undefined when both raters give every item one category")
+    from scipy.optimize import linprog
+
+    cells, constant = kappa_variance_terms(rows, cols, kappa)
+    eye = np.eye(k)
+    equalities = np.vstack([np.kron(eye, np.ones(k)), np.kron(np.ones(k), eye), eye.ravel()])
+    found = linprog(-cells.ravel(), A_eq=equalities, b_eq=np.r_[rows, cols, kappa * (1 - expected) + expected],
+                    bounds=(0, 1), method="highs")
+    if found.status != 0:
+        raise UsageError(f"no table of shares has these margins and κ = {kappa}")
+    return max(-float(found.fun) - constant, 0.0)
+
+
+def _shares(rate: float | Sequence[float]) -> np.ndarray:
+    """A rater's category shares: a rate of "yes" is two categories, ``(rate, 1 − rate)``."""
+    return np.array([rate, 1 - rate]) if np.ndim(rate) == 0 else np.asarray(rate, dtype=float)
+
+
+def kappa_items(rate1: float | Sequence[float], rate2: float | Sequence[float], kappa: float,
+                kappa_null: float | None = None, *, half_width: float | None = None, alpha: float = 0.05,
                 power: float = 0.8, two_sided: bool = False) -> int:
-    """Items needed to tell Cohen's κ = ``kappa`` from ``kappa_null`` (Cantor 1996; module docstring).
+    """Items two raters must rate for Cohen's κ (module docstring): to tell ``kappa`` from
+    ``kappa_null`` at level ``alpha`` with ``power`` (Cantor 1996), or for the ``1 − alpha``
+    interval of κ to have ``half_width``, ``N = (z_{1−α/2}·√Q(κ) / half_width)²`` (Flack et al.
+    1988). A rate is a rater's share of "yes" (two categories) or the list of the rater's shares
+    of k categories; ``Q`` is then the largest over the tables with those margins
+    (:func:`largest_kappa_variance`), so the number is enough whatever the table.
 
     >>> kappa_items(0.5, 0.5, 0.7, 0.85)
     96
     """
-    def variance(k: float) -> float:
-        agree = k * (1 - (chance := rate1 * rate2 + (1 - rate1) * (1 - rate2))) + chance
-        both = (agree - 1 + rate1 + rate2) / 2
-        table = [[both, rate1 - both], [rate2 - both, agree - both]]
-        if min(min(row) for row in table) < 0:
-            raise UsageError(f"no 2×2 table has rates {rate1}, {rate2} and κ = {k}")
-        return cohen_kappa_uncertainty(table)["standard_error"] ** 2
-
+    rows, cols = _shares(rate1), _shares(rate2)
+    if (kappa_null is None) == (half_width is None):
+        raise UsageError("give one of kappa_null (a test) and half_width (an interval)")
+    if half_width is not None:
+        if not 0 < half_width < 1:
+            raise UsageError(f"the half-width is a number in (0, 1), got {half_width!r}")
+        return math.ceil(normal_quantile(1 - alpha / 2) ** 2 * largest_kappa_variance(rows, cols, kappa)
+                         / half_width**2 - 1e-9)
     if kappa == kappa_null:
         raise UsageError("κ and the null κ must differ")
     z = normal_quantile(1 - alpha / (2 if two_sided else 1))
-    return math.ceil(((z * math.sqrt(variance(kappa_null)) + normal_quantile(power) * math.sqrt(variance(kappa)))
-                      / (kappa - kappa_null)) ** 2 - 1e-9)
+    spread = math.sqrt(largest_kappa_variance(rows, cols, kappa_null)), math.sqrt(largest_kappa_variance(rows, cols, kappa))
+    return math.ceil(((z * spread[0] + normal_quantile(power) * spread[1]) / (kappa - kappa_null)) ** 2 - 1e-9)
 
 
 def alpha_items(alpha_min: float, rarest: float, *, p: float = 0.05) -> int:
