@@ -14,7 +14,10 @@ held against the target: it should be within [0.8, 1.25] of it.
 sentence's workers); a budget of half an annotation per sentence, each chosen sentence getting one
 more real annotation (the next of its workers in the seeded order; a sentence with none left is
 skipped), spent (a) on random sentences, (b) as ``spanagree.next_tasks`` ranks them, in one round,
-(c) in two rounds of half the budget, ``next`` run again on the annotations of the first. Then the
+(c) in two rounds of half the budget, ``next`` run again on the annotations of the first, (d) as
+``next`` ranks them, each chosen sentence's annotation from the most accurate (Dawid–Skene on the
+first two annotations) of its workers not yet used: ``next``'s "who", within the workers the data
+has for that sentence. Then the
 Dawid–Skene consensus with the settings chosen on val/ (``--rule overlap --unit token --threshold
 0.2``, bench/bench_annotators.py) against the expert gold: strict span F1 over all sentences; and
 the same with one more annotation for every sentence (full coverage).
@@ -37,7 +40,8 @@ import spanagree  # noqa: E402
 from bench_annotators import gold_spans, of_corpus, strict  # noqa: E402
 from bench_core import write_results  # noqa: E402
 from spanagree.core.builder import CorpusBuilder  # noqa: E402
-from spanagree.diagnostics.annotators import model_consensus  # noqa: E402
+from spanagree.diagnostics.annotators import fit_model, model_consensus  # noqa: E402
+from spanagree.measures.annotators.decode import competence  # noqa: E402
 from spanagree.io import read  # noqa: E402
 from spanagree.measures.psa.intervals import DocumentCounts  # noqa: E402
 
@@ -100,13 +104,21 @@ def next_experiment(data: Path, seeds: int, fractions: tuple[float, ...]) -> dic
         found, _, _, _ = model_consensus(build(crowd, annotations), **DS)
         return strict(of_corpus(found), gold)["f"]
 
-    def spend(chosen, left, order, budget) -> None:
+    def spend(chosen, left, order, budget, accuracy=None) -> None:
         for doc_id in order:
             if budget == 0:
                 return
-            if left[position[doc_id]]:
-                chosen.append(left[position[doc_id]].pop(0))
+            free = left[position[doc_id]]
+            if free:
+                # next's "who": the most accurate of the sentence's workers not yet used (else the seeded next one)
+                pick = 0 if accuracy is None else max(range(len(free)), key=lambda i: (
+                    accuracy.get(crowd.raters[int(crowd.ann_rater[free[i]])], -1.0), -i))
+                chosen.append(free.pop(pick))
                 budget -= 1
+
+    def accuracies(annotations) -> dict[str, float]:
+        fit = fit_model(build(crowd, annotations), method="dawid-skene", rule="overlap", unit="token")
+        return {row["rater"]: row["accuracy"] for row in competence(fit)}
 
     def ranked(annotations) -> list[str]:
         base = build(crowd, annotations)
@@ -118,16 +130,18 @@ def next_experiment(data: Path, seeds: int, fractions: tuple[float, ...]) -> dic
         order = {d: rng.permutation(a).tolist() for d, a in by_doc.items()}
         start = [a for d in order for a in order[d][:2]]
         row = {"seed": seed, "start": f1(start)}
-        first = ranked(start)
+        first, accuracy = ranked(start), accuracies(start)
         random_order = [crowd.doc_ids[d] for d in rng.permutation(crowd.n_documents).tolist()]
         for fraction in fractions:
             budget = int(fraction * crowd.n_documents)
-            for name in ("random", "next", "next, 2 rounds"):
+            for name in ("random", "next", "next, 2 rounds", "next and who"):
                 chosen, left = list(start), {d: a[2:] for d, a in order.items()}
                 if name == "random":
                     spend(chosen, left, random_order, budget)
                 elif name == "next":
                     spend(chosen, left, first, budget)
+                elif name == "next and who":
+                    spend(chosen, left, first, budget, accuracy)
                 else:
                     spend(chosen, left, first, budget // 2)
                     spend(chosen, left, ranked(chosen), budget - budget // 2)
@@ -172,12 +186,13 @@ def main() -> None:
               f"{nxt['sentences']:,} sentences ({nxt['open']:,} with a third annotation to give); Dawid–Skene "
               "`--rule overlap --unit token --threshold 0.2`; strict span F1 (%) against the expert gold, over all "
               f"sentences; mean of {len(rows)} seeds (each seed: its own draw of the first two annotations).", "",
-              "| budget (extra annotations per sentence) | random | next | next, 2 rounds | next − random | "
-              "2 rounds − random |", "|---|---|---|---|---|---|"]
+              "| budget (extra annotations per sentence) | random | next | next, 2 rounds | next and who | next − random | "
+              "2 rounds − random | who − next |", "|---|---|---|---|---|---|---|---|"]
     mean = lambda key: float(np.mean([r[key] for r in rows]))  # noqa: E731
     for fraction in fractions:
-        r, n, n2 = (mean((k, fraction)) for k in ("random", "next", "next, 2 rounds"))
-        lines.append(f"| {fraction:g} | {r:.2f} | {n:.2f} | {n2:.2f} | {n - r:+.2f} | **{n2 - r:+.2f}** |")
+        r, n, n2, w = (mean((k, fraction)) for k in ("random", "next", "next, 2 rounds", "next and who"))
+        lines.append(f"| {fraction:g} | {r:.2f} | {n:.2f} | {n2:.2f} | {w:.2f} | {n - r:+.2f} | **{n2 - r:+.2f}** | "
+                     f"{w - n:+.2f} |")
     lines += ["", f"Two annotations per sentence: {mean('start'):.2f}; full coverage (a third annotation for every "
               f"sentence that has one, a budget of {nxt['open'] / nxt['sentences']:.2f}): {mean('full'):.2f}.", "",
               "Per seed: " + "; ".join(

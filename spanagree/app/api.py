@@ -272,14 +272,16 @@ def next_tasks(
     prior_strength: float = 5.0,
     pooling: float = 10.0,
     items: Literal["spans", "tokens"] = "spans",
+    max_per_rater: int | None = None,
     **options: Unpack[ScoreOptions],
 ) -> dict[str, Any]:
     """The ``budget`` documents that should get one more rater, in priority order, as ``spanagree
     next`` lists them (docs/planning.md): ``tasks``, each with ``doc_id``, ``rank``, ``priority``,
-    ``reason`` and ``text``."""
+    ``reason``, ``text`` and who should take it (``rater``, ``rater_accuracy``; at most
+    ``max_per_rater`` documents each, the budget shared evenly unless set)."""
     from . import runs
 
-    return runs.next_tasks(_request(corpus, options), budget, method=method, items=items,
+    return runs.next_tasks(_request(corpus, options), budget, method=method, items=items, max_per_rater=max_per_rater,
                            priors=runs.priors(method, competence_prior, prior_strength, pooling))
 
 

@@ -499,13 +499,13 @@ def next_command(ctx: click.Context, paths: list[str], **values: Any) -> None:
         files, settings = _settings(ctx, paths, values)
         _check_printed(values["out"], files)
         result = runs.next_tasks(Request.from_settings(files, settings), values["budget"], method=method,
-                                 items=values["items"], priors=runs.priors(
+                                 items=values["items"], max_per_rater=values["max_per_rater"], priors=runs.priors(
                                      method, values["competence_prior"], values["prior_strength"], values["pooling"]))
     except SpanagreeError as err:
         fail(err)
     if settings["report"]["output"] == "jsonl":
         text = "\n".join(orjson.dumps({"doc_id": t["doc_id"], "text": t["text"], "meta": {
-            k: t[k] for k in ("rank", "priority", "raters", "reason")}}).decode("utf-8") for t in result["tasks"])
+            k: t[k] for k in ("rank", "priority", "raters", "rater", "reason")}}).decode("utf-8") for t in result["tasks"])
     else:
         text = "\n".join(f"{t['rank']:>4}  {visible(t['doc_id'])}  {t['reason']}" for t in result["tasks"])
         text += f"\npolicy: {result['policy']}"

@@ -256,10 +256,11 @@ def _sparse_pairs(corpus: Any, checks: list) -> list[str]:
 
 
 def next_tasks(request: Request, budget: int, *, method: str = "dawid-skene", items: str = "spans",
-               priors: dict[str, float] | None = None) -> dict[str, Any]:
+               priors: dict[str, float] | None = None, max_per_rater: int | None = None) -> dict[str, Any]:
     """The ``budget`` documents that should get one more rater, in priority order, each with its
     reason (docs/planning.md): the number of its candidate spans under the annotator model
-    ``method``, fitted on the request's spans, ties by their summed ``p(1 − p)``."""
+    ``method``, fitted on the request's spans, ties by their summed ``p(1 − p)``; and who should
+    take it (:func:`_takers`, at most ``max_per_rater`` documents each)."""
     import numpy as np
 
     from ..diagnostics import annotators
@@ -284,6 +285,7 @@ def next_tasks(request: Request, budget: int, *, method: str = "dawid-skene", it
     disputed = np.bincount(model.item_doc, weights=~model.unanimous(), minlength=corpus.n_documents)
     reading, p = decode.best_readings(fit)
     least = {int(model.item_doc[i]): i for i in np.argsort(terms, kind="stable").tolist()}  # the largest last
+    takers = _takers(corpus, fit, chosen, max_per_rater)
     tasks = []
     for rank, d in enumerate(chosen.tolist(), 1):
         reason = (f"{raters[d]} rater(s); {priority[d]} candidate span(s), {int(disputed[d])} disputed; "
@@ -292,7 +294,43 @@ def next_tasks(request: Request, budget: int, *, method: str = "dawid-skene", it
             i = least[d]
             start, end = model.char_offsets(d, model.item_start[i], model.item_end[i])
             reason += f"; least certain: {corpus.texts[d][start:end]!r} as {model.labels[reading[i]]} p={p[i]:.2f}"
+        taker = takers[rank - 1]
+        reason += (f"; take: {taker['rater']} (accuracy {taker['rater_accuracy']:.2f})" if taker["rater"] is not None
+                   else "; take: no rater who has not annotated it has room (--max-per-rater)")
         tasks.append({"doc_id": corpus.doc_ids[d], "rank": rank, "priority": int(priority[d]),
-                      "raters": int(raters[d]), "reason": reason, "text": corpus.texts[d]})
+                      "raters": int(raters[d]), "reason": reason, "text": corpus.texts[d]} | taker)
     return {"method": method, "policy": decode.POLICY, "budget": budget, "documents": corpus.n_documents,
             "tasks": tasks}
+
+
+def _takers(corpus: Corpus, fit: Any, chosen: Any, max_per_rater: int | None) -> list[dict[str, Any]]:
+    """Who should take each chosen document, in priority order: among the raters who have not
+    annotated it, the one with the highest accuracy under the fitted model (``Σ_c π_c θ_r[c, c]``,
+    the chance of reading an item as it is), so the best raters take the least certain documents.
+    A rater takes at most ``max_per_rater`` documents (none left: the task says so); without it the
+    budget is shared evenly (rounded up) where the free raters allow, else the least loaded free
+    rater takes the document."""
+    import numpy as np
+
+    from ..measures.annotators import decode
+
+    if max_per_rater is not None and (isinstance(max_per_rater, bool) or not isinstance(max_per_rater, int)
+                                      or max_per_rater < 1):
+        raise UsageError(f"--max-per-rater is a number of documents, at least 1; got {max_per_rater!r}")
+    accuracy = {row["rater"]: row["accuracy"] for row in decode.competence(fit)}
+    order = sorted(range(len(corpus.raters)), key=lambda r: (-accuracy.get(corpus.raters[r], -1.0), corpus.raters[r]))
+    share = max_per_rater if max_per_rater is not None else -(-len(chosen) // len(corpus.raters))
+    done = {(int(d), int(r)) for d, r in zip(corpus.ann_doc, corpus.ann_rater)}
+    load = np.zeros(len(corpus.raters), dtype=np.int64)
+    takers = []
+    for d in chosen.tolist():
+        free = [r for r in order if (d, r) not in done]
+        r = next((r for r in free if load[r] < share), None)
+        if r is None and max_per_rater is None:
+            r = min(free, key=lambda r: load[r])  # sorted by accuracy: the best of the least loaded
+        if r is None:
+            takers.append({"rater": None, "rater_accuracy": None})
+            continue
+        load[r] += 1
+        takers.append({"rater": corpus.raters[r], "rater_accuracy": accuracy.get(corpus.raters[r])})
+    return takers

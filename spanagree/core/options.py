@@ -402,6 +402,8 @@ OPTIONS: tuple[Option, ...] = (
          "--min bounds: the chance that the planned documents decide the bound"),
         ("budget", "--budget", None, None, "count", False, "statistics", ("next",),
          "Extra annotations: one more rater for each of this many documents, in priority order"),
+        ("max_per_rater", "--max-per-rater", None, None, "count", False, "statistics", ("next",),
+         "Most documents one rater is asked to take (default: the budget shared evenly, rounded up)"),
         ("statistics", "--statistics", None, False, bool, False, "output", ("info",),
          "List the catalogue of statistics (the names --min takes) instead"),
     )),

@@ -287,7 +287,32 @@ def test_next_writes_a_task_file(tmp_path):
     assert result.exit_code == 0, result.output
     lines = [json.loads(line) for line in out.read_text().splitlines()]
     assert len(lines) == 4 and all(list(line)[0] == "doc_id" and line["text"] for line in lines)
-    assert [line["meta"]["rank"] for line in lines] == [1, 2, 3, 4]
+    assert [line["meta"]["rank"] for line in lines] == [1, 2, 3, 4] and all(line["meta"]["rater"] for line in lines)
+
+
+def test_next_gives_the_least_certain_documents_to_the_most_accurate_free_raters():
+    crowd = str(ROOT / "corpora" / "crowd_ner.jsonl")
+    tasks = spanagree.next_tasks(crowd, 9)["tasks"]
+    accuracy = {r["rater"]: r["accuracy"] for r in spanagree.raters(crowd, method="dawid-skene")["competence"]}
+    done = {(d, r) for d, r in _annotated(crowd)}
+    share = -(-9 // len(accuracy))
+    load: dict[str, int] = {}
+    for task in tasks:
+        free = sorted((r for r in accuracy if (task["doc_id"], r) not in done), key=lambda r: (-accuracy[r], r))
+        # the most accurate free rater with room in the even share of the budget
+        expected = next(r for r in free if load.get(r, 0) < share)
+        assert task["rater"] == expected and task["rater_accuracy"] == pytest.approx(accuracy[expected])
+        assert task["reason"].endswith(f"take: {expected} (accuracy {accuracy[expected]:.2f})")
+        load[expected] = load.get(expected, 0) + 1
+    capped = spanagree.next_tasks(crowd, 9, max_per_rater=1)["tasks"]
+    assert len({t["rater"] for t in capped if t["rater"]}) == sum(t["rater"] is not None for t in capped)
+    assert all(t["rater"] is not None or "has room (--max-per-rater)" in t["reason"] for t in capped)
+
+
+def _annotated(path):
+    for line in open(path):
+        record = json.loads(line)
+        yield record["doc_id"], record["annotator"]
 
 
 # --- bad input: exit 2 --------------------------------------------------------------------------
@@ -320,6 +345,7 @@ def _no_shared(tmp_path):
     (["next", "{apart}", "--budget", "1"], "0 such documents"),
     (["next", EXAMPLE, "--budget", "0"], "--budget"),
     (["next", EXAMPLE, "--budget", "51"], "--budget"),
+    (["next", EXAMPLE, "--budget", "2", "--max-per-rater", "0"], "--max-per-rater is a number of documents"),
 ])
 def test_bad_input_is_a_clear_message_and_exit_2(tmp_path, args, message):
     paths = {"one": _one_rater(tmp_path), "apart": _no_shared(tmp_path)}
