@@ -18,7 +18,7 @@ LAYERS = [
     ("engine", ["spanagree.engine"]),
     ("measures", ["spanagree.measures"]),
     ("diagnostics", ["spanagree.diagnostics"]),
-    ("report", ["spanagree.report", "spanagree.request", "spanagree.catalogue", "spanagree.notebook"]),
+    ("report", ["spanagree.report", "spanagree.request", "spanagree.catalogue", "spanagree.plans", "spanagree.notebook"]),
     ("outputs", ["spanagree.outputs"]),
     ("integrations", ["spanagree.integrations"]),
     ("app", ["spanagree.app", "spanagree", "spanagree.__main__"]),
@@ -41,6 +41,8 @@ LAZY: dict[tuple[str, str], str] = {
     ("spanagree.app.api", "spanagree.app.runs"): "the gate's, compare's and the models' modules, only when those entry points are called",
     ("spanagree.app.runs", "spanagree.measures.annotators.decode"): "the same: the competence table of the fitted model",
     ("spanagree.app.runs", "spanagree.measures.psa.planning"): "plan's resampling, only for that command",
+    ("spanagree.plans", "spanagree.measures.psa.planning"): "the same: the planning chart's resampling, only when drawn",
+    ("spanagree.notebook.figures", "spanagree.plans"): "the same",
     ("spanagree.report", "spanagree.measures.psa.intervals"): _SECTION,
     ("spanagree.report", "spanagree.measures.chance.candidates"): _SECTION,
     ("spanagree.report", "spanagree.io.candidates"): _SECTION,
@@ -61,7 +63,7 @@ LAZY: dict[tuple[str, str], str] = {
         "spanagree.app.info", "spanagree.app.runs", "spanagree.outputs.convert", "spanagree.outputs.gate",
         "spanagree.outputs.html", "spanagree.outputs.compare", "spanagree.outputs.alt_test",
         "spanagree.diagnostics.consensus", "spanagree.diagnostics.disagreements", "spanagree.measures.alt_test.procedure",
-        "spanagree.diagnostics.annotators", "spanagree.outputs.annotators_text",
+        "spanagree.diagnostics.annotators", "spanagree.outputs.annotators_text", "spanagree.plans",
     )},
 }
 

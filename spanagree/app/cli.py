@@ -348,7 +348,7 @@ def report_command(ctx: click.Context, paths: list[str], **values: Any) -> None:
         annotators = None
         if method is not None:
             annotators = runs.raters(request.replace(bootstrap=None), method=method)
-        plan = runs.plan_curve(result, values["statistic"], values["half_width"])
+        plan = _plan_chart(ctx, result, values)
         written = html_report.write(result, out, title=values["title"], max_documents=values["documents"],
                                     sources=files, annotators=annotators, plan=plan)
     except (SpanagreeError, OSError) as err:
@@ -510,6 +510,19 @@ def next_command(ctx: click.Context, paths: list[str], **values: Any) -> None:
         text = "\n".join(f"{t['rank']:>4}  {visible(t['doc_id'])}  {t['reason']}" for t in result["tasks"])
         text += f"\npolicy: {result['policy']}"
     _emit(text, values["out"])
+
+
+def _plan_chart(ctx: click.Context, result: Any, values: dict[str, Any]) -> dict[str, Any] | None:
+    """The report's planning chart; when neither --statistic nor --half-width was given, a headline
+    the documents leave undefined has none (the page goes without), else that is an error."""
+    from .. import plans
+
+    try:
+        return plans.plan_curve(result, values["statistic"], values["half_width"])
+    except UsageError:
+        if _was_given(ctx, "statistic") or _was_given(ctx, "half_width"):
+            raise
+        return None
 
 
 def _refuse_unused(ctx: click.Context, method: str) -> None:

@@ -9,10 +9,10 @@ from __future__ import annotations
 import math
 from typing import Any, NamedTuple, Sequence
 
-from .. import catalogue
+from .. import catalogue, plans
 from ..core.model import Corpus
 from ..request import Request, run
-from ..errors import PlanWarning, UsageError
+from ..errors import UsageError
 from ..outputs import compare as comparison, gate as gate_checks
 
 
@@ -143,8 +143,11 @@ def plan(request: Request, statistic: str = "pairwise_mean_psa", *, half_width: 
     checks = [gate_checks.parse_check(text) for text in bounds]
     if half_width is None and not checks:
         raise UsageError("plan needs a target: --half-width W (for --statistic NAME), or --min NAME=BOUND")
-    asked = [_statistic(statistic), *checks] if half_width is not None else checks
-    _refuse_unplannable(asked)
+    if half_width is not None:
+        found, argument = catalogue.find(statistic, "--statistic")
+        checks = [gate_checks.Check(found.key, math.nan, argument), *checks]
+    asked = checks
+    plans.refuse_unplannable([c.statistic for c in asked], [c.name for c in asked])
     scored = run(gate_checks.prepare(request, asked, on="lower"), progress=progress)
     report = scored.with_pairs(scored.pairs_written([]))
     documents = report["documents"]["scored"]
@@ -152,8 +155,8 @@ def plan(request: Request, statistic: str = "pairwise_mean_psa", *, half_width: 
         raise UsageError(f"the pilot needs documents that two raters or more annotated; it has "
                          f"{len(scored.corpus.raters)} rater(s) and {documents} such documents")
     options = scored.interval_options
-    warnings_said = _sparse_pairs(scored.corpus, [c for c in asked if "pairwise_mean_psa" in
-                                                  (catalogue.STATISTICS[c.statistic].path or ())])
+    warnings_said = plans.crowd_warning(scored.corpus, [c.name for c in asked if "pairwise_mean_psa" in
+                                                        catalogue.STATISTICS[c.statistic].path])
     rows = []
     for i, check in enumerate(asked):
         found = catalogue.STATISTICS[check.statistic]
@@ -180,79 +183,6 @@ def plan(request: Request, statistic: str = "pairwise_mean_psa", *, half_width: 
         "level": options.level, "replicates": options.replicates, "seed": options.seed,
         "method": planning.METHOD, "assumption": planning.ASSUMPTION, "questions": rows, "warnings": warnings_said,
     }
-
-
-def _statistic(name: str) -> gate_checks.Check:
-    """The check of the statistic ``--statistic`` names (a catalogue name), with no bound."""
-    found, argument = catalogue.find(name, "--statistic")
-    return gate_checks.Check(found.key, math.nan, argument)
-
-
-def _refuse_unplannable(checks: Sequence[gate_checks.Check]) -> None:
-    """Refuse a statistic that is not a sum of per-document counts (a plan resamples those)."""
-    unsupported = [c.name for c in checks if catalogue.STATISTICS[c.statistic].path is None]
-    if unsupported:
-        raise UsageError(f"plan resamples the statistics that are sums of per-document counts, not "
-                         f"{', '.join(unsupported)}; plannable: "
-                         f"{', '.join(s.name for s in catalogue.STATISTICS.values() if s.path is not None)}")
-
-
-def plan_curve(scored: Any, statistic: str = "pairwise_mean_psa", half_width: float | None = None) -> dict[str, Any]:
-    """The planning chart of a scored report (docs/planning.md, "The chart"): the half-width of
-    ``statistic``'s interval for rounds of documents like the scored ones (its documents times
-    :data:`~spanagree.measures.psa.planning.GRID`), and, for a target ``half_width``, the documents
-    it needs. The report's interval level, replicates and seed (0.95, 1,000 and 0 when it has none)."""
-    from ..measures.psa import planning
-
-    check = _statistic(statistic)
-    _refuse_unplannable([check])
-    path = catalogue.STATISTICS[check.statistic].path_of(check.argument)
-    options = scored.interval_options
-    level, replicates, seed = (options.level, options.replicates, options.seed) if options else (0.95, 1000, 0)
-    found = {"statistic": check.name, "pilot": int(scored.to_dict()["documents"]["scored"]), "level": level,
-             "points": planning.half_width_grid(scored, path, level=level, replicates=replicates, seed=seed),
-             "target": half_width, "documents_needed": None,
-             "warnings": _sparse_pairs(scored.corpus, [check] if "pairwise_mean_psa" in path else [])}
-    if not found["points"]:
-        raise UsageError(f"no planning chart for {check.name}: its interval is undefined on these documents")
-    if half_width is not None:
-        found["documents_needed"] = planning.documents_for_half_width(scored, path, half_width, level=level,
-                                                                      replicates=replicates, seed=seed)[0]
-    return found
-
-
-#: A pilot is a crowd when its median rater pair co-annotates less than this share of its documents.
-CROWD_SHARE = 0.5
-
-
-def _sparse_pairs(corpus: Any, checks: list) -> list[str]:
-    """A warning (said on stderr and kept in the plan) when a pairwise mean is planned on a crowd:
-    with raters in sparse pairs, the mean over rater pairs moves with the pairs a larger round brings,
-    which resampling the pilot's documents cannot show (docs/planning.md, "A crowd")."""
-    import warnings
-    from collections import Counter
-
-    import numpy as np
-
-    if not checks:
-        return []
-    order = np.lexsort((corpus.ann_rater, corpus.ann_doc))
-    raters_of: dict[int, list[int]] = {}
-    for a in order.tolist():
-        raters_of.setdefault(int(corpus.ann_doc[a]), []).append(int(corpus.ann_rater[a]))
-    shared = [raters for raters in raters_of.values() if len(set(raters)) > 1]
-    together = Counter((x, y) for raters in shared for i, x in enumerate(raters) for y in raters[i + 1:] if x != y)
-    if not together or float(np.median(list(together.values()))) >= CROWD_SHARE * len(shared):
-        return []
-    names = ", ".join(c.name for c in checks)
-    said = [f"the pilot's raters are a crowd ({len(together):,} rater pairs; the median pair annotated "
-            f"{float(np.median(list(together.values()))):g} of its {len(shared):,} shared documents together): the plan "
-            f"for {names} assumes the pairs a round brings are the pilot's, and a round with new pairs varies "
-            f"more than it says; the pooled PSA (--statistic pooled_psa) plans within its target on a crowd "
-            f"(docs/planning.md, 'A crowd')"]
-    for text in said:
-        warnings.warn(text, PlanWarning, stacklevel=3)
-    return said
 
 
 def next_tasks(request: Request, budget: int, *, method: str = "dawid-skene", items: str = "spans",

@@ -282,7 +282,7 @@ class Plots:
     def plan(self, statistic: str = "pairwise_mean_psa", half_width: float | None = None):
         """The planning chart: ``statistic``'s interval half-width against the documents of a round
         like these, with a target ``half_width`` and the documents it needs marked (docs/planning.md)."""
-        from ..app.runs import plan_curve
+        from ..plans import plan_curve
 
         matplotlib()
         _shown_inline()

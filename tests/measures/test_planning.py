@@ -357,7 +357,7 @@ def test_bad_input_is_a_clear_message_and_exit_2(tmp_path, args, message):
 # --- the planning chart (report and notebook) --------------------------------------------------------
 
 def test_the_planning_chart_narrows_with_documents_and_marks_plans_number(tmp_path):
-    from spanagree.app.runs import plan_curve
+    from spanagree.plans import plan_curve
 
     scored = spanagree.score(EXAMPLE, bootstrap=500, seed=2)
     curve = plan_curve(scored, "pooled_psa", half_width=0.03)
