@@ -137,19 +137,27 @@ def long_ratings(item: np.ndarray, rater: np.ndarray, code: np.ndarray, *, n_ite
 # ----------------------------------------------------------------------------------------------
 
 
-@dataclass
-class _Prepared:
+@dataclass(frozen=True)
+class Counted:
+    """The ratings of one ``missing`` form counted per item: what every coefficient shares."""
+
     counts: np.ndarray  # (n, q) r_ik for the n items with at least one rating
     ri: np.ndarray  # (n,)
     item: np.ndarray  # ratings: item index into counts
     rater: np.ndarray  # ratings: rater index (raters with at least one rating)
     code: np.ndarray
     n_raters: int
+    skipped: dict
+
+
+@dataclass(frozen=True)
+class _Prepared(Counted):
+    """The counts with what a coefficient adds: the weights, the categories, the missing form."""
+
     w: np.ndarray
     weights: str
     categories: tuple
     missing: str
-    skipped: dict
 
     @cached_property
     def sum_q(self) -> np.ndarray:
@@ -176,19 +184,6 @@ class _Prepared:
 #: Most cells of the categories² weights a coefficient builds (the items × categories counts may
 #: hold five times as many: a million tokens with 250 labels).
 MAX_CELLS = 50_000_000
-
-
-@dataclass(frozen=True)
-class Counted:
-    """The ratings of one ``missing`` form counted per item: what every coefficient shares."""
-
-    counts: np.ndarray  # (n, q) r_ik for the n items with at least one rating
-    ri: np.ndarray  # (n,)
-    item: np.ndarray  # ratings: item index into counts
-    rater: np.ndarray  # ratings: rater index (raters with at least one rating)
-    code: np.ndarray
-    n_raters: int
-    skipped: dict
 
 
 def count(data: RawRatings, missing: str) -> Counted:
@@ -254,8 +249,8 @@ def _prepare(data: RawRatings, weights: Weights, missing: str) -> _Prepared:
     counted = count(data, missing)
     w = agreement_weights(weights, np.array(list(data.categories), dtype=object))
     name = weights if isinstance(weights, str) else "user matrix"
-    return _Prepared(counted.counts, counted.ri, counted.item, counted.rater, counted.code, counted.n_raters, w, name,
-                     data.categories, missing, dict(counted.skipped))
+    return _Prepared(counted.counts, counted.ri, counted.item, counted.rater, counted.code, counted.n_raters,
+                     dict(counted.skipped), w, name, data.categories, missing)
 
 
 def _estimate(name: str, p: _Prepared, pa: float, pe: float, contributions: np.ndarray | None,
@@ -360,7 +355,7 @@ def _alpha(p: _Prepared, confidence: float, population: float) -> Agreement:
     skipped = dict(p.skipped)
     skipped.pop(SKIP_SINGLE, None)
     skipped[SKIP_UNPAIRABLE] = n0 - n
-    p2 = _Prepared(counts, ri, p.item, p.rater, p.code, p.n_raters, p.w, p.weights, p.categories, p.missing, skipped)
+    p2 = _Prepared(counts, ri, p.item, p.rater, p.code, p.n_raters, skipped, p.w, p.weights, p.categories, p.missing)
     sum_q = p.sum_q[keep]
     common = dict(confidence=confidence, population=population)
     if not n or q < 2:
@@ -575,7 +570,7 @@ def fleiss_kappa_per_category(ratings: ArrayLike | RawRatings, *, categories: Ar
             continue
         counts = np.stack([whole.counts[:, k], whole.ri - whole.counts[:, k]], axis=1)
         binary = _Prepared(counts, whole.ri, whole.item, whole.rater, (whole.code != k).astype(np.int64),
-                           whole.n_raters, np.eye(2), whole.weights, (label, "other"), missing, dict(whole.skipped))
+                           whole.n_raters, dict(whole.skipped), np.eye(2), whole.weights, (label, "other"), missing)
         out[label] = _coefficient("fleiss_kappa", binary, confidence, population)
     return out
 
