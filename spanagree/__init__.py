@@ -14,9 +14,19 @@ start-up import only what they run (bench/RESULTS.md, start-up).
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .core.version import __version__
+
+if TYPE_CHECKING:  # what a type checker sees (the same names as _HOME): the typed entry points
+    from .app.api import alt_test, compare, consensus, gate, next_tasks, plan, raters, score
+    from .core.align import AlignmentRule, align_spans
+    from .core.model import Corpus
+    from .errors import InputError, SpanagreeError, UsageError
+    from .io import read
+    from .measures.alt_test.procedure import AltTestResult
+    from .measures.psa.specific import f_beta, psa
+    from .report import AgreementReport
 
 #: Each public name and the module that defines it.
 _HOME = {
