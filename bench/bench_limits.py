@@ -81,6 +81,7 @@ def token_corpus(out_dir: Path, n_documents: int) -> tuple[Path, Path, int]:
     sys.path.insert(0, str(ROOT))
     import spanagree
     from spanagree.io.synthetic import generate_corpus, write_jsonl
+    from spanagree.io.candidates import document_tokens
     from spanagree.measures.chance.candidates import build_items
 
     def with_tokens(records):
@@ -94,7 +95,7 @@ def token_corpus(out_dir: Path, n_documents: int) -> tuple[Path, Path, int]:
     corpus_path, matrix_path = out_dir / "tokens.jsonl", out_dir / "tokens.npy"
     write_jsonl(with_tokens(generate_corpus(n_documents, 3, seed=0)), corpus_path)
     corpus = spanagree.read(corpus_path)
-    items = build_items(corpus, "tokens", spanagree.AlignmentRule())
+    items = build_items(corpus, "tokens", spanagree.AlignmentRule(), tokens=document_tokens(corpus, "en"))
     matrix = np.full((len(corpus.raters), items.n_items), np.nan)
     matrix[items.rating_rater, items.rating_item] = items.rating_code
     np.save(matrix_path, matrix)

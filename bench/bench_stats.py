@@ -5,7 +5,8 @@
 In one run, on one seeded items × raters matrix of integer categories (2 % missing):
 
 * spanagree: Krippendorff's α (nominal), Fleiss' κ and the three pairwise Cohen κ computed
-  together, from one coding of the matrix (``stats.CodedRatings``);
+  together, from one coding of the matrix (``stats.long_ratings``, whose items × categories
+  counts every coefficient shares);
 * the ``krippendorff`` package's ``alpha`` (nominal) alone on the same data;
 * statsmodels' ``fleiss_kappa`` (on its aggregated table) and ``cohens_kappa`` per pair;
 * NLTK's ``AnnotationTask`` α on a 20,000-item slice (it is pure Python), scaled to
@@ -52,7 +53,9 @@ def make_codes(n_items: int, n_raters: int, k: int, seed: int = 0) -> np.ndarray
 
 
 def ours(codes: np.ndarray, k: int) -> dict:
-    coded = stats.CodedRatings(codes, np.arange(k))
+    item, rater = np.nonzero(codes >= 0)  # coded once: the coefficients share its counts
+    coded = stats.long_ratings(item, rater, codes[item, rater], n_items=len(codes), n_raters=codes.shape[1],
+                               categories=range(k))
     out = {
         "alpha": stats.krippendorff_alpha(coded).value,
         "fleiss": stats.fleiss_kappa(coded, missing="complete").value,  # the peers' textbook form

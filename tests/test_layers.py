@@ -59,11 +59,17 @@ LAZY: dict[tuple[str, str], str] = {
     ("spanagree.report", "spanagree.measures.structure.attributes"): _SECTION,
     ("spanagree.measures.structure.relations", "spanagree.measures.psa.intervals"): "the bootstrap, only with --bootstrap",
     ("spanagree.measures.structure.attributes", "scipy.sparse"): "clusters of matched spans, only with attributes",
+    ("spanagree.app.cli", "spanagree.request"): "reading and scoring load NumPy and the readers; --version and --help "
+                                                "need neither",
+    ("spanagree.app.config", "spanagree.request"): "the same: config.score reads and scores when it is called",
+    ("spanagree.app.flags", "spanagree.io"): "--format's help names the formats (importing every reader) only when "
+                                             "--help shows it",
     **{("spanagree.app.cli", target): _COMMAND for target in (
         "spanagree.app.info", "spanagree.app.runs", "spanagree.outputs.convert", "spanagree.outputs.gate",
         "spanagree.outputs.html", "spanagree.outputs.compare", "spanagree.outputs.alt_test",
         "spanagree.diagnostics.consensus", "spanagree.diagnostics.disagreements", "spanagree.measures.alt_test.procedure",
-        "spanagree.diagnostics.annotators", "spanagree.outputs.annotators_text", "spanagree.plans",
+        "spanagree.diagnostics.annotators", "spanagree.outputs.annotators_text", "spanagree.outputs.text",
+        "spanagree.plans",
     )},
 }
 
@@ -218,3 +224,16 @@ def test_no_module_over_the_size_without_a_reason():
             if "longer than" not in doc:
                 long.append(f"{module} ({text.count(chr(10))} lines)")
     assert not long, f"modules over {MAX_MODULE_LINES} lines with no reason in their docstring: {long}"
+
+
+def test_the_lazy_names_of_the_package_are_those_a_type_checker_sees():
+    """``spanagree/__init__.py`` loads its names on first use (``_HOME``) and lists them for type
+    checkers under ``TYPE_CHECKING``: the two say the same names from the same modules."""
+    import spanagree
+
+    tree = ast.parse((PACKAGE / "__init__.py").read_text(encoding="utf-8"))
+    block = next(node for node in tree.body if isinstance(node, ast.If) and getattr(node.test, "id", "") == "TYPE_CHECKING")
+    seen = {alias.name: node.module.lstrip(".") for node in block.body for alias in node.names}
+    assert seen == spanagree._HOME
+    for name in seen:  # and each loads
+        assert getattr(spanagree, name) is not None

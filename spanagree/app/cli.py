@@ -19,11 +19,9 @@ from ..core import options as declared
 from ..core import progress
 from ..core.files import atomic_write, check_outputs, exists, write_bytes
 from ..core.heap import keep_freed_memory
-from ..request import Request, run
 from ..core.sanitize import cut, visible
 from ..core.version import __version__
 from ..errors import SPELLING, SpanagreeError, UsageError, did_you_mean
-from ..outputs import text as render
 from . import config as settings_module
 from .flags import Argument, Group, command, fail, paths_argument
 
@@ -83,6 +81,9 @@ def score_command(ctx: click.Context, paths: list[str], **values: Any) -> None:
 
     Settings, lowest precedence first: defaults, --config FILE, flags, --section.key VALUE.
     """
+    from ..outputs import text as render  # imported when the command runs (import time)
+    from ..request import run
+
     out_file = values["out"]
     try:
         files, settings = _settings(ctx, paths, values)
@@ -94,7 +95,7 @@ def score_command(ctx: click.Context, paths: list[str], **values: Any) -> None:
             _check_table_folder(out_file, kind, files)
         else:
             _check_printed(out_file, files)
-        result = run(Request.from_settings(files, settings), progress=_progress())
+        result = run(_request(files, settings), progress=_progress())
         _warn_few_raters(result.raters)
         if kind in TABLE_OUTPUTS:
             _write_tables(result, out_file, kind)
@@ -149,7 +150,7 @@ def convert_command(ctx: click.Context, paths: list[str], **values: Any) -> None
 
     try:
         files, settings = _settings(ctx, paths, values)
-        inputs = Request.from_settings(files, settings).inputs
+        inputs = _request(files, settings).inputs
         result = convert(list(inputs.paths), values["out"], to=settings["report"]["output"], format=inputs.format,
                          ents=values["ents_from"], spans_key=values["out_spans_key"], **inputs.options)
     except SpanagreeError as err:
@@ -183,7 +184,7 @@ def consensus_command(ctx: click.Context, paths: list[str], **values: Any) -> No
         files, settings = _settings(ctx, paths, values)
         check_outputs([out, report_file, adjudicate], files)
         made = runs.consensus(
-            Request.from_settings(files, settings), method=method, min_raters=values["min_raters"],
+            _request(files, settings), method=method, min_raters=values["min_raters"],
             name=values["name"], threshold=values["threshold"], gold=values["gold"], items=values["items"],
             priors=runs.priors(method, values["competence_prior"], values["prior_strength"], values["pooling"]))
         gold, report = made.gold, made.report
@@ -263,7 +264,7 @@ def raters_command(ctx: click.Context, paths: list[str], **values: Any) -> None:
             raise UsageError(f"raters --min takes the annotator model's statistics (rater_accuracy:<RATER>, "
                              f"min_rater_accuracy), not {', '.join(others)} (spanagree gate checks those)")
         report = runs.raters(
-            Request.from_settings(files, settings), method=method, gold=values["gold"], threshold=values["threshold"],
+            _request(files, settings), method=method, gold=values["gold"], threshold=values["threshold"],
             items=values["items"], priors=runs.priors(method, values["competence_prior"], values["prior_strength"],
                                                       values["pooling"]))
         on = settings["gate"]["on"]
@@ -314,7 +315,7 @@ def gate_command(ctx: click.Context, paths: list[str], **values: Any) -> None:
         files, settings = _settings(ctx, paths, values)
         section = settings["gate"]
         checks = gate_checks.checks_from_settings(section, values["min"])
-        result = runs.gate(Request.from_settings(files, settings), checks, on=section["on"],
+        result = runs.gate(_request(files, settings), checks, on=section["on"],
                            min_documents=section["min_documents"], progress=_progress())
         gate_checks.write_outputs(result, junit=junit)
     except (SpanagreeError, OSError) as err:
@@ -331,6 +332,7 @@ def report_command(ctx: click.Context, paths: list[str], **values: Any) -> None:
     """Write one self-contained HTML page: headline numbers with intervals and bands, charts, label
     confusion, and the documents raters disagree on most. Intervals: 1000 replicates unless --bootstrap N."""
     from ..outputs import html as html_report  # imported when the command runs (import time)
+    from ..request import run
     from . import runs
 
     out, method = values["out"], values["method"]
@@ -342,7 +344,7 @@ def report_command(ctx: click.Context, paths: list[str], **values: Any) -> None:
         if settings["intervals"]["bootstrap"] is None:
             settings["intervals"]["bootstrap"] = html_report.DEFAULT_REPLICATES
         settings["report"]["per_rater"] = True  # the page always has the per-rater view
-        request = Request.from_settings(files, settings, keep_spans=True)
+        request = _request(files, settings, keep_spans=True)
         result = run(request, progress=_progress())
         _warn_few_raters(result.raters)
         annotators = None
@@ -362,6 +364,7 @@ def disagreements_command(ctx: click.Context, paths: list[str], **values: Any) -
     """List every missed, spurious, partial and wrong-label case (JSONL or CSV), or write each
     rater's version of every document with a disagreement for Prodigy's review recipe."""
     from ..diagnostics import disagreements  # imported when the command runs (import time)
+    from ..request import run
 
     out = values["out"]
     try:
@@ -369,7 +372,7 @@ def disagreements_command(ctx: click.Context, paths: list[str], **values: Any) -
         kind = disagreements.resolve_format(out, settings["report"]["output"])
         check_outputs([out], files)
         settings["candidates"]["source"] = None  # cases need no candidate items
-        result = run(Request.from_settings(files, settings, keep_spans=True), progress=_progress())
+        result = run(_request(files, settings, keep_spans=True), progress=_progress())
         _warn_few_raters(result.raters)
         written = disagreements.write(result, out, output=kind, context=values["context"],
                                       language=settings["candidates"]["language"], sources=files,
@@ -403,12 +406,13 @@ def alt_test_command(ctx: click.Context, paths: list[str], **values: Any) -> Non
     """
     from ..measures.alt_test import procedure as alt  # imported when the command runs (import time)
     from ..outputs import alt_test as alt_output
+    from ..request import run
 
     out_file = values["out"]
     try:
         files, settings = _settings(ctx, paths, values)
         _check_printed(out_file, files)
-        report = run(Request.from_settings(files, settings), progress=_progress())
+        report = run(_request(files, settings), progress=_progress())
         found = alt.from_report(report, list(values["candidate"]), epsilon=values["epsilon"], alpha=values["alpha"],
                                 min_documents=values["min_documents_per_human"])
     except SpanagreeError as err:
@@ -432,14 +436,14 @@ def compare_command(ctx: click.Context, old: str, new: str, **values: Any) -> No
     bootstrap interval over documents, paired on shared documents (1000 replicates unless
     --bootstrap N); see docs/deciding.md. Exit 0, 1 when a --min bound on a change failed (a
     significant drop below it), 2 bad input."""
-    from ..outputs import compare  # imported when the command runs (import time)
+    from ..outputs import compare, text as render  # imported when the command runs (import time)
     from . import runs
 
     try:
         files, settings = _settings(ctx, [old], values)
         if len(files) != 1:
             raise UsageError("compare takes exactly two paths, OLD and NEW, before any --section.key overrides")
-        result = runs.compare(Request.from_settings([str(old)], settings), Request.from_settings([str(new)], settings),
+        result = runs.compare(_request([str(old)], settings), _request([str(new)], settings),
                               values["min"], progress=_progress())
     except SpanagreeError as err:
         fail(err)
@@ -465,7 +469,7 @@ def plan_command(ctx: click.Context, paths: list[str], **values: Any) -> None:
     try:
         files, settings = _settings(ctx, paths, values)
         _check_printed(values["out"], files)
-        result = runs.plan(Request.from_settings(files, settings), values["statistic"], half_width=values["half_width"],
+        result = runs.plan(_request(files, settings), values["statistic"], half_width=values["half_width"],
                            bounds=values["min"], power=values["power"], progress=_progress())
     except SpanagreeError as err:
         fail(err)
@@ -498,7 +502,7 @@ def next_command(ctx: click.Context, paths: list[str], **values: Any) -> None:
         _refuse_unused(ctx, method)
         files, settings = _settings(ctx, paths, values)
         _check_printed(values["out"], files)
-        result = runs.next_tasks(Request.from_settings(files, settings), values["budget"], method=method,
+        result = runs.next_tasks(_request(files, settings), values["budget"], method=method,
                                  items=values["items"], max_per_rater=values["max_per_rater"], priors=runs.priors(
                                      method, values["competence_prior"], values["prior_strength"], values["pooling"]))
     except SpanagreeError as err:
@@ -573,6 +577,14 @@ def _settings(ctx: click.Context, paths: Sequence[str], values: dict[str, Any]):
         token = SPELLING.set(declared.as_flag_or_key)
         ctx.call_on_close(lambda: SPELLING.reset(token))
     return files, settings
+
+
+def _request(files: Sequence[str], settings: dict[str, Any], **kept: Any):
+    """The run :class:`spanagree.request.Request` of the input files and settings (the request
+    module, and what it reads and scores with, imported when a command runs)."""
+    from ..request import Request
+
+    return Request.from_settings(files, settings, **kept)
 
 
 def _warn_few_raters(raters) -> None:

@@ -33,7 +33,6 @@ from typing import Any, Mapping, Sequence
 
 from ..errors import UsageError, did_you_mean
 from ..core import options
-from ..request import Request, run
 from ..core.validate import INLINE_COMMENT, inline_comment
 
 #: Every section with its keys' defaults, from the declaration (:mod:`spanagree.core.options`).
@@ -134,6 +133,8 @@ def load_settings(
 
 def score(paths, config: str | Path | None = None, **overrides):
     """Score ``paths`` with a config file and dotted overrides (``**{"alignment.rule": "overlap"}``)."""
+    from ..request import Request, run  # what it reads and scores with, imported when it runs
+
     return run(Request.from_settings(paths, load_settings(config, overrides=overrides)))
 
 

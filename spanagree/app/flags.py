@@ -23,7 +23,6 @@ from ..core import options as declared
 from ..core import progress
 from ..core.sanitize import cut, visible
 from ..errors import did_you_mean
-from ..io import formats
 
 #: click 8.5 and later list documented arguments in ``--help`` themselves.
 _LISTS_ARGUMENTS = hasattr(click.Command, "format_arguments")
@@ -126,11 +125,21 @@ class Group(click.Group):
 
 
 class DeclaredOption(click.Option):
-    """A click option made from a declaration; ``group`` is its ``--help`` section."""
+    """A click option made from a declaration; ``group`` is its ``--help`` section. A help text
+    naming ``{formats}`` lists the formats when ``--help`` shows it, so that building the command
+    line imports no reader."""
 
     def __init__(self, *args: Any, group: str, declaration: declared.Option, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.group, self.declaration = group, declaration
+
+    def get_help_record(self, ctx: click.Context) -> tuple[str, str] | None:
+        record = super().get_help_record(ctx)
+        if record is None or "{formats}" not in record[1]:
+            return record
+        from ..io import formats
+
+        return record[0], record[1].replace("{formats}", ", ".join(formats()))
 
 
 @functools.lru_cache(maxsize=None)
@@ -141,7 +150,7 @@ def _option(option: declared.Option, *, choices: tuple[str, ...] | None, require
     takes any value of its type; ``choices`` are the command's own, for ``--output`` and ``--method``.
     Made once for each way it is asked for, and shared by the commands that ask alike."""
     kind = option.cli_type or (str if option.default is None else type(option.default))
-    help_text = option.help.replace("{formats}", ", ".join(formats())) if "{formats}" in option.help else option.help
+    help_text = option.help
     if option.choices and not all(c in help_text for c in option.choices):
         help_text += f" ({'|'.join(option.choices)})"
     if config and option.config:

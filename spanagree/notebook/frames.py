@@ -23,12 +23,15 @@ table                     one row per
 from __future__ import annotations
 
 import csv
+import importlib.metadata
+import json
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable
 
 from ..core.counts import OUTCOMES
-from ..core.extras import need
+from ..core.extras import have, need
 from ..core.files import atomic_write
 from ..core.heap import release_memory
 from ..core.sanitize import csv_cell
@@ -177,8 +180,8 @@ def check_writer(output: str) -> None:
     pyarrow installed; CSV needs neither)."""
     if output not in ("csv", "parquet"):
         raise UsageError(f"tables are written as csv or parquet, got {output!r}")
-    if output == "parquet":  # pandas writes Parquet through pyarrow; the parquet extra installs both
-        need("parquet", "Parquet tables need pandas and pyarrow, CSV tables neither", "pandas", "pyarrow")
+    if output == "parquet":  # written by pyarrow, with the dtypes pandas reads back; the parquet extra installs both
+        have("parquet", "Parquet tables need pandas and pyarrow, CSV tables neither", "pandas", "pyarrow")
 
 
 def write(report, folder: str | Path, *, output: str = "csv") -> dict[str, Any]:
@@ -206,20 +209,56 @@ def write(report, folder: str | Path, *, output: str = "csv") -> dict[str, Any]:
                     out.writerows([_csv_value(row.get(column), kind) for column, kind in columns] for row in piece)
                     written[name] += len(piece)
         else:
-            import pyarrow
-            import pyarrow.parquet
-
-            pd = pandas()
-            with atomic_write(path, "wb") as f:
-                writer = None
+            with atomic_write(path, "wb") as f, _parquet_writer(f, name) as (parquet, schema):
                 for piece in _row_pieces(report, name, data):
-                    arrow = pyarrow.Table.from_pandas(_as_frame(pd, name, piece), preserve_index=False)
-                    if writer is None:
-                        writer = pyarrow.parquet.ParquetWriter(f, arrow.schema)
-                    writer.write_table(arrow)
+                    parquet.write_table(_arrow_table(piece, name, schema))
                     written[name] += len(piece)
-                writer.close()
     return written
+
+
+#: The Arrow type of each kind of column: what ``pyarrow.Table.from_pandas`` makes of the frame's
+#: dtypes (pandas' strings as large strings; a missing value, NaN included, as a null).
+_ARROW_TYPES = {_TEXT: "large_string", _INT: "int64", _OPTIONAL_INT: "int64", _FLOAT: "float64"}
+#: The ``pandas_type`` of each kind of column in the schema's pandas metadata.
+_PANDAS_TYPES = {_TEXT: "object", _INT: "int64", _OPTIONAL_INT: "int64", _FLOAT: "float64"}
+
+
+@contextmanager
+def _parquet_writer(f, name: str):
+    """A Parquet writer of table ``name`` into the open file ``f``, and its schema: the columns'
+    Arrow types, and the pandas metadata (the Arrow format's ``pandas`` key: each column's dtype)
+    that makes ``pandas.read_parquet`` give back the table's frame (:func:`frame`) without pandas
+    writing it. Closed (its footer written) on the way out."""
+    import pyarrow
+    import pyarrow.parquet
+
+    columns = COLUMNS[name]
+    described = [{"name": column, "field_name": column, "pandas_type": _PANDAS_TYPES[kind], "numpy_type": kind,
+                  "metadata": None} for column, kind in columns]
+    pandas_metadata = {"index_columns": [], "column_indexes": [], "columns": described, "attributes": {},
+                       "creator": {"library": "pyarrow", "version": pyarrow.__version__},
+                       "pandas_version": importlib.metadata.version("pandas")}
+    schema = pyarrow.schema([(column, getattr(pyarrow, _ARROW_TYPES[kind])()) for column, kind in columns],
+                            metadata={"pandas": json.dumps(pandas_metadata)})
+    writer = pyarrow.parquet.ParquetWriter(f, schema)
+    try:
+        yield writer, schema
+    finally:
+        writer.close()
+
+
+def _arrow_table(piece: list[dict[str, Any]], name: str, schema):
+    """Rows of table ``name`` as an Arrow table of ``schema``, column by column (text as ``str``,
+    like the frame's ``astype("string")``; NaN null, like ``from_pandas``)."""
+    import pyarrow
+
+    arrays = []
+    for (column, kind), field in zip(COLUMNS[name], schema):
+        values = [row.get(column) for row in piece]
+        if kind == _TEXT:
+            values = [None if v is None else str(v) for v in values]
+        arrays.append(pyarrow.array(values, type=field.type, from_pandas=True))
+    return pyarrow.Table.from_arrays(arrays, schema=schema)
 
 
 # --- rows from the report's dict --------------------------------------------------------------

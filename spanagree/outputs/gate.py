@@ -42,6 +42,7 @@ from ..errors import UsageError, option
 from ..core.files import write_bytes
 from ..core.templates import render
 from ..core.sanitize import cut, markdown, visible
+from .tables import plain_table
 from ..measures.psa.deciding import documents_to_decide
 
 #: Bootstrap replicates used when ``on = "lower"`` and no ``--bootstrap`` was given.
@@ -233,15 +234,15 @@ def _inconclusive(row: dict[str, Any], documents: int) -> None:
 
 
 def as_text(result: dict[str, Any], *, color: bool = False) -> str:
-    """The checks as a wasabi table, and a closing verdict line (with wasabi's icon and colour
+    """The checks as a plain-text table, and a closing verdict line (with wasabi's icon and colour
     when ``color``, for a terminal)."""
-    from wasabi import Printer, table
+    from wasabi import Printer
 
     rows = [[visible(c["name"]), _value(c["value"]), _interval(c["interval"], result.get("replicates")),
              f">= {c['bound']:g}", _verdict(c), visible(c["reason"] or "")] for c in result["checks"]]
     header = ["check", "value", _interval_header(result), "bound" + (" (lower)" if result["on"] == "lower" else ""),
               "verdict", "reason"]
-    text = table(rows, header=header, divider=True, max_col=80)
+    text = plain_table(rows, header)
     failed = sum(not c["passed"] for c in result["checks"])
     printer = Printer(no_print=True, pretty=color)
     n = len(result["checks"])

@@ -29,16 +29,33 @@ def ci(holder: dict, name: str) -> str:
     return bounds(holder.get(f"{name}_interval"))
 
 
-def tables_as_text(sections: list[Table]) -> str:
-    """Titled sections ``(title, header, rows)`` as plain-text tables (wasabi)."""
-    from wasabi import table
+def plain_table(rows: Sequence[Sequence[Any]], header: Sequence[Any] | None = None, *,
+                max_width: int = 80, gap: int = 3) -> str:
+    """Rows as a plain-text table between two newlines: each cell left-aligned and padded to its
+    column's width (its longest cell, header included, at most ``max_width``; a longer cell runs
+    over), columns ``gap`` spaces apart, and under a header a line of dashes as wide as each column.
+    The layout of wasabi's ``table`` (spaCy's printer), made here without importing it at every
+    command's end (bench/RESULTS.md, start-up).
 
+    >>> plain_table([["a", 1], ["bcd", 22]], header=["x", "y"])
+    '\\nx     y \\n---   --\\na     1 \\nbcd   22\\n'
+    """
+    shown = [*rows, *([header] if header else [])]
+    widths = [min(max(len(str(cell)) for cell in column), max_width) for column in zip(*shown)]
+    lines = [*([header, ["-" * width for width in widths]] if header else []), *rows]
+    spacer = " " * gap
+    return "\n" + "\n".join(spacer.join(f"{str(cell):<{width}}" for cell, width in zip(line, widths))
+                             for line in lines) + "\n"
+
+
+def tables_as_text(sections: list[Table]) -> str:
+    """Titled sections ``(title, header, rows)`` as plain-text tables (:func:`plain_table`)."""
     parts = []
     for title, header, rows in sections:
         title = visible(str(title))
         rows = [[visible(v) if isinstance(v, str) else v for v in row] for row in rows]
         parts.append(f"\n{title}\n{'=' * len(title)}")
-        parts.append(table(rows, header=header if any(header) else None, divider=any(header), max_col=80))
+        parts.append(plain_table(rows, header if any(header) else None))
     return "\n".join(parts)
 
 

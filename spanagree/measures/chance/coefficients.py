@@ -167,20 +167,14 @@ def fleiss_kappa(ratings: ArrayLike | RawRatings | None = None, *, table: ArrayL
 
 
 def _with_fleiss_z(result: Agreement, ratings: Any, categories: ArrayLike | None, missing: str) -> Agreement:
-    """Add Fleiss, Nee & Landis (1979)'s z when every used item has the same number of ratings."""
-    data = _family.raw_ratings(ratings, categories)
-    per_item = np.bincount(data.item, minlength=data.n_items)
-    rated = per_item[per_item > 0]
-    if missing == "complete":
-        raters = len(np.unique(data.rater))
-        keep = per_item[data.item] == raters
-        rated = rated[rated == raters]
-    else:
-        keep = np.ones(len(data.item), dtype=bool)
-    if len(rated) < 1 or rated.min() != rated.max() or rated[0] < 2:
+    """Add Fleiss, Nee & Landis (1979)'s z when every used item has the same number of ratings
+    (from the counts κ was computed on)."""
+    rated = _family.count(_family.raw_ratings(ratings, categories), missing)
+    per_item = rated.ri
+    if len(per_item) < 1 or per_item.min() != per_item.max() or per_item[0] < 2:
         return result
-    n, m = len(rated), int(rated[0])
-    p = np.bincount(data.code[keep], minlength=data.q) / float(keep.sum())
+    n, m = len(per_item), int(per_item[0])
+    p = rated.counts.sum(axis=0) / float(per_item.sum())
     pq = p * (1.0 - p)
     total = float(pq.sum())
     if total <= 0:

@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import math
 from numbers import Real
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any, Iterable, Literal
 
@@ -93,7 +93,9 @@ class RawRatings:
     """Ratings in long form (one row per rating), validated and coded once.
 
     ``item`` and ``rater`` index items and raters, ``code`` the categories; items and raters
-    without any rating are allowed (they are skipped and counted).
+    without any rating are allowed (they are skipped and counted). The items × categories counts
+    made from them are kept with them (per ``missing``), so that every coefficient, standard error
+    and call given the same ratings counts them once.
     """
 
     item: np.ndarray
@@ -102,6 +104,7 @@ class RawRatings:
     n_items: int
     n_raters: int
     categories: tuple
+    counted: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
     def q(self) -> int:
@@ -134,19 +137,27 @@ def long_ratings(item: np.ndarray, rater: np.ndarray, code: np.ndarray, *, n_ite
 # ----------------------------------------------------------------------------------------------
 
 
-@dataclass
-class _Prepared:
+@dataclass(frozen=True)
+class Counted:
+    """The ratings of one ``missing`` form counted per item: what every coefficient shares."""
+
     counts: np.ndarray  # (n, q) r_ik for the n items with at least one rating
     ri: np.ndarray  # (n,)
     item: np.ndarray  # ratings: item index into counts
     rater: np.ndarray  # ratings: rater index (raters with at least one rating)
     code: np.ndarray
     n_raters: int
+    skipped: dict
+
+
+@dataclass(frozen=True)
+class _Prepared(Counted):
+    """The counts with what a coefficient adds: the weights, the categories, the missing form."""
+
     w: np.ndarray
     weights: str
     categories: tuple
     missing: str
-    skipped: dict
 
     @cached_property
     def sum_q(self) -> np.ndarray:
@@ -175,22 +186,32 @@ class _Prepared:
 MAX_CELLS = 50_000_000
 
 
-def _prepare(data: RawRatings, weights: Weights, missing: str) -> _Prepared:
+def count(data: RawRatings, missing: str) -> Counted:
+    """The items × categories counts of ``data`` under ``missing``, made once per ratings object
+    (:attr:`RawRatings.counted`); the complete items are cut from the available counts when those
+    were made already."""
     if missing not in MISSING:
         raise ValueError(f"missing={missing!r} is not one of {', '.join(map(repr, MISSING))}")
+    made = data.counted.get(missing)
+    if made is not None:
+        return made
     q = data.q
     if q * q > MAX_CELLS or data.n_items * q > 5 * MAX_CELLS:
         raise ValueError(
             f"{q:,} categories on {data.n_items:,} items: the weights (categories², at most {MAX_CELLS:,}) or "
             f"the counts (items × categories, at most {5 * MAX_CELLS:,}) would be too large; merge categories"
         )
-    w = agreement_weights(weights, np.array(list(data.categories), dtype=object))
+    available = data.counted.get("available")
+    made = _complete_of(available, data.n_items) if missing == "complete" and available is not None else None
+    if made is not None:
+        data.counted[missing] = made
+        return made
     item, rater, code = data.item, data.rater, data.code
     skipped: dict[str, int] = {}
     if missing == "complete":
         per_item = np.bincount(item, minlength=data.n_items)
-        raters_seen = np.unique(rater)
-        full = per_item == len(raters_seen)
+        raters_seen = np.count_nonzero(np.bincount(rater, minlength=data.n_raters))
+        full = per_item == raters_seen
         keep = full[item]
         skipped[SKIP_INCOMPLETE] = int(((per_item > 0) & ~full).sum())
         item, rater, code = item[keep], rater[keep], code[keep]
@@ -204,8 +225,32 @@ def _prepare(data: RawRatings, weights: Weights, missing: str) -> _Prepared:
     counts = np.bincount(item * q + code, minlength=n * q).reshape(n, q).astype(float) if q else np.zeros((n, 0))
     ri = counts.sum(axis=1)
     skipped[SKIP_SINGLE] = int((ri == 1).sum())
+    made = Counted(counts, ri, item, rater, code, int(seen.sum()), skipped)
+    data.counted[missing] = made
+    return made
+
+
+def _complete_of(available: Counted, n_items: int) -> Counted | None:
+    """The complete items' counts cut from the available ones: the items with as many ratings as
+    raters (with a rating). When those items hold every such rater, the raters keep their numbers;
+    else (a rater rated an item twice) None, and they are counted afresh."""
+    full = available.ri == available.n_raters
+    keep = full[available.item]
+    n = int(full.sum())
+    if n and not np.bincount(available.rater[keep], minlength=available.n_raters).all():
+        return None
+    counts, ri = available.counts[full], available.ri[full]
+    skipped = {SKIP_INCOMPLETE: len(full) - n, SKIP_UNRATED: n_items - len(full), SKIP_SINGLE: int((ri == 1).sum())}
+    return Counted(counts, ri, (np.cumsum(full) - 1)[available.item[keep]], available.rater[keep],
+                    available.code[keep], available.n_raters if n else 0, skipped)
+
+
+def _prepare(data: RawRatings, weights: Weights, missing: str) -> _Prepared:
+    counted = count(data, missing)
+    w = agreement_weights(weights, np.array(list(data.categories), dtype=object))
     name = weights if isinstance(weights, str) else "user matrix"
-    return _Prepared(counts, ri, item, rater, code, int(seen.sum()), w, name, data.categories, missing, skipped)
+    return _Prepared(counted.counts, counted.ri, counted.item, counted.rater, counted.code, counted.n_raters,
+                     dict(counted.skipped), w, name, data.categories, missing)
 
 
 def _estimate(name: str, p: _Prepared, pa: float, pe: float, contributions: np.ndarray | None,
@@ -310,7 +355,7 @@ def _alpha(p: _Prepared, confidence: float, population: float) -> Agreement:
     skipped = dict(p.skipped)
     skipped.pop(SKIP_SINGLE, None)
     skipped[SKIP_UNPAIRABLE] = n0 - n
-    p2 = _Prepared(counts, ri, p.item, p.rater, p.code, p.n_raters, p.w, p.weights, p.categories, p.missing, skipped)
+    p2 = _Prepared(counts, ri, p.item, p.rater, p.code, p.n_raters, skipped, p.w, p.weights, p.categories, p.missing)
     sum_q = p.sum_q[keep]
     common = dict(confidence=confidence, population=population)
     if not n or q < 2:
@@ -525,7 +570,7 @@ def fleiss_kappa_per_category(ratings: ArrayLike | RawRatings, *, categories: Ar
             continue
         counts = np.stack([whole.counts[:, k], whole.ri - whole.counts[:, k]], axis=1)
         binary = _Prepared(counts, whole.ri, whole.item, whole.rater, (whole.code != k).astype(np.int64),
-                           whole.n_raters, np.eye(2), whole.weights, (label, "other"), missing, dict(whole.skipped))
+                           whole.n_raters, dict(whole.skipped), np.eye(2), whole.weights, (label, "other"), missing)
         out[label] = _coefficient("fleiss_kappa", binary, confidence, population)
     return out
 

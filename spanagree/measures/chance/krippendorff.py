@@ -116,21 +116,48 @@ def metric_weights(metric: np.ndarray | str, categories: np.ndarray, marginals: 
     return np.ones_like(d2) if top == 0 else 1.0 - d2 / top
 
 
+#: Up to this many categories the coincidences are summed over dense item blocks (k² terms an
+#: item, no index arrays); above it, over each item's non-zero cells.
+DENSE_CATEGORIES = 8
+#: Items per dense block (a block holds items × k² terms).
+BLOCK_TERMS = 1 << 20
+
+
 def coincidences(counts: np.ndarray) -> np.ndarray:
     """Krippendorff's coincidence matrix (k, k) of items × categories counts ``n_uc``:
     ``o_ck = Σ_u n_uc (n_uk − [c = k]) / (m_u − 1)`` over the items with ``m_u ≥ 2`` (2011).
+
+    Both ways of summing add the same terms item by item in item order, so they give the same
+    bits: the dense one adds the zero terms too (x + 0 = x), along the items axis of each block,
+    which NumPy sums in order.
 
     >>> coincidences(np.array([[2.0, 0.0], [1.0, 1.0], [0.0, 1.0]])).tolist()
     [[2.0, 1.0], [1.0, 0.0]]
     """
     counts = counts[counts.sum(axis=1) >= 2]
     k = counts.shape[1]
+    if 0 < k <= DENSE_CATEGORIES:
+        return _dense_coincidences(counts)
     unit, category = np.nonzero(counts)  # by item, then category
     value = counts[unit, category]
     bounds = np.searchsorted(unit, np.arange(len(counts) + 1))
     entry, partner = expand(bounds[unit], bounds[unit + 1])  # ordered pairs within an item, itself too
     weight = value[entry] * (value[partner] - (entry == partner)) / (counts.sum(axis=1)[unit[entry]] - 1)
     return np.bincount(category[entry] * k + category[partner], weights=weight, minlength=k * k).reshape(k, k)
+
+
+def _dense_coincidences(counts: np.ndarray) -> np.ndarray:
+    """:func:`coincidences` of few categories: each item's k × k terms, summed block by block."""
+    k = counts.shape[1]
+    eye = np.eye(k)
+    total = np.zeros((k, k))
+    step = max(1, BLOCK_TERMS // (k * k))
+    for start in range(0, len(counts), step):
+        block = counts[start:start + step]
+        terms = block[:, :, None] * (block[:, None, :] - eye) / (block.sum(axis=1) - 1.0)[:, None, None]
+        terms[0] += total  # the running sum goes first: every term is added in item order
+        total = terms.sum(axis=0)
+    return total
 
 
 def alpha_array(o: np.ndarray, d2: np.ndarray | None = None) -> np.ndarray:
