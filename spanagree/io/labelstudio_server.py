@@ -19,10 +19,12 @@ Reading (the REST API, plain HTTP with ``requests``):
   fewer tasks than the first page announced.
 
 The key: ``LABEL_STUDIO_API_KEY`` (the Label Studio SDK's variable), else the ``api_key`` of the
-server's section in ``$XDG_CONFIG_HOME/spanagree/labelstudio.cfg`` (``~/.config/...``)::
+server's section in ``$XDG_CONFIG_HOME/spanagree/labelstudio.cfg`` (``~/.config/...``), which
+may also set the seconds a request may take (``timeout``, default :data:`TIMEOUT`)::
 
     [http://localhost:8080]
     api_key = ...
+    timeout = 120
 
 A Personal Access Token (a JWT refresh token, Label Studio 1.23's default) is exchanged at
 ``/api/token/refresh/`` for an access token (``Authorization: Bearer``), again when it expires;
@@ -114,11 +116,8 @@ def config_file() -> Path:
     return Path(home) / "spanagree" / "labelstudio.cfg"
 
 
-def api_key(base: str) -> str:
-    """The key for the server at ``base``: ``LABEL_STUDIO_API_KEY``, else the config file."""
-    key = os.environ.get(KEY_VARIABLE, "").strip()
-    if key:
-        return key
+def _section(base: str) -> tuple[dict[str, str], Path]:
+    """The server's section of :func:`config_file` (empty when there is none), and the file."""
     path = config_file()
     parser = configparser.ConfigParser(interpolation=None)
     try:
@@ -126,12 +125,35 @@ def api_key(base: str) -> str:
     except (configparser.Error, UnicodeDecodeError) as err:
         raise UsageError(f"{path}: not a config file of [SERVER] sections with api_key = ... "
                          f"({type(err).__name__})") from None
-    for section in (base, base.rstrip("/") + "/"):
-        if parser.has_option(section, "api_key") and parser.get(section, "api_key").strip():
-            return parser.get(section, "api_key").strip()
+    for name in (base, base + "/"):
+        if parser.has_section(name):
+            return dict(parser.items(name)), path
+    return {}, path
+
+
+def api_key(base: str) -> str:
+    """The key for the server at ``base``: ``LABEL_STUDIO_API_KEY``, else the config file."""
+    key = os.environ.get(KEY_VARIABLE, "").strip()
+    if key:
+        return key
+    section, path = _section(base)
+    if section.get("api_key", "").strip():
+        return section["api_key"].strip()
     raise UsageError(f"no key for the Label Studio server {base}: set {KEY_VARIABLE} (Account & Settings -> "
                      f"Personal Access Token or Legacy Token), or give it as api_key in the [{base}] section of "
                      f"{path}")
+
+
+def timeout(base: str) -> float:
+    """Seconds a request to ``base`` may take: the ``timeout`` of its section, else :data:`TIMEOUT`."""
+    section, path = _section(base)
+    try:
+        seconds = float(section.get("timeout", TIMEOUT))
+    except ValueError:
+        seconds = -1.0
+    if not 0 < seconds < float("inf"):
+        raise UsageError(f"{path}: [{base}] timeout: got {section.get('timeout')!r}; expected a number of seconds > 0")
+    return seconds
 
 
 class Client:
@@ -143,6 +165,7 @@ class Client:
 
         self.base, self.where = base.rstrip("/"), where
         self._key = api_key(self.base)
+        self.timeout = timeout(self.base)
         self._session = requests.Session()
         self._access: str | None = None  # the access token of a Personal Access Token
 
@@ -183,9 +206,9 @@ class Client:
             attempt += 1
             headers = {"Authorization": self._authorization()} if auth else {}
             try:
-                answer = self._session.request(method, self.base + path, headers=headers, timeout=TIMEOUT, **kwargs)
+                answer = self._session.request(method, self.base + path, headers=headers, timeout=self.timeout, **kwargs)
             except requests.Timeout:
-                problem = f"{what or 'a request'} timed out after {TIMEOUT:g} s"
+                problem = f"{what or 'a request'} timed out after {self.timeout:g} s"
             except requests.ConnectionError as err:
                 raise self._error(f"cannot reach the Label Studio server at {self.base} ({_reason(err)}); is it "
                                   "running, and is the address right?") from None
@@ -228,10 +251,13 @@ def _reason(err: Exception) -> str:
 def _detail(answer) -> str:
     """The server's own word on an error, short."""
     try:
-        found = answer.json().get("detail")
+        body = answer.json()
     except ValueError:
-        found = None
-    return str(found)[:200] if found else answer.reason or ""
+        body = None
+    found = body.get("detail") if isinstance(body, dict) else None
+    if isinstance(body, dict) and body.get("validation_errors"):
+        found = f"{found}: {orjson.dumps(body['validation_errors']).decode()}"
+    return str(found)[:300] if found else answer.reason or ""
 
 
 def _project(source: str) -> tuple[str, int]:
@@ -349,7 +375,7 @@ def post_view(project: ProjectPath, task_ids: list[int], title: str) -> dict[str
     for view in client.call("GET", "/api/dm/views/", params={"project": project_id}, what="the tabs").json():
         if isinstance(view, dict) and (view.get("data") or {}).get("title") == title:
             client.call("DELETE", f"/api/dm/views/{view['id']}/", what="the earlier tab")
-    items = [{"filter": "filters:tasks:id", "operator": "equal", "type": "Number", "value": i} for i in task_ids]
+    items = [{"filter": "filter:tasks:id", "operator": "equal", "type": "Number", "value": i} for i in task_ids]
     data = {"title": title, "filters": {"conjunction": "or", "items": items}, "ordering": ["tasks:id"]}
     made = client.call("POST", "/api/dm/views/", json={"project": project_id, "data": data}, what="the tab").json()
     return {"project": project.source, "view": made.get("id"), "title": title, "tasks": len(task_ids)}
@@ -361,3 +387,43 @@ def _remove_copies() -> None:
         with contextlib.suppress(OSError):
             os.unlink(copy)
     _COPIES.clear()
+
+
+def model_version(method: str, min_raters: int | None, rule: str) -> str:
+    """The model version of spanagree's predictions: spanagree, the consensus rule and the alignment."""
+    return " ".join(["spanagree", method, *([f"k={min_raters}"] if method == "vote" else []), rule])
+
+
+def consensus_results(project: ProjectPath, gold, probability: dict | None) -> tuple[dict, dict]:
+    """Each task's consensus spans as Label Studio results (``from_name``, ``to_name`` and ``type``
+    from the labeling config; a span's probability as its ``score``), and each task's score (the
+    mean probability of its spans, under an annotator model)."""
+    from .labelstudio_targets import label_controls, parse_config
+
+    where = Location(project.source)
+    tag_of = {}
+    for tag in parse_config(project.label_config, where).values():
+        tag_of.setdefault(tag.field, tag.name)
+    controls = label_controls(project.label_config, where)
+    results: dict[int, list[dict]] = {}
+    scores: dict[int, list[float]] = {}
+    for ann in range(gold.n_annotations):
+        d = int(gold.ann_doc[ann])
+        doc_id, text = gold.doc_ids[d], gold.texts[d]
+        task, _, field = doc_id.partition(":")
+        to_name = tag_of.get(field) if field else next(iter(tag_of.values()))
+        found = results.setdefault(int(task), [])
+        for start, end, label in gold.annotation_spans(ann):
+            from_name = controls.get((to_name, label))
+            if from_name is None:
+                raise InputError(f"the consensus label {label!r} is in no <Labels> control on the text {to_name!r} of "
+                                 "the project's labeling config, so Label Studio could not show it", where=where,
+                                 doc_id=doc_id)
+            region = {"id": f"spanagree-{len(found)}", "from_name": from_name, "to_name": to_name, "type": "labels",
+                      "value": {"start": start, "end": end, "text": text[start:end], "labels": [label]}}
+            p = probability.get((doc_id, start, end, label)) if probability is not None else None
+            if p is not None:
+                region["score"] = float(p)
+                scores.setdefault(int(task), []).append(float(p))
+            found.append(region)
+    return results, {task: sum(ps) / len(ps) for task, ps in scores.items()}
