@@ -42,12 +42,9 @@ a Data Manager tab (``/api/dm/views/``) filtered on their ids, replacing the tab
 """
 from __future__ import annotations
 
-import atexit
 import configparser
-import contextlib
 import os
 import re
-import tempfile
 import time
 import warnings
 from pathlib import Path
@@ -56,6 +53,7 @@ from typing import Any, Iterable
 import orjson
 
 from ..errors import InputError, Location, UsageError
+from .streams import temporary_copy
 
 #: The address of a project's page: the server's base address (with any path prefix) and the id.
 PROJECT_URL = re.compile(r"(?P<base>https?://[^/?#\s]+(?:/[^?#\s]*?)?)/projects/(?P<id>[0-9]+)(?:[/?#]\S*)?\Z")
@@ -72,9 +70,6 @@ DM_ONLY = ("annotations_results", "predictions_results", "annotations_ids", "pre
 KEY_VARIABLE = "LABEL_STUDIO_API_KEY"
 #: A JSON Web Token: three base64url parts (a Personal Access Token is one).
 _JWT = re.compile(r"[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\Z")
-
-_COPIES: list[str] = []
-
 
 class RetryWarning(UserWarning):
     """A request to a Label Studio server timed out (or met a gateway error) and is sent again."""
@@ -274,8 +269,7 @@ def fetch(source: str) -> ProjectPath:
     if not isinstance(label_config, str):
         raise InputError("the project's answer holds no label_config", where=Location(source))
     before = _latest_update(client, project)
-    fd, copy = tempfile.mkstemp(prefix="spanagree-labelstudio-", suffix=".json")
-    _COPIES.append(copy)
+    fd, copy = temporary_copy("spanagree-labelstudio-", ".json")
     with os.fdopen(fd, "wb") as handle:
         read, first = _write_pages(client, project, handle, before, source)
     after = _latest_update(client, project)
@@ -379,14 +373,6 @@ def post_view(project: ProjectPath, task_ids: list[int], title: str) -> dict[str
     data = {"title": title, "filters": {"conjunction": "or", "items": items}, "ordering": ["tasks:id"]}
     made = client.call("POST", "/api/dm/views/", json={"project": project_id, "data": data}, what="the tab").json()
     return {"project": project.source, "view": made.get("id"), "title": title, "tasks": len(task_ids)}
-
-
-@atexit.register
-def _remove_copies() -> None:
-    for copy in _COPIES:
-        with contextlib.suppress(OSError):
-            os.unlink(copy)
-    _COPIES.clear()
 
 
 def model_version(method: str, min_raters: int | None, rule: str) -> str:
