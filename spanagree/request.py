@@ -25,6 +25,7 @@ from .core.model import Corpus
 from .engine.mode import asked_for_engine, choose_mode
 from .errors import UsageError, option
 from .io import expand_globs, read
+from .io.labelstudio_server import ProjectPath
 from .report import AgreementReport, score_corpus
 
 #: Paths as the entry points take them: one, or a list.
@@ -36,10 +37,11 @@ RUNNING = ("jobs", "stream", "engine")
 
 @dataclass(frozen=True)
 class Inputs:
-    """What to read: the paths (patterns expanded, in order), the input format and the reader
-    options that were set (docs/formats.md)."""
+    """What to read: the paths (patterns expanded, in order; a Label Studio project's address
+    fetched, docs/labelstudio.md), the input format and the reader options that were set
+    (docs/formats.md)."""
 
-    paths: tuple[str, ...]
+    paths: tuple[str | ProjectPath, ...]
     format: str = "auto"
     options: Mapping[str, Any] = field(default_factory=dict)
 
@@ -49,7 +51,9 @@ class Inputs:
         validate.path("paths", paths)
         if options is not None and not isinstance(options, Mapping):
             raise UsageError(f"read_options must be a dict of reader options or None, got {validate.shown(options)}")
-        return cls(tuple(str(p) for p in expand_globs(paths)), format, dict(options or {}))
+        # a Label Studio project stays the copy fetched here (read again, it would be fetched again)
+        expanded = expand_globs(paths)
+        return cls(tuple(p if isinstance(p, ProjectPath) else str(p) for p in expanded), format, dict(options or {}))
 
     def read(self, progress: Any = None) -> Corpus:
         """The corpus these inputs hold (:func:`spanagree.read`)."""

@@ -183,8 +183,10 @@ def consensus_command(ctx: click.Context, paths: list[str], **values: Any) -> No
             raise UsageError(f"cannot tell the output format of {str(out)!r}; name a .jsonl or a .spacy file")
         files, settings = _settings(ctx, paths, values)
         check_outputs([out, report_file, adjudicate], files)
+        request = _request(files, settings)
+        project = _project_to_post(values, request)
         made = runs.consensus(
-            _request(files, settings), method=method, min_raters=values["min_raters"],
+            request, method=method, min_raters=values["min_raters"],
             name=values["name"], threshold=values["threshold"], gold=values["gold"], items=values["items"],
             priors=runs.priors(method, values["competence_prior"], values["prior_strength"], values["pooling"]))
         gold, report = made.gold, made.report
@@ -202,9 +204,17 @@ def consensus_command(ctx: click.Context, paths: list[str], **values: Any) -> No
             modelled = annotators.split_gold(made.corpus, values["gold"])[0]
             report["adjudication_written"] = annotators.write_adjudication(modelled, gold, report, adjudicate,
                                                                            language=language)
+        if project is not None:
+            from ..io import labelstudio_server
+
+            report["posted"] = labelstudio_server.post_consensus(
+                project, *labelstudio_server.consensus_results(project, gold, made.probability),
+                labelstudio_server.model_version(method, values["min_raters"], request.rule.rule))
     except SpanagreeError as err:
         fail(err)
     _say_consensus(report, out, values)
+    if "posted" in report:
+        _say_posted(report["posted"], "predictions of model version " + repr(report["posted"]["model_version"]))
     if report_file is not None:
         _write(report_file, orjson.dumps(report, option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_NUMPY) + b"\n")
         click.echo(f"wrote {report_file}", err=True)
@@ -502,9 +512,17 @@ def next_command(ctx: click.Context, paths: list[str], **values: Any) -> None:
         _refuse_unused(ctx, method)
         files, settings = _settings(ctx, paths, values)
         _check_printed(values["out"], files)
-        result = runs.next_tasks(_request(files, settings), values["budget"], method=method,
+        request = _request(files, settings)
+        project = _project_to_post(values, request)
+        result = runs.next_tasks(request, values["budget"], method=method,
                                  items=values["items"], max_per_rater=values["max_per_rater"], priors=runs.priors(
                                      method, values["competence_prior"], values["prior_strength"], values["pooling"]))
+        if project is not None:
+            from ..io import labelstudio_server
+
+            title = f"spanagree next ({method}, {values['budget']} tasks)"
+            result["posted"] = labelstudio_server.post_view(
+                project, sorted({int(t["doc_id"].partition(":")[0]) for t in result["tasks"]}), title)
     except SpanagreeError as err:
         fail(err)
     if settings["report"]["output"] == "jsonl":
@@ -514,6 +532,19 @@ def next_command(ctx: click.Context, paths: list[str], **values: Any) -> None:
         text = "\n".join(f"{t['rank']:>4}  {visible(t['doc_id'])}  {t['reason']}" for t in result["tasks"])
         text += f"\npolicy: {result['policy']}"
     _emit(text, values["out"])
+    if "posted" in result:
+        _say_posted(result["posted"], f"a Data Manager tab {result['posted']['title']!r}")
+
+
+def _project_to_post(values: dict[str, Any], request: Request):
+    """With ``--post``, the Label Studio project the request reads (its only input), else None."""
+    from ..io import labelstudio_server
+
+    return labelstudio_server.project_of(request.inputs.paths, "--post") if values["post"] else None
+
+
+def _say_posted(posted: dict[str, Any], what: str) -> None:
+    click.echo(f"posted {what} for {posted['tasks']} tasks to {posted['project']}", err=True)
 
 
 def _plan_chart(ctx: click.Context, result: Any, values: dict[str, Any]) -> dict[str, Any] | None:

@@ -400,6 +400,9 @@ OPTIONS: tuple[Option, ...] = (
          "Target half-width of the statistic's interval at --ci: the documents needed for it"),
         ("power", "--power", None, 0.8, float, False, "statistics", ("plan",),
          "--min bounds: the chance that the planned documents decide the bound"),
+        ("post", "--post", None, False, bool, False, "output", ("consensus", "next"),
+         "Write back to the Label Studio project read (its address the only input): consensus posts the "
+         "consensus as predictions, next its tasks as a Data Manager tab (docs/labelstudio.md)"),
         ("budget", "--budget", None, None, "count", False, "statistics", ("next",),
          "Extra annotations: one more rater for each of this many documents, in priority order"),
         ("max_per_rater", "--max-per-rater", None, None, "count", False, "statistics", ("next",),

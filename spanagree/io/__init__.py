@@ -28,6 +28,7 @@ import numpy as np
 
 from .common import empty_file, json_lines
 from .streams import spool
+from .labelstudio_server import ProjectPath, fetch, is_project
 from ._text import peek
 from ..core import options as options_module
 from ..core.files import exists, is_folder
@@ -141,7 +142,9 @@ def expand_globs(paths: str | Path | Iterable[str | Path]) -> list[str | Path]:
     """The paths given, each glob pattern (``*``, ``?``, ``[``, ``**``; a quoted pattern the shell
     left alone) replaced by the files it matches, sorted; a name that exists is taken as it is. The
     one place patterns are expanded: every command, engine and :func:`spanagree.score` reads the
-    same files for the same pattern. A pattern that matches nothing is a usage error."""
+    same files for the same pattern. A pattern that matches nothing is a usage error. The address
+    of a Label Studio project (``http://HOST:PORT/projects/ID``) is fetched here, once, into a file
+    named as that address (:mod:`spanagree.io.labelstudio_server`)."""
     import glob
 
     if isinstance(paths, (str, Path)):
@@ -149,7 +152,11 @@ def expand_globs(paths: str | Path | Iterable[str | Path]) -> list[str | Path]:
     out: list[str | Path] = []
     for p in paths:
         text = str(p)
-        if any(ch in text for ch in "*?[") and not exists(text):
+        if isinstance(p, ProjectPath):
+            out.append(p)
+        elif is_project(p):
+            out.append(fetch(text.strip()))
+        elif any(ch in text for ch in "*?[") and not exists(text):
             found = sorted(glob.glob(text, recursive=True))
             if not found:
                 raise UsageError(f"no file matches {text!r}")
@@ -164,7 +171,7 @@ def expand_paths(paths: str | Path | Iterable[str | Path]) -> list[Path]:
     of ``*.jsonl`` files standing for its files (other directories are passed on whole, for the
     formats that read directories)."""
     files: list[Path] = []
-    for p in map(Path, expand_globs(paths)):
+    for p in (p if isinstance(p, Path) else Path(p) for p in expand_globs(paths)):
         inside = sorted(p.glob("*.jsonl")) if is_folder(p) else []
         if inside:
             _say_passed_over(p)

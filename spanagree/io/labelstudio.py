@@ -16,7 +16,9 @@ JSON export: ``[{"id", "data": {"text", ...}, "annotations": [{"id", "completed_
   region's) are read into the corpus's structure (docs/structure.md); every other result type,
   cancelled annotations, ``predictions``, ``drafts`` and regions without a label are counted;
 - a task without annotations is a document nobody submitted (counted); the old ``completions`` key
-  is read like ``annotations``.
+  is read like ``annotations``;
+- a running project, given by its address (:mod:`spanagree.io.labelstudio_server`), is read as its
+  JSON export with its labeling config.
 
 JSON-MIN export: ``[{"id", "text", "annotator", "annotation_id", ..., "label": [{"start", "end",
 "text", "labels"}]}]``, one flat row per annotation; every field holding regions (a list of
@@ -47,7 +49,8 @@ from . import Format
 from ._text import peek
 from .common import (check_decoded, check_text_hint, choice, line_of_bad_escape, open_binary, parse_int, parse_labels,
                      same_text, text_check)
-from .labelstudio_targets import UrlTexts, config_tags, resolve_targets
+from .labelstudio_server import ProjectPath
+from .labelstudio_targets import UrlTexts, config_tags, parse_config, resolve_targets
 from .offsets import UNIT_NAMES, UNITS, check_unit, out_of_range, risky, to_codepoints, unverified_note
 
 #: JSON-MIN keys that are about the annotation, not the task's data.
@@ -74,7 +77,12 @@ def read_labelstudio(
     """Read one Label Studio JSON or JSON-MIN export into ``builder``."""
     check = text_check(check_text)
     choice("duplicates", duplicates, DUPLICATES)
-    tags = config_tags(labelstudio_config) if labelstudio_config is not None else None
+    if labelstudio_config is not None:
+        tags = config_tags(labelstudio_config)
+    elif isinstance(path, ProjectPath):  # a project fetched from its server: the project's own config
+        tags = parse_config(path.label_config, Location(str(path)))
+    else:
+        tags = None
     tasks = _load(path)
     builder.tick(path.stat().st_size)
     reader = _Reader(path, builder, text_field, check, offsets, duplicates)

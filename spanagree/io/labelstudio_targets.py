@@ -49,17 +49,26 @@ class TextTag:
 
 def config_tags(path: str | Path) -> dict[str, TextTag]:
     """The text tags of a labeling config file, by name."""
-    where = Location(str(path))
     try:
-        root = ElementTree.fromstring(Path(path).read_bytes())
+        xml = Path(path).read_bytes()
     except OSError as err:
         raise InputError(f"cannot be read ({err.strerror or err}); expected the project's labeling config",
-                         where=where) from None
+                         where=Location(str(path))) from None
+    return parse_config(xml, Location(str(path)))
+
+
+def _root(xml: str | bytes, where: Location) -> ElementTree.Element:
+    try:
+        return ElementTree.fromstring(xml)
     except ElementTree.ParseError as err:
         raise InputError(f"not XML ({err}); expected the project's labeling config (<View>...</View>)",
                          where=where) from None
+
+
+def parse_config(xml: str | bytes, where: Location) -> dict[str, TextTag]:
+    """The text tags of a labeling config (its XML), by name."""
     tags = {}
-    for element in root.iter():
+    for element in _root(xml, where).iter():
         name, value = element.get("name"), element.get("value", "")
         if element.tag in TEXT_TAGS and name and value.startswith("$"):
             tags[name] = TextTag(name, value[1:], element.get("valueType", "").lower() == "url")
@@ -69,6 +78,20 @@ def config_tags(path: str | Path) -> dict[str, TextTag]:
             where=where,
         )
     return tags
+
+
+def label_controls(xml: str | bytes, where: Location) -> dict[tuple[str, str], str]:
+    """``(text tag name, label) -> name of the <Labels> control`` that puts that label on that text
+    (what a region's ``from_name`` says)."""
+    controls: dict[tuple[str, str], str] = {}
+    for element in _root(xml, where).iter():
+        if element.tag not in ("Labels", "HyperTextLabels", "ParagraphLabels") or not element.get("name"):
+            continue
+        for to_name in (element.get("toName") or "").split(","):
+            for label in element.iter("Label"):
+                if label.get("value") is not None:
+                    controls.setdefault((to_name.strip(), label.get("value")), element.get("name"))
+    return controls
 
 
 def fits(text: str, start: Any, end: Any, covered: str) -> bool:

@@ -49,14 +49,20 @@ def spool(path: Path) -> Path:
     once to its end (see the module docstring)."""
     if isinstance(path, SpooledPath) or not is_stream(path):
         return path
-    fd, copy = tempfile.mkstemp(prefix="spanagree-stream-", suffix=path.suffix)
-    _COPIES.append(copy)
+    fd, copy = temporary_copy("spanagree-stream-", path.suffix)
     try:
         with open(path, "rb") as source, os.fdopen(fd, "wb") as target:
             shutil.copyfileobj(source, target, 1 << 20)
     except OSError as err:
         raise InputError(f"cannot be read ({err.strerror or err})", where=Location(str(path))) from None
     return SpooledPath(path).with_copy(copy)
+
+
+def temporary_copy(prefix: str, suffix: str) -> tuple[int, str]:
+    """A new temporary file, removed when the process exits: its open descriptor and its path."""
+    fd, copy = tempfile.mkstemp(prefix=prefix, suffix=suffix)
+    _COPIES.append(copy)
+    return fd, copy
 
 
 @atexit.register
