@@ -69,7 +69,7 @@ LAZY: dict[tuple[str, str], str] = {
         "spanagree.outputs.html", "spanagree.outputs.compare", "spanagree.outputs.alt_test",
         "spanagree.diagnostics.consensus", "spanagree.diagnostics.disagreements", "spanagree.measures.alt_test.procedure",
         "spanagree.diagnostics.annotators", "spanagree.outputs.annotators_text", "spanagree.outputs.text",
-        "spanagree.plans",
+        "spanagree.plans", "spanagree.io.labelstudio_server",
     )},
 }
 

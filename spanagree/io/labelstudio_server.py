@@ -53,6 +53,7 @@ from typing import Any, Iterable
 import orjson
 
 from ..errors import InputError, Location, UsageError
+from .labelstudio_targets import label_controls, parse_config
 from .streams import temporary_copy
 
 #: The address of a project's page: the server's base address (with any path prefix) and the id.
@@ -385,8 +386,6 @@ def consensus_results(project: ProjectPath, gold, probability: dict | None) -> t
     """Each task's consensus spans as Label Studio results (``from_name``, ``to_name`` and ``type``
     from the labeling config; a span's probability as its ``score``), and each task's score (the
     mean probability of its spans, under an annotator model)."""
-    from .labelstudio_targets import label_controls, parse_config
-
     where = Location(project.source)
     tag_of = {}
     for tag in parse_config(project.label_config, where).values():
