@@ -53,7 +53,7 @@ from scipy.special import digamma
 
 from ...core.model import Corpus
 from ...errors import UsageError
-from .dawid_skene import Fit, check_priors, diagonal_prior, iterate, normalize_rows
+from .dawid_skene import Fit, check_priors, diagonal_prior, initial_posterior, iterate, normalize_rows
 from .items import SpanItems, bio_spans, token_items
 
 #: Defaults, chosen on the CoNLL crowd ``val`` sentences only (bench/bench_annotators.py).
@@ -63,17 +63,21 @@ DEFAULTS = {"competence_prior": 0.5, "prior_strength": 5.0, "pooling": 0.0, "tra
 RARE = 1e-10
 
 
-def check_corpus(corpus: Corpus) -> None:
+def check_corpus(corpus: Corpus, tokens: dict[str, np.ndarray] | None = None) -> None:
     """A UsageError naming the reason when ``corpus`` cannot be tagged: fewer than two raters, a
-    document without tokens, or a document whose raters gave different tokens."""
+    document without tokens (the corpus's, or ``tokens`` by document id when given), or a
+    document whose raters gave different tokens."""
     if len(corpus.raters) < 2:
         raise UsageError(f"bsc-seq weighs raters against each other and needs two raters or more; the input has "
                          f"{len(corpus.raters)}: {', '.join(map(repr, corpus.raters)) or 'none'}")
-    if corpus.token_conflicts:
+    if tokens is not None:
+        missing = [corpus.doc_ids[d] for d in np.unique(corpus.ann_doc) if corpus.doc_ids[d] not in tokens]
+    elif corpus.token_conflicts:
         doc_id, (first, second) = min(corpus.token_conflicts.items())
         raise UsageError(f"bsc-seq tags tokens, and raters {first!r} and {second!r} gave different tokens for document "
                          f"{doc_id!r} ({len(corpus.token_conflicts)} such documents); give every rater the same tokens")
-    missing = [corpus.doc_ids[d] for d in np.unique(corpus.ann_doc) if corpus.doc_tokens[d] is None]
+    else:
+        missing = [corpus.doc_ids[d] for d in np.unique(corpus.ann_doc) if corpus.doc_tokens[d] is None]
     if missing:
         raise UsageError(f"bsc-seq tags tokens, and document {missing[0]!r} has none ({len(missing)} such documents); "
                          "use input that carries tokens (Prodigy or spanagree JSONL 'tokens', CoNLL, DocBin)")
@@ -207,9 +211,11 @@ def bsc_seq(
     max_iter: int = 500,
     tol: float = 1e-4,
     accelerate: bool = True,
+    tokens: dict[str, np.ndarray] | None = None,
 ) -> Fit:
     """Fit Bayesian sequence combination to the tokens of ``corpus`` (module docstring); the
-    :class:`~.dawid_skene.Fit` over token items, its consensus in ``spans`` and in ``extra``:
+    :class:`~.dawid_skene.Fit` over token items (the corpus's tokens, or ``tokens`` by document id),
+    its consensus in ``spans`` and in ``extra``:
     ``sequence_alpha`` (raters, true tag, given tag, previous given tag), the Dirichlet posterior
     of every rater's sequential confusion, and ``transition``, the posterior mean of ``A``.
 
@@ -230,8 +236,8 @@ def bsc_seq(
                  transition_prior=transition_prior, word_prior=word_prior)
     if transition_prior <= 0:
         raise UsageError(f"transition_prior must be > 0, got {transition_prior!r}")
-    check_corpus(corpus)
-    items = token_items(corpus)
+    check_corpus(corpus, tokens)
+    items = token_items(corpus, tokens)
     labels = list(corpus.labels)
     n_tags, n_raters, n_tokens = items.n_classes, len(items.raters), items.n_items
     outside = n_tags - 1
@@ -250,6 +256,7 @@ def bsc_seq(
     alpha0 = worker_pseudocounts(labels, competence_prior, prior_strength)    # (true, given, previous)
     beta0 = transition_pseudocounts(labels, transition_prior)
     words = _word_ids(items) if word_prior > 0 else None
+    word_tokens = None if words is None else csr_matrix((np.ones(n_tokens), (words, np.arange(n_tokens))))
     sequences = _Sequences(items)
 
     def counts_of(posterior):
@@ -263,8 +270,7 @@ def bsc_seq(
         alpha = counts + alpha0[None] + pooling * pooled[None]
         beta = beta0 + pairs
         beta[outside] += starts
-        nu = None if words is None else word_prior + np.asarray(
-            csr_matrix((np.ones(n_tokens), (words, np.arange(n_tokens)))) @ posterior)
+        nu = None if words is None else word_prior + np.asarray(word_tokens @ posterior)
         return alpha, beta, nu
 
     def scores(alpha, beta, nu):
@@ -274,7 +280,7 @@ def bsc_seq(
             log_lik += _expected_log(nu, 0)[words]
         return log_lik - log_lik.max(1, keepdims=True), _expected_log(beta, 1)
 
-    posterior = _vote_shares(items)
+    posterior = initial_posterior(items)   # the share of each tag among the token's raters
     pairs = np.zeros((n_tags, n_tags))
     starts = posterior[sequences.first].sum(0)
     for t in range(1, sequences.width):   # the vote's transitions, as if tokens were independent
@@ -327,13 +333,6 @@ def bsc_seq(
         log_likelihood=log_likelihood, settings=settings, confusion_alpha=marginal, note=note, spans=spans,
         extra={"sequence_alpha": alpha, "sequence_prior": alpha0, "transition": beta / beta.sum(1, keepdims=True)},
     )
-
-
-def _vote_shares(items: SpanItems) -> np.ndarray:
-    """(tokens, tags) the share of each tag among the token's raters, smoothed: the start."""
-    n, tags = items.n_items, items.n_classes
-    shares = np.bincount(items.obs_item * tags + items.obs_response, minlength=n * tags).reshape(n, tags) + 0.01
-    return shares / shares.sum(1, keepdims=True)
 
 
 def _word_ids(items: SpanItems) -> np.ndarray:
