@@ -189,14 +189,14 @@ def compare(
 def consensus(
     corpus: Corpus | PathsLike,
     *,
-    method: Literal["vote", "dawid-skene", "mace"] = "vote",
+    method: Literal["vote", "dawid-skene", "mace", "bsc-seq"] = "vote",
     min_raters: int | None = None,
     name: str = "consensus",
     threshold: float = 0.5,
     gold: str | None = None,
-    competence_prior: float = 0.5,
-    prior_strength: float = 5.0,
-    pooling: float = 10.0,
+    competence_prior: float | None = None,
+    prior_strength: float | None = None,
+    pooling: float | None = None,
     items: Literal["spans", "tokens"] = "spans",
     **options: Unpack[ScoreOptions],
 ) -> tuple[Corpus, dict[str, Any]]:
@@ -210,8 +210,8 @@ def consensus(
               "prior_strength": prior_strength, "pooling": pooling, "items": items}
     unused = runs.not_read(method, [k for k, v in chosen.items() if v != _CONSENSUS_DEFAULTS[k]])
     if unused:
-        raise UsageError(f"{', '.join(unused)}: not read by method={method!r} (an annotator model reads them; "
-                         "pooling only Dawid-Skene)")
+        raise UsageError(f"{', '.join(unused)}: not read by method={method!r} ({runs.readers(unused)} "
+                         f"{'reads it' if len(unused) == 1 else 'read them'})")
     made = runs.consensus(_request(corpus, options), method=method, min_raters=min_raters, name=name,
                           threshold=threshold, gold=gold, items=items,
                           priors=runs.priors(method, competence_prior, prior_strength, pooling))
@@ -225,12 +225,12 @@ _CONSENSUS_DEFAULTS = {name: p.default for name, p in inspect.signature(consensu
 def raters(
     corpus: Corpus | PathsLike,
     *,
-    method: Literal["dawid-skene", "mace"] = "dawid-skene",
+    method: Literal["dawid-skene", "mace", "bsc-seq"] = "dawid-skene",
     gold: str | None = None,
     threshold: float = 0.5,
-    competence_prior: float = 0.5,
-    prior_strength: float = 5.0,
-    pooling: float = 10.0,
+    competence_prior: float | None = None,
+    prior_strength: float | None = None,
+    pooling: float | None = None,
     items: Literal["spans", "tokens"] = "spans",
     **options: Unpack[ScoreOptions],
 ) -> dict[str, Any]:
@@ -267,10 +267,10 @@ def next_tasks(
     corpus: Corpus | PathsLike,
     budget: int,
     *,
-    method: Literal["dawid-skene", "mace"] = "dawid-skene",
-    competence_prior: float = 0.5,
-    prior_strength: float = 5.0,
-    pooling: float = 10.0,
+    method: Literal["dawid-skene", "mace", "bsc-seq"] = "dawid-skene",
+    competence_prior: float | None = None,
+    prior_strength: float | None = None,
+    pooling: float | None = None,
     items: Literal["spans", "tokens"] = "spans",
     max_per_rater: int | None = None,
     **options: Unpack[ScoreOptions],

@@ -30,7 +30,7 @@ TABLE_OUTPUTS = ("csv", "parquet")
 #: ``disagreements --output``: a list of cases, or Prodigy review tasks.
 DISAGREEMENT_OUTPUTS = ("jsonl", "csv", "prodigy-review")
 #: The annotator models (spanagree.diagnostics.annotators.MODELS).
-MODEL_NAMES = ("dawid-skene", "mace")
+MODEL_NAMES = ("dawid-skene", "mace", "bsc-seq")
 
 
 def _show_version(ctx: click.Context, param: click.Parameter, value: bool) -> None:
@@ -172,7 +172,7 @@ def convert_command(ctx: click.Context, paths: list[str], **values: Any) -> None
 @paths_argument(_PATHS_HELP)
 def consensus_command(ctx: click.Context, paths: list[str], **values: Any) -> None:
     """Build a consensus gold set by vote (ties left out and listed, never broken) or by an
-    annotator model (--method dawid-skene or mace)."""
+    annotator model (--method dawid-skene, mace or bsc-seq)."""
     from ..diagnostics import annotators, consensus as vote  # imported when the command runs (import time)
     from . import runs
 
@@ -567,7 +567,8 @@ def _refuse_unused(ctx: click.Context, method: str) -> None:
     given = runs.not_read(method, [name for name in ctx.params if _was_given(ctx, name)])
     if given:
         flags = ", ".join(declared.BY_NAME[name].flag for name in given)
-        needs = "an annotator model (--method dawid-skene or mace)" if method == "vote" else "--method dawid-skene"
+        needs = f"--method {runs.readers(given)}"
+        needs = f"an annotator model ({needs})" if method == "vote" else needs
         raise UsageError(f"{flags} {'needs' if len(given) == 1 else 'need'} {needs}; --method {method} does not read "
                          f"{'it' if len(given) == 1 else 'them'}")
 

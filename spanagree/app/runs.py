@@ -59,22 +59,31 @@ def compare(old: Request, new: Request, bounds: Sequence[str] = (), *, progress:
     return comparison.compare(old_report, new_report, max_drop=drops, **replicates)
 
 
-#: The options only an annotator model reads (the vote reads none of them); MACE has no pooling.
-MODEL_ONLY = ("gold", "adjudicate", "threshold", "competence_prior", "prior_strength", "pooling", "items")
+#: The options only an annotator model reads (the vote reads none of them), and the models that read
+#: each: MACE has no pooling; bsc-seq always models the tokens and decodes the most probable sequence
+#: (no items, no threshold).
+_EVERY_MODEL = ("dawid-skene", "mace", "bsc-seq")
+MODEL_ONLY = {"gold": _EVERY_MODEL, "adjudicate": _EVERY_MODEL, "threshold": ("dawid-skene", "mace"),
+              "competence_prior": _EVERY_MODEL, "prior_strength": _EVERY_MODEL, "pooling": ("dawid-skene", "bsc-seq"),
+              "items": ("dawid-skene", "mace")}
 
 
 def not_read(method: str, given: Sequence[str]) -> list[str]:
     """The options among ``given`` that ``method`` would not read, in :data:`MODEL_ONLY`'s order."""
-    unread = MODEL_ONLY if method == "vote" else ("pooling",) if method == "mace" else ()
-    return [name for name in unread if name in given]
+    return [name for name, readers in MODEL_ONLY.items() if name in given and method not in readers]
 
 
-def priors(method: str, competence_prior: float, prior_strength: float, pooling: float) -> dict[str, float]:
-    """An annotator model's priors as its fitting function takes them (MACE has no pooling)."""
+def readers(names: Sequence[str]) -> str:
+    """The models that read every option of ``names``, as ``a or b``."""
+    return " or ".join(m for m in _EVERY_MODEL if all(m in MODEL_ONLY[name] for name in names))
+
+
+def priors(method: str, competence_prior: float | None, prior_strength: float | None,
+           pooling: float | None) -> dict[str, float]:
+    """An annotator model's priors as its fitting function takes them: those given (None: the
+    method's default) that it reads (MACE has no pooling)."""
     chosen = {"competence_prior": competence_prior, "prior_strength": prior_strength, "pooling": pooling}
-    if method == "mace":
-        chosen.pop("pooling")
-    return chosen
+    return {name: value for name, value in chosen.items() if value is not None and method in MODEL_ONLY[name]}
 
 
 def _alignment(request: Request) -> dict[str, Any]:
@@ -106,12 +115,12 @@ def consensus(request: Request, *, method: str = "vote", min_raters: int | None 
     check_name(name)
     if method == "vote":
         if gold is not None:
-            raise UsageError("--gold needs an annotator model (--method dawid-skene or mace)")
+            raise UsageError(f"--gold needs an annotator model (--method {readers(['gold'])})")
         if min_raters is None:
             raise UsageError("the vote needs --min-raters (-k): keep a span when at least this many raters marked it")
         corpus = _corpus(request)
         return Consensus(*vote(corpus, min_raters=min_raters, name=name, **_alignment(request)), None, corpus)
-    annotators.check_method(method, tuple(annotators.MODELS))
+    annotators.check_method(method, annotators.MODEL_NAMES)
     corpus = _corpus(request)
     found, report, probability, _ = annotators.model_consensus(
         corpus, method=method, min_raters=min_raters or 1, name=name, threshold=threshold,
@@ -125,7 +134,7 @@ def raters(request: Request, *, method: str = "dawid-skene", gold: str | None = 
     """Each rater's competence under an annotator model, ranked (docs/annotators.md)."""
     from ..diagnostics import annotators
 
-    annotators.check_method(method, tuple(annotators.MODELS))
+    annotators.check_method(method, annotators.MODEL_NAMES)
     return annotators.model_consensus(
         _corpus(request), method=method, gold_rater=gold, threshold=threshold, level=request.settings["ci"],
         seed=request.settings["seed"], model_options=priors, view=items, **_alignment(request))[1]
@@ -196,7 +205,7 @@ def next_tasks(request: Request, budget: int, *, method: str = "dawid-skene", it
     from ..diagnostics import annotators
     from ..measures.annotators import decode
 
-    annotators.check_method(method, tuple(annotators.MODELS))
+    annotators.check_method(method, annotators.MODEL_NAMES)
     corpus = _corpus(request)
     raters = np.bincount(corpus.ann_doc, minlength=corpus.n_documents)
     if len(corpus.raters) < 2 or not (raters > 1).any():

@@ -346,18 +346,20 @@ OPTIONS: tuple[Option, ...] = (
         ("junit", "--junit", None, None, "path", False, "output", ("gate",),
          "Also write JUnit XML to this file: one test case per check"),
         ("method", "--method", None, None, str, False, "statistics", ("consensus", "raters", "report", "next"),
-         "How the raters are weighed: vote (consensus only) or an annotator model, dawid-skene or mace "
+         "How the raters are weighed: vote (consensus only) or an annotator model, dawid-skene, mace or bsc-seq "
          "(docs/annotators.md)"),
         ("gold", "--gold", None, None, str, False, "statistics", ("consensus", "raters"),
          "A rater taken as gold, left out of the model: P/R/F of the consensus and of every rater against them"),
         ("threshold", "--threshold", None, 0.5, float, False, "statistics", ("consensus", "raters"),
          "Annotator models: keep a consensus span when its posterior exceeds this"),
-        ("competence_prior", "--competence-prior", None, 0.5, float, False, "statistics", ("consensus", "raters", "next"),
-         "Annotator models: the believed share of right answers of a rater"),
-        ("prior_strength", "--prior-strength", None, 5.0, float, False, "statistics", ("consensus", "raters", "next"),
-         "Annotator models: how many items that belief is worth"),
-        ("pooling", "--pooling", None, 10.0, float, False, "statistics", ("consensus", "raters", "next"),
-         "Dawid-Skene: how many items of the crowd's pooled confusion each rater's prior holds"),
+        ("competence_prior", "--competence-prior", None, None, float, False, "statistics", ("consensus", "raters", "next"),
+         "Annotator models: the believed share of right answers of a rater (default: the method's, "
+         "docs/annotators.md)"),
+        ("prior_strength", "--prior-strength", None, None, float, False, "statistics", ("consensus", "raters", "next"),
+         "Annotator models: how many items that belief is worth (default: the method's)"),
+        ("pooling", "--pooling", None, None, float, False, "statistics", ("consensus", "raters", "next"),
+         "Dawid-Skene and bsc-seq: how many items of the crowd's pooled confusion each rater's prior holds "
+         "(default: the method's)"),
         ("items", "--items", None, "spans", str, False, "statistics", ("consensus", "raters", "next"),
          "Annotator models: what the model sees: spans (every marked boundary) or tokens (each token's BIO tag)"),
         ("min_raters", "--min-raters", "-k", None, "count", False, "statistics", ("consensus",),

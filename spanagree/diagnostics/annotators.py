@@ -19,6 +19,7 @@ from ..core.files import write_jsonl
 from ..core.model import Corpus
 from ..errors import UsageError
 from ..measures.annotators import decode
+from ..measures.annotators.bsc import bsc_seq
 from ..measures.annotators.dawid_skene import Fit, dawid_skene
 from ..measures.annotators.items import rule_and_unit, span_items, token_items
 from ..measures.annotators.mace import mace
@@ -27,8 +28,12 @@ from .disagreements import review_tasks
 from .raters import copied, rater_against, subset
 
 #: The consensus methods: the vote (:mod:`.consensus`) and the annotator models.
-METHODS = ("vote", "dawid-skene", "mace")
+METHODS = ("vote", "dawid-skene", "mace", "bsc-seq")
+#: The models of items (:mod:`spanagree.measures.annotators.items`, spans or tokens).
 MODELS = {"dawid-skene": dawid_skene, "mace": mace}
+#: The models of tag sequences, fitted to a corpus's tokens (their items are always the tokens).
+SEQUENCE_MODELS = {"bsc-seq": bsc_seq}
+MODEL_NAMES = (*MODELS, *SEQUENCE_MODELS)
 #: What the models see: every marked boundary (docs/annotators.md), or every token's BIO tag.
 VIEWS = ("spans", "tokens")
 
@@ -61,8 +66,11 @@ def fit_model(
     **alignment: Any,
 ) -> Fit:
     """Items of ``corpus`` (``view``: ``spans`` under the rule, or ``tokens``, each token's BIO
-    tag), and the fitted model ``method`` (``dawid-skene`` or ``mace``)."""
-    check_method(method, tuple(MODELS))
+    tag), and the fitted model ``method`` (``dawid-skene`` or ``mace``); ``bsc-seq`` models the
+    tokens' tag sequences whatever the view."""
+    check_method(method, MODEL_NAMES)
+    if method in SEQUENCE_MODELS:
+        return SEQUENCE_MODELS[method](corpus, **(model_options or {}))
     if view not in VIEWS:
         raise UsageError(f"unknown item view {view!r}; expected one of: {', '.join(VIEWS)}")
     if view == "tokens":
@@ -118,7 +126,7 @@ def model_consensus(
     >>> gold.spans_of("d0", "consensus"), report["ranking"][-1]
     ([(0, 5, 'PER')], 'c')
     """
-    check_method(method, tuple(MODELS))
+    check_method(method, MODEL_NAMES)
     check_name(name)
     if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0 <= threshold < 1:
         raise UsageError(f"the threshold is a probability in [0, 1), got {threshold!r}")

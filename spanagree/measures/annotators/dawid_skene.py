@@ -64,6 +64,8 @@ class Fit:
     settings: dict[str, Any]
     confusion_alpha: np.ndarray | None = None   # (raters, classes, classes) Dirichlet posterior (DS)
     note: str | None = None
+    #: a sequence model's own decoding: per document ``(first token, end token, label code, probability)``
+    spans: dict[int, list[tuple[int, int, int, float]]] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
     def convergence(self) -> dict[str, Any]:

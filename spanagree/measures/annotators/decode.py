@@ -137,7 +137,10 @@ def token_consensus_spans(fit: Fit) -> dict[int, list[tuple[int, int, int, float
     of each token, read conlleval-style, each ``(first token, end token, label code, p)`` with
     ``p`` the model's probability of exactly that span: the product of its tokens' tag posteriors
     and, when a token follows, of that token not continuing it (tokens are independent given the
-    model)."""
+    model). A sequence model (:mod:`.bsc`) gives its own decoding and span probabilities
+    (``fit.spans``), taken as they are."""
+    if fit.spans is not None:
+        return fit.spans
     items = fit.items
     tag_names = items.class_names
     n_tags = len(items.labels)
@@ -212,11 +215,51 @@ def competence(fit: Fit, *, level: float = 0.95, seed: int = 0) -> list[dict[str
                     out[f"{key}_interval"] = [float(low), float(high)]
             labels[label] = out
         entry["labels"] = labels
+        if "sequence_alpha" in fit.extra:
+            entry["boundaries"] = boundaries(fit.extra["sequence_alpha"][r], fit.extra["sequence_prior"],
+                                             [tag[2:] for tag in items.labels[::2]], level)
         rows.append(entry)
     rows.sort(key=lambda e: (-e["accuracy"], e["rater"]))
     for rank, entry in enumerate(rows, 1):
         entry["rank"] = rank
     return rows
+
+
+#: The sequence model's boundary shares (:mod:`.bsc`): (name, true tag, given tag, previous given
+#: tag), each tag ``"B"``, ``"I"`` (of the label) or ``"O"``; ``"open"`` is the rater's previous tag
+#: inside a span of the label (``B`` or ``I``, the two rows pooled).
+BOUNDARIES = (
+    ("starts", "B", "B", "O"),         # marks a span's first token as its first
+    ("starts_early", "B", "I", "open"),  # is already inside their own span where the span starts
+    ("continues", "I", "I", "open"),   # goes on where the span goes on
+    ("stops_early", "I", "O", "open"),  # stops inside the span
+    ("ends_late", "O", "I", "open"),   # goes on past the span's end
+    ("marks_outside", "O", "B", "O"),  # opens a span where there is none
+)
+
+
+def boundaries(alpha: np.ndarray, prior: np.ndarray, labels: list[str], level: float) -> dict[str, dict[str, Any]]:
+    """Per label, a rater's shares of :data:`BOUNDARIES` from their sequential confusion
+    ``alpha`` (true, given, previous given tag; a Dirichlet per true and previous tag), each with
+    the central interval of its Beta marginal. Pooling the two "open" rows adds their answers
+    and keeps one prior (``prior``, the same layout)."""
+    outside = 2 * len(labels)
+    out = {}
+    for k, label in enumerate(labels):
+        code = {"B": 2 * k, "I": 2 * k + 1, "O": outside}
+        shares: dict[str, Any] = {}
+        for name, true, given, previous in BOUNDARIES:
+            t = code[true]
+            if previous == "open":
+                row = alpha[t, :, code["B"]] + alpha[t, :, code["I"]] - prior[t, :, code["I"]]
+            else:
+                row = alpha[t, :, code[previous]]
+            hit, total = row[code[given]], row.sum()
+            low, high = _beta_interval(hit, total - hit, level)
+            shares[name] = float(hit / total)
+            shares[f"{name}_interval"] = [float(low), float(high)]
+        out[label] = shares
+    return out
 
 
 def adjudication(fit: Fit, *, limit: int | None = None) -> list[dict[str, Any]]:
