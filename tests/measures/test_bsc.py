@@ -120,7 +120,7 @@ def empirical_share(truth, given, rater: str, name: str, label: str) -> tuple[fl
 def test_a_worked_example_two_raters_agree_and_a_third_marks_one_token_late():
     text, offsets = tokens_of(4)
     builder = CorpusBuilder()
-    for d in range(15):
+    for d in range(40):  # enough documents for c's habit to outweigh the prior (10 pseudo-items a row)
         for rater, spans in (("a", [(1, 3, "PER")]), ("b", [(1, 3, "PER")]), ("c", [(1, 4, "PER")])):
             builder.add(f"d{d}", f"d{d}", text, rater, [char_span(offsets, *s) for s in spans], None, offsets)
     fit = bsc_seq(builder.build())
@@ -224,7 +224,7 @@ def test_bad_input_is_refused_with_the_document_and_raters_named():
 
 def test_the_conll_crowd_beats_dawid_skene(real_dir):
     """CoNLL-2003 MTurk, bsc-seq with its defaults (chosen on val/): strict span F1 on test/ of
-    76.8, above Dawid-Skene's 74.4 (bench/RESULTS.md; the published BSC-seq figure is 77.4)."""
+    78.1, above Dawid-Skene's 74.4 and the published BSC-seq figure, 77.4 (bench/RESULTS.md)."""
     import time
 
     import spanagree
@@ -241,4 +241,4 @@ def test_the_conll_crowd_beats_dawid_skene(real_dir):
         expected = set(gold.spans_of(doc_id, gold.raters[0]))
         mine = set(found.spans_of(doc_id, found.raters[0])) if doc_id in found.doc_ids else set()
         tp, fp, fn = tp + len(expected & mine), fp + len(mine - expected), fn + len(expected - mine)
-    assert 100 * 2 * tp / (2 * tp + fp + fn) >= 76.7
+    assert 100 * 2 * tp / (2 * tp + fp + fn) >= 77.4

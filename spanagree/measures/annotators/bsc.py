@@ -57,7 +57,7 @@ from .dawid_skene import Fit, check_priors, diagonal_prior, initial_posterior, i
 from .items import SpanItems, bio_spans, token_items
 
 #: Defaults, chosen on the CoNLL crowd ``val`` sentences only (bench/bench_annotators.py).
-DEFAULTS = {"competence_prior": 0.5, "prior_strength": 5.0, "pooling": 0.0, "transition_prior": 1.0,
+DEFAULTS = {"competence_prior": 0.3, "prior_strength": 10.0, "pooling": 0.0, "transition_prior": 1.0,
             "word_prior": 1.0}
 #: The pseudo-count of a transition or tag that BIO forbids.
 RARE = 1e-10
