@@ -29,7 +29,9 @@ from ..io.common import loads_json
 from .chunks import ErrorInfo, Piece, KeyedBuilder, can_read_ranges, reader_for
 
 #: Largest chunk, in bytes: bounds a worker's memory (a chunk's documents are held while read).
-CHUNK_BYTES = 16 * 1024 * 1024
+#: With ``--jobs 1`` that memory sits on the results the process already holds: on 1M documents
+#: 16 MB chunks peaked at 544 MB, 2 MB chunks at 482 MB, at the same speed (bench/RESULTS.md).
+CHUNK_BYTES = 2 * 1024 * 1024
 #: Smallest chunk, in bytes (smaller ones cost more in overhead than they gain in balance).
 MIN_CHUNK_BYTES = 1024 * 1024
 #: Chunks per worker at least, so that the workers finish together (the last chunk of one worker
