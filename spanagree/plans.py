@@ -65,9 +65,13 @@ def plan_curve(scored: Any, statistic: str = "pairwise_mean_psa", half_width: fl
     name = statistic if argument is None else f"{found.key}:{argument}"
     refuse_unplannable([found.key], [name])
     path = found.path_of(argument)
+    data = scored.to_dict()
+    reason = found.read(data, argument)[2]
+    if reason is not None:
+        raise UsageError(f"no planning chart for {name}: {reason}")
     options = scored.interval_options
     level, replicates, seed = (options.level, options.replicates, options.seed) if options else (0.95, 1000, 0)
-    curve = {"statistic": name, "pilot": int(scored.to_dict()["documents"]["scored"]), "level": level,
+    curve = {"statistic": name, "pilot": int(data["documents"]["scored"]), "level": level,
              "points": planning.half_width_grid(scored, path, level=level, replicates=replicates, seed=seed),
              "target": half_width, "documents_needed": None,
              "warnings": crowd_warning(scored.corpus, [name] if "pairwise_mean_psa" in path else [])}

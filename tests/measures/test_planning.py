@@ -385,3 +385,11 @@ def test_the_notebook_draws_the_planning_chart():
     assert "target: ±0.02" in texts and any(t.startswith("needed: ") for t in texts)
     with pytest.raises(UsageError, match="plan resamples the statistics that are sums"):
         spanagree.score(EXAMPLE).plot.plan("alpha_u")
+    with pytest.raises(UsageError, match="no planning chart for label:NOPE: .*label 'NOPE' is not in the corpus"):
+        spanagree.score(EXAMPLE).plot.plan("label:NOPE")
+
+
+def test_a_report_asked_for_the_chart_of_a_label_it_lacks_is_refused(tmp_path):
+    done = runner.invoke(app, ["report", EXAMPLE, "-o", str(tmp_path / "r.html"), "--statistic", "label:NOPE"])
+    assert done.exit_code == 2 and "label 'NOPE' is not in the corpus" in done.output
+    assert not (tmp_path / "r.html").exists()
