@@ -290,9 +290,9 @@ STATISTICS: dict[str, Statistic] = {s.key: s for s in (
               _attribute(alpha=True), "<NAME>"),
     Statistic("attribute_kappa", _STRUCTURE, "none", "mean over rater pairs of attribute <NAME>'s Cohen's κ",
               _attribute(alpha=False), "<NAME>"),
-    Statistic("rater_accuracy", _MODEL, "posterior", "accuracy of rater <RATER> under the Dawid–Skene model",
+    Statistic("rater_accuracy", _MODEL, "posterior", "accuracy of rater <RATER> under the annotator model (gate --method; default dawid-skene)",
               _accuracy, "<RATER>"),
-    Statistic("min_rater_accuracy", _MODEL, "posterior", "the lowest rater accuracy under the Dawid–Skene model",
+    Statistic("min_rater_accuracy", _MODEL, "posterior", "the lowest rater accuracy under the annotator model (gate --method; default dawid-skene)",
               _accuracy),
 )}
 

@@ -154,18 +154,21 @@ def gate(
     *,
     on: Literal["point", "lower"] = "point",
     min_documents: int | None = None,
+    method: Literal["dawid-skene", "mace", "bsc-seq"] | None = None,
     progress: bool | Callable[[int, int], None] | None = None,
     **options: Unpack[ScoreOptions],
 ) -> dict[str, Any]:
     """Pass or fail agreement against bounds, as ``spanagree gate`` does: each statistic named in
     ``min`` (``{"pairwise_mean_psa": 0.8, "label:PER": 0.7}``, or ``["pairwise_mean_psa=0.8"]``)
     must be at least its bound; ``on="lower"`` holds the interval's lower end against it.
-    ``spanagree info --statistics`` lists the names (docs/deciding.md). Returns the gate's result
-    (``passed``, ``verdict``, ``checks``)."""
+    ``spanagree info --statistics`` lists the names (docs/deciding.md); ``method`` is the
+    annotator model of the rater-accuracy checks (default ``dawid-skene``). Returns the gate's
+    result (``passed``, ``verdict``, ``checks``)."""
     from . import runs
 
     texts = [f"{name}={bound!r}" for name, bound in min.items()] if isinstance(min, Mapping) else list(min)
-    return runs.gate(_request(corpus, options), texts, on=on, min_documents=min_documents, progress=progress)
+    return runs.gate(_request(corpus, options), texts, on=on, min_documents=min_documents, progress=progress,
+                     method=method)
 
 
 def compare(

@@ -296,7 +296,7 @@ def raters_command(ctx: click.Context, paths: list[str], **values: Any) -> None:
             raise click.exceptions.Exit(1)
 
 
-@command(app, "gate", overrides=True)
+@command(app, "gate", choices={"method": MODEL_NAMES}, overrides=True)
 @paths_argument(_PATHS_HELP)
 def gate_command(ctx: click.Context, paths: list[str], **values: Any) -> None:
     """Pass or fail agreement against bounds, for CI: exit 0 all checks pass, 1 a check failed or (--on lower) is inconclusive, 2 bad input.
@@ -326,7 +326,7 @@ def gate_command(ctx: click.Context, paths: list[str], **values: Any) -> None:
         section = settings["gate"]
         checks = gate_checks.checks_from_settings(section, values["min"])
         result = runs.gate(_request(files, settings), checks, on=section["on"],
-                           min_documents=section["min_documents"], progress=_progress())
+                           min_documents=section["min_documents"], progress=_progress(), method=values["method"])
         gate_checks.write_outputs(result, junit=junit)
     except (SpanagreeError, OSError) as err:
         gate_checks.write_error_outputs(str(err), junit=junit)

@@ -17,24 +17,31 @@ from ..outputs import compare as comparison, gate as gate_checks
 
 
 def gate(request: Request, checks: Sequence[Any], *, on: str = "point", min_documents: int | None = None,
-         progress: Any = None) -> dict[str, Any]:
+         progress: Any = None, method: str | None = None) -> dict[str, Any]:
     """Score the request and run the gate's ``checks`` (``NAME=BOUND`` texts, or checks already
-    parsed from a config's ``[gate]`` section)."""
+    parsed from a config's ``[gate]`` section); ``method``: the annotator model of the
+    rater-accuracy checks (default ``dawid-skene``), refused when no check needs one."""
     checks = [gate_checks.parse_check(c) if isinstance(c, str) else c for c in checks]
+    modelled = any(catalogue.STATISTICS[c.statistic].needs == "the model" for c in checks)
+    if method is not None and not modelled:
+        raise UsageError(f"--method {method} weighs the raters for rater_accuracy and min_rater_accuracy, and no "
+                         "check here names either")
     request = gate_checks.prepare(request, checks, on=on, min_documents=min_documents)
     scored = run(request, progress=progress)
     # only the rater pairs a check names are built (thousands of raters make millions of pairs)
     report = scored.with_pairs(scored.pairs_written([c.argument for c in checks if c.statistic == "pair"]))
-    if any(catalogue.STATISTICS[c.statistic].needs == "the model" for c in checks):
-        report["annotators"] = _annotator_model(scored, request)
+    if modelled:
+        report["annotators"] = _annotator_model(scored, request, method or "dawid-skene")
     return gate_checks.evaluate(report, checks, on=on, min_documents=min_documents)
 
 
-def _annotator_model(scored, request: Request) -> dict[str, Any]:
-    """The Dawid–Skene model fitted on the run's spans under its rule (docs/annotators.md)."""
-    from ..diagnostics.annotators import fit_model  # the models (SciPy), only for their checks
+def _annotator_model(scored, request: Request, method: str) -> dict[str, Any]:
+    """The annotator model ``method`` fitted on the run's spans under its rule, with its defaults
+    (docs/annotators.md)."""
+    from ..diagnostics.annotators import MODEL_NAMES, check_method, fit_model  # the models (SciPy), for their checks
     from ..measures.annotators.decode import competence
 
+    check_method(method, MODEL_NAMES)
     if not scored.corpus.has_spans:
         raise UsageError(
             "rater_accuracy and min_rater_accuracy fit an annotator model on the spans, and this input was "
@@ -42,8 +49,8 @@ def _annotator_model(scored, request: Request) -> dict[str, Any]:
             "or use spanagree raters --method dawid-skene --min min_rater_accuracy=BOUND"
         )
     settings = request.settings
-    fit = fit_model(scored.corpus, method="dawid-skene", rule=scored.counts.rule, unit=scored.counts.unit_name)
-    return {"method": "dawid-skene", "competence": competence(fit, level=settings["ci"], seed=settings["seed"]),
+    fit = fit_model(scored.corpus, method=method, rule=scored.counts.rule, unit=scored.counts.unit_name)
+    return {"method": method, "competence": competence(fit, level=settings["ci"], seed=settings["seed"]),
             "convergence": fit.convergence()}
 
 

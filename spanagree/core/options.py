@@ -345,7 +345,7 @@ OPTIONS: tuple[Option, ...] = (
          "NEW - OLD; plan: the documents to decide it); spanagree info --statistics lists the names"),
         ("junit", "--junit", None, None, "path", False, "output", ("gate",),
          "Also write JUnit XML to this file: one test case per check"),
-        ("method", "--method", None, None, str, False, "statistics", ("consensus", "raters", "report", "next"),
+        ("method", "--method", None, None, str, False, "statistics", ("consensus", "raters", "report", "next", "gate"),
          "How the raters are weighed: vote (consensus only) or an annotator model, dawid-skene, mace or bsc-seq "
          "(docs/annotators.md)"),
         ("gold", "--gold", None, None, str, False, "statistics", ("consensus", "raters"),

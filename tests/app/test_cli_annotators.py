@@ -170,3 +170,22 @@ def test_gate_on_a_rater_not_in_the_model_fails_and_says_why(example_path):
 def test_gate_on_accuracy_needs_the_spans(example_path):
     result = run("gate", example_path, "--min", "min_rater_accuracy=0.1", "--jobs", "2")
     assert result.exit_code == 2 and "fit an annotator model on the spans" in result.output
+
+
+def test_the_gate_weighs_the_raters_with_the_model_it_is_given():
+    import spanagree
+    from locations import ROOT
+
+    cli = app
+    example = str(ROOT / "corpora" / "news_ner.jsonl")
+
+    rows = {}
+    for method in ("dawid-skene", "mace", "bsc-seq"):
+        result = CliRunner().invoke(cli, ["gate", example, "--min", "min_rater_accuracy=0.5", "--method", method])
+        assert result.exit_code == 0, result.output
+        assert f"posterior ({method})" in result.output
+        rows[method] = spanagree.gate(example, {"min_rater_accuracy": 0.5}, method=method)["checks"][0]["value"]
+    assert rows["dawid-skene"] == spanagree.gate(example, {"min_rater_accuracy": 0.5})["checks"][0]["value"]
+    assert len(set(rows.values())) == 3  # three models, three numbers
+    refused = CliRunner().invoke(cli, ["gate", example, "--min", "pairwise_mean_psa=0.5", "--method", "mace"])
+    assert refused.exit_code == 2 and "no check here names either" in refused.output
