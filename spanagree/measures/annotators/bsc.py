@@ -49,11 +49,11 @@ from typing import Any
 
 import numpy as np
 from scipy.sparse import csr_matrix
-from scipy.special import digamma
 
 from ...core.model import Corpus
 from ...errors import UsageError
-from .dawid_skene import Fit, check_priors, diagonal_prior, initial_posterior, iterate, normalize_rows
+from .dawid_skene import (Fit, check_priors, diagonal_prior, expected_log, initial_posterior, iterate, normalize_rows,
+                          pooled_alpha)
 from .items import SpanItems, bio_spans, token_items
 
 #: Defaults, chosen on the CoNLL crowd ``val`` sentences only (bench/bench_annotators.py).
@@ -195,11 +195,6 @@ class _Sequences:
         return best
 
 
-def _expected_log(alpha: np.ndarray, axis: int) -> np.ndarray:
-    """``E[ln θ]`` of Dirichlet rows ``alpha`` along ``axis``: ``ψ(α) − ψ(Σα)``."""
-    return digamma(alpha) - digamma(alpha.sum(axis, keepdims=True))
-
-
 def bsc_seq(
     corpus: Corpus,
     *,
@@ -264,21 +259,18 @@ def bsc_seq(
         return (answers @ posterior).reshape(n_raters, n_tags, n_tags, n_tags).transpose(0, 3, 1, 2)
 
     def parameters(posterior, pairs, starts):
-        counts = counts_of(posterior)
-        pooled = counts.sum(0) + alpha0
-        pooled /= pooled.sum(1, keepdims=True)
-        alpha = counts + alpha0[None] + pooling * pooled[None]
+        alpha = pooled_alpha(counts_of(posterior), alpha0, pooling)
         beta = beta0 + pairs
         beta[outside] += starts
         nu = None if words is None else word_prior + np.asarray(word_tokens @ posterior)
         return alpha, beta, nu
 
     def scores(alpha, beta, nu):
-        log_pi = _expected_log(alpha, 2).transpose(0, 2, 3, 1).reshape(size, n_tags)   # cells x true
+        log_pi = expected_log(alpha, 2).transpose(0, 2, 3, 1).reshape(size, n_tags)   # cells x true
         log_lik = np.asarray(answers_t @ log_pi)
         if nu is not None:
-            log_lik += _expected_log(nu, 0)[words]
-        return log_lik - log_lik.max(1, keepdims=True), _expected_log(beta, 1)
+            log_lik += expected_log(nu, 0)[words]
+        return log_lik - log_lik.max(1, keepdims=True), expected_log(beta, 1)
 
     posterior = initial_posterior(items)   # the share of each tag among the token's raters
     pairs = np.zeros((n_tags, n_tags))
@@ -320,11 +312,8 @@ def bsc_seq(
     mean_a = beta / beta.sum(1, keepdims=True)
     log_likelihood = sequences.forward_backward(np.exp(log_lik - top), mean_a, mean_a[outside], smooth=False) + float(top.sum())
     # the confusion whatever the previous tag: one prior row plus every answer (for the competence table)
-    counts = counts_of(posterior).sum(3)
-    flat_prior = diagonal_prior(n_tags, competence_prior, prior_strength)
-    pooled = counts.sum(0) + flat_prior
-    pooled /= pooled.sum(1, keepdims=True)
-    marginal = counts + flat_prior[None] + pooling * pooled[None]
+    marginal = pooled_alpha(counts_of(posterior).sum(3), diagonal_prior(n_tags, competence_prior, prior_strength),
+                            pooling)
     note = None if converged else (f"did not converge in {max_iter} iterations (largest change of a token posterior "
                                    f"{change:.2g} > tol {tol:g})")
     return Fit(

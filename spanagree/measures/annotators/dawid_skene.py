@@ -94,6 +94,20 @@ def diagonal_prior(classes: int, share: float, strength: float) -> np.ndarray:
     return base
 
 
+def pooled_alpha(counts: np.ndarray, base: np.ndarray, pooling: float) -> np.ndarray:
+    """Each rater's Dirichlet posterior over confusion rows (module docstring): the expected
+    ``counts`` (raters, true, given, ...), the prior ``base`` and ``pooling`` items of ``π̄``, the
+    confusion of all raters pooled (with the prior), its rows along the given-answer axis 1 of ``base``."""
+    pooled = counts.sum(0) + base
+    pooled /= pooled.sum(1, keepdims=True)
+    return counts + base[None] + pooling * pooled[None]
+
+
+def expected_log(alpha: np.ndarray, axis: int) -> np.ndarray:
+    """``E[ln θ]`` of Dirichlet rows ``alpha`` along ``axis``: ``ψ(α) − ψ(Σα)``."""
+    return digamma(alpha) - digamma(alpha.sum(axis, keepdims=True))
+
+
 def normalize_rows(posterior: np.ndarray) -> np.ndarray:
     """Rows clipped at 1e-12 and summing to 1 (an extrapolated posterior made a posterior again)."""
     posterior = np.clip(posterior, 1e-12, None)
@@ -221,10 +235,7 @@ def dawid_skene(
                 "class_prior": class_prior, "max_iter": max_iter, "tol": tol}
 
     def parameters(posterior):
-        counts = expected_counts(items, posterior)
-        pooled = counts.sum(0) + base
-        pooled /= pooled.sum(1, keepdims=True)
-        alpha = counts + base[None] + pooling * pooled[None]
+        alpha = pooled_alpha(expected_counts(items, posterior), base, pooling)
         prior_alpha = posterior.sum(0) + class_prior + 1e-12
         return alpha, prior_alpha
 
@@ -236,8 +247,8 @@ def dawid_skene(
     else:
         def update(posterior):
             alpha, prior_alpha = parameters(posterior)
-            log_confusion = digamma(alpha) - digamma(alpha.sum(2, keepdims=True))
-            log_prior = digamma(prior_alpha) - digamma(prior_alpha.sum())
+            log_confusion = expected_log(alpha, 2)
+            log_prior = expected_log(prior_alpha, 0)
             return normalize_log(item_log_scores(items, log_confusion, log_prior))
 
         posterior, iterations, change, converged = iterate(
