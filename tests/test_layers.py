@@ -64,6 +64,7 @@ LAZY: dict[tuple[str, str], str] = {
     ("spanagree.app.config", "spanagree.request"): "the same: config.score reads and scores when it is called",
     ("spanagree.app.flags", "spanagree.io"): "--format's help names the formats (importing every reader) only when "
                                              "--help shows it",
+    ("spanagree.io.labelstudio_server", "spanagree.io.labelstudio_targets"): "the labeling config's XML parser, only when a consensus is posted",
     **{("spanagree.app.cli", target): _COMMAND for target in (
         "spanagree.app.info", "spanagree.app.runs", "spanagree.outputs.convert", "spanagree.outputs.gate",
         "spanagree.outputs.html", "spanagree.outputs.compare", "spanagree.outputs.alt_test",

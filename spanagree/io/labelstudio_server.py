@@ -42,7 +42,6 @@ a Data Manager tab (``/api/dm/views/``) filtered on their ids, replacing the tab
 """
 from __future__ import annotations
 
-import configparser
 import os
 import re
 import time
@@ -53,7 +52,6 @@ from typing import Any, Iterable
 import orjson
 
 from ..errors import InputError, Location, UsageError
-from .labelstudio_targets import label_controls, parse_config
 from .streams import temporary_copy
 
 #: The address of a project's page: the server's base address (with any path prefix) and the id.
@@ -114,6 +112,8 @@ def config_file() -> Path:
 
 def _section(base: str) -> tuple[dict[str, str], Path]:
     """The server's section of :func:`config_file` (empty when there is none), and the file."""
+    import configparser  # only when a key is looked for (import time)
+
     path = config_file()
     parser = configparser.ConfigParser(interpolation=None)
     try:
@@ -386,6 +386,8 @@ def consensus_results(project: ProjectPath, gold, probability: dict | None) -> t
     """Each task's consensus spans as Label Studio results (``from_name``, ``to_name`` and ``type``
     from the labeling config; a span's probability as its ``score``), and each task's score (the
     mean probability of its spans, under an annotator model)."""
+    from .labelstudio_targets import label_controls, parse_config  # its XML parser, only when posting
+
     where = Location(project.source)
     tag_of = {}
     for tag in parse_config(project.label_config, where).values():
