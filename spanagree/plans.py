@@ -7,7 +7,6 @@ The resampling itself and the published sample sizes are :mod:`spanagree.measure
 from __future__ import annotations
 
 import warnings
-from collections import Counter
 from typing import Any, Sequence
 
 import numpy as np
@@ -37,17 +36,19 @@ def crowd_warning(corpus: Any, names: Sequence[str]) -> list[str]:
     :data:`CROWD_SHARE` of the documents two raters or more annotated."""
     if not names:
         return []
-    order = np.lexsort((corpus.ann_rater, corpus.ann_doc))
-    raters_of: dict[int, list[int]] = {}
-    for a in order.tolist():
-        raters_of.setdefault(int(corpus.ann_doc[a]), []).append(int(corpus.ann_rater[a]))
-    shared = [raters for raters in raters_of.values() if len(set(raters)) > 1]
-    together = Counter((x, y) for raters in shared for i, x in enumerate(raters) for y in raters[i + 1:] if x != y)
-    median = float(np.median(list(together.values()))) if together else 0.0
-    if not together or median >= CROWD_SHARE * len(shared):
+    # documents × raters incidence: its Gram matrix counts the documents each pair annotated together
+    from scipy.sparse import csr_matrix, triu
+
+    incidence = csr_matrix((np.ones(len(corpus.ann_doc)), (corpus.ann_doc, corpus.ann_rater)),
+                           shape=(corpus.n_documents, len(corpus.raters)))
+    incidence.data[:] = 1  # a rater counted once per document
+    shared = int((np.diff(incidence.indptr) > 1).sum())
+    together = triu(incidence.T @ incidence, k=1).tocoo().data
+    median = float(np.median(together)) if len(together) else 0.0
+    if not len(together) or median >= CROWD_SHARE * shared:
         return []
     said = (f"the pilot's raters are a crowd ({len(together):,} rater pairs; the median pair annotated {median:g} of "
-            f"its {len(shared):,} shared documents together): the plan for {', '.join(names)} assumes the pairs a round "
+            f"its {shared:,} shared documents together): the plan for {', '.join(names)} assumes the pairs a round "
             f"brings are the pilot's, and a round with new pairs varies more than it says; the pooled PSA "
             f"(--statistic pooled_psa) plans within its target on a crowd (docs/planning.md, 'A crowd')")
     warnings.warn(said, PlanWarning, stacklevel=3)
