@@ -266,14 +266,16 @@ def _takers(corpus: Corpus, fit: Any, chosen: Any, max_per_rater: int | None) ->
     accuracy = {row["rater"]: row["accuracy"] for row in decode.competence(fit)}
     order = sorted(range(len(corpus.raters)), key=lambda r: (-accuracy.get(corpus.raters[r], -1.0), corpus.raters[r]))
     share = max_per_rater if max_per_rater is not None else -(-len(chosen) // len(corpus.raters))
-    done = {(int(d), int(r)) for d, r in zip(corpus.ann_doc, corpus.ann_rater)}
+    mine = np.isin(corpus.ann_doc, chosen)
+    done: dict[int, set[int]] = {}
+    for d, r in zip(corpus.ann_doc[mine].tolist(), corpus.ann_rater[mine].tolist()):
+        done.setdefault(d, set()).add(r)
     load = np.zeros(len(corpus.raters), dtype=np.int64)
     takers = []
     for d in chosen.tolist():
-        free = [r for r in order if (d, r) not in done]
-        r = next((r for r in free if load[r] < share), None)
-        if r is None and max_per_rater is None:
-            r = min(free, key=lambda r: load[r])  # sorted by accuracy: the best of the least loaded
+        r = next((r for r in order if load[r] < share and r not in done[d]), None)
+        if r is None and max_per_rater is None:  # sorted by accuracy: the best of the least loaded free raters
+            r = min((r for r in order if r not in done[d]), key=lambda r: load[r])
         if r is None:
             takers.append({"rater": None, "rater_accuracy": None})
             continue
