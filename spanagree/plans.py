@@ -66,7 +66,7 @@ def plan_curve(scored: Any, statistic: str = "pairwise_mean_psa", half_width: fl
     name = statistic if argument is None else f"{found.key}:{argument}"
     refuse_unplannable([found.key], [name])
     path = found.path_of(argument)
-    data = scored.to_dict()
+    data = scored.summary(0, 0)  # the totals and labels: no pair or document rows
     reason = found.read(data, argument)[2]
     if reason is not None:
         raise UsageError(f"no planning chart for {name}: {reason}")
