@@ -73,12 +73,13 @@ def plan_curve(scored: Any, statistic: str = "pairwise_mean_psa", half_width: fl
     options = scored.interval_options
     level, replicates, seed = (options.level, options.replicates, options.seed) if options else (0.95, 1000, 0)
     curve = {"statistic": name, "pilot": int(data["documents"]["scored"]), "level": level,
-             "points": planning.half_width_grid(scored, path, level=level, replicates=replicates, seed=seed),
+             "points": planning.half_width_grid(counts := planning.pilot_counts(scored), path, level=level,
+                                                replicates=replicates, seed=seed),
              "target": half_width, "documents_needed": None,
              "warnings": crowd_warning(scored.corpus, [name] if "pairwise_mean_psa" in path else [])}
     if not curve["points"]:
         raise UsageError(f"no planning chart for {name}: its interval is undefined on these documents")
     if half_width is not None:
-        curve["documents_needed"] = planning.documents_for_half_width(scored, path, half_width, level=level,
+        curve["documents_needed"] = planning.documents_for_half_width(counts, path, half_width, level=level,
                                                                       replicates=replicates, seed=seed)[0]
     return curve

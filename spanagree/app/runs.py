@@ -182,7 +182,7 @@ def plan(request: Request, statistic: str = "pairwise_mean_psa", *, half_width: 
         row = {"statistic": check.name, "value": value, "interval": {"low": interval["low"], "high": interval["high"]}}
         if i == 0 and half_width is not None:
             needed, curve = planning.documents_for_half_width(
-                scored, found.path_of(check.argument), half_width, level=options.level,
+                planning.pilot_counts(scored), found.path_of(check.argument), half_width, level=options.level,
                 replicates=options.replicates, seed=options.seed)
             row |= {"target": {"half_width": half_width}, "documents_needed": needed, "curve": curve}
         else:

@@ -16,7 +16,7 @@ settle it to the resampling noise). Assumption: the documents still to come are 
 
 - Cohen's κ, two raters, two categories (Cantor 1996): the 2×2 table of shares is fixed by the
   raters' rates of "yes" ``r₁, r₂`` and κ; with ``Q(κ)`` the large-sample variance of κ̂ times N
-  (Fleiss, Cohen & Everitt 1969, :func:`~.chance.kappa_variance.cohen_kappa_uncertainty` on the
+  (Fleiss, Cohen & Everitt 1969, :func:`~.chance.kappa_variance.kappa_variance_terms` on the
   table of shares), the test of ``H₀: κ = κ₀`` against ``κ₁`` at level α with power 1 − β needs
   ``N = ((z_{1−α/d}·sqrt(Q(κ₀)) + z_{1−β}·sqrt(Q(κ₁))) / (κ₁ − κ₀))²`` items (d = 2 two-sided, else 1).
 - Cohen's κ, k categories (Flack, Afifi, Lachenbruch & Schouten 1988): the margins and κ leave the
@@ -44,7 +44,7 @@ from .deciding import documents_to_decide
 from .intervals import DocumentCounts, row_quantiles
 
 __all__ = ["agreement_items", "alpha_items", "documents_for_half_width", "documents_to_decide", "half_width_grid",
-           "kappa_items", "largest_kappa_variance"]
+           "kappa_items", "largest_kappa_variance", "pilot_counts"]
 
 #: Steps of ``n ← n · (h(n) / target)²``.
 STEPS = 3
@@ -69,14 +69,18 @@ def half_width(counts: DocumentCounts, path: tuple, documents: int, *, level: fl
     return float(high[0] - low[0]) / 2 if defined[0] else None
 
 
-def documents_for_half_width(pilot: Any, path: tuple, target: float, *, level: float = 0.95,
+def pilot_counts(pilot: Any) -> DocumentCounts:
+    """The per-document counts of the scored ``pilot`` (an AgreementReport) that a plan resamples."""
+    return DocumentCounts(pilot, pairs=np.empty(0, dtype=np.int64))
+
+
+def documents_for_half_width(counts: DocumentCounts, path: tuple, target: float, *, level: float = 0.95,
                              replicates: int = 1000, seed: int = 0) -> tuple[int, list[dict[str, float]]]:
     """``(documents needed, the curve)`` for a target half-width of the statistic at ``path`` by
-    resampling the documents of the scored ``pilot`` (module docstring); the curve lists
+    resampling the pilot's documents (``counts``: :func:`pilot_counts`; module docstring); the curve lists
     ``{"documents", "half_width"}`` at every ``n`` tried, the pilot's first."""
     if not 0 < target < 1:
         raise UsageError(f"the target half-width is a number in (0, 1), got {target!r}")
-    counts = DocumentCounts(pilot, pairs=np.empty(0, dtype=np.int64))
     n, curve = counts.n_documents, []
     for _ in range(STEPS + 1):
         h = half_width(counts, path, n, level=level, replicates=replicates, seed=seed)
@@ -92,12 +96,11 @@ def documents_for_half_width(pilot: Any, path: tuple, target: float, *, level: f
 GRID = (0.25, 0.5, 1, 2, 4, 8, 16)
 
 
-def half_width_grid(pilot: Any, path: tuple, *, level: float = 0.95, replicates: int = 1000, seed: int = 0,
+def half_width_grid(counts: DocumentCounts, path: tuple, *, level: float = 0.95, replicates: int = 1000, seed: int = 0,
                     multiples: tuple[float, ...] = GRID) -> list[dict[str, float]]:
     """The half-width ``h(n)`` of the statistic at ``path`` for rounds of ``n`` documents like the
     pilot's, ``n`` the pilot's documents times each of ``multiples`` (at least 2): the planning
     chart's points (``{"documents", "half_width"}``; a round whose interval is undefined is left out)."""
-    counts = DocumentCounts(pilot, pairs=np.empty(0, dtype=np.int64))
     sizes = sorted({max(2, round(counts.n_documents * m)) for m in multiples})
     points = [(n, half_width(counts, path, n, level=level, replicates=replicates, seed=seed)) for n in sizes]
     return [{"documents": n, "half_width": h} for n, h in points if h is not None]
