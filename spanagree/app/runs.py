@@ -273,9 +273,10 @@ def _takers(corpus: Corpus, fit: Any, chosen: Any, max_per_rater: int | None) ->
     load = np.zeros(len(corpus.raters), dtype=np.int64)
     takers = []
     for d in chosen.tolist():
-        r = next((r for r in order if load[r] < share and r not in done[d]), None)
+        taken = done.get(d, ())  # a document nobody has annotated yet (a task of a live project) has none
+        r = next((r for r in order if load[r] < share and r not in taken), None)
         if r is None and max_per_rater is None:  # sorted by accuracy: the best of the least loaded free raters
-            r = min((r for r in order if r not in done[d]), key=lambda r: load[r])
+            r = min((r for r in order if r not in taken), key=lambda r: load[r])
         if r is None:
             takers.append({"rater": None, "rater_accuracy": None})
             continue

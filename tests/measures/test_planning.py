@@ -309,6 +309,21 @@ def test_next_gives_the_least_certain_documents_to_the_most_accurate_free_raters
     assert all(t["rater"] is not None or "has room (--max-per-rater)" in t["reason"] for t in capped)
 
 
+def test_next_gives_a_document_nobody_annotated_yet_its_most_accurate_rater():
+    # a task of a live project that no one has annotated is a document with no annotation
+    from spanagree.errors import Location
+
+    builder = CorpusBuilder()
+    for d in range(6):
+        for rater in "abc":
+            builder.add(f"d{d}", f"d{d}", "Alice met Bob", rater, [(0, 5, "PER")] + ([(10, 13, "PER")] if rater != "c" else []), None)
+    builder.document("fresh", "fresh", "Carol met Dan", Location("tasks.json"), "a")
+    corpus = builder.build()
+    tasks = {t["doc_id"]: t for t in spanagree.next_tasks(corpus, 1, max_per_rater=None)["tasks"]}
+    accuracy = {r["rater"]: r["accuracy"] for r in spanagree.raters(corpus, method="dawid-skene")["competence"]}
+    assert tasks["fresh"]["raters"] == 0 and tasks["fresh"]["rater"] == max(accuracy, key=accuracy.get)
+
+
 def _annotated(path):
     for line in open(path):
         record = json.loads(line)
