@@ -32,7 +32,7 @@ from .core.counts import EXCLUSIONS, OUTCOMES, Comparisons, Counts, count
 from .errors import UsageError, option
 from .core.model import Corpus
 from .measures.psa.specific import prf_arrays, reported
-from .measures.psa.summary import Layout, Summary, against, bin_rows, ratio, row_psa
+from .measures.psa.summary import Layout, Summary, against, bin_psa, bin_rows, ratio, row_psa
 from .measures.psa.summary import point as point_summary
 
 if TYPE_CHECKING:  # the engines are imported only when one runs
@@ -165,17 +165,16 @@ class AgreementReport:
             orjson.dumps(marker), 1
         )
         yield head
-        columns = self._per_document_columns()
-        n = len(columns[0])
-        if not n:
-            yield b"[]"
-        for begin in range(0, n, documents_per_chunk):
-            rows = self._per_document_rows(*(x[begin:begin + documents_per_chunk] for x in columns))
+        n = 0
+        for columns in self._per_document_pieces(documents_per_chunk):
+            rows = self._per_document_rows(*columns)
+            if not rows:
+                continue
             # one row at the list's depth (two levels in): each of its lines indented by 4 spaces
             text = b",\n".join(orjson.dumps(row, option=orjson.OPT_INDENT_2) for row in rows).replace(b"\n", b"\n    ")
-            yield (b"[\n    " if begin == 0 else b",\n    ") + text
-        if n:
-            yield b"\n  ]"
+            yield (b"[\n    " if n == 0 else b",\n    ") + text
+            n += len(rows)
+        yield b"\n  ]" if n else b"[]"
         yield tail
 
     def frame(self, name: str):
@@ -405,30 +404,57 @@ class AgreementReport:
     def _per_document_columns(self, limit: int | None = None) -> tuple[np.ndarray, ...]:
         """The per-document rows as arrays: (documents scored, raters, pairs, a/b/c (n, 3), pooled
         PSA, pairwise mean PSA), all documents in id order, or the ``limit`` lowest."""
-        comparisons = self.counts.comparisons
-        n_docs = self.corpus.n_documents
-        abc = bin_rows(comparisons.doc, self.counts.abc, n_docs)
-        comparison_psa = row_psa(np.asarray(self.counts.abc, dtype=np.float64))
-        undefined = np.flatnonzero(np.isnan(comparison_psa))
-        # undefined comparisons add 0 to the sum and are not counted (a million documents: no
-        # array of every comparison beyond their PSA, which is summed in place)
-        comparison_psa[undefined] = 0.0
-        mean_sum = np.bincount(comparisons.doc, weights=comparison_psa, minlength=n_docs)
-        del comparison_psa
-        n_pairs = np.bincount(comparisons.doc, minlength=n_docs)
-        mean_n = n_pairs - np.bincount(comparisons.doc[undefined], minlength=n_docs)
-        in_headline = self._annotations_in_comparisons([comparisons])
-        raters = np.bincount(self.corpus.ann_doc[in_headline], minlength=n_docs)
+        columns = self._document_columns(0, self.corpus.n_documents)
+        if limit is None:
+            return columns
+        mean_values = columns[-1]
+        lowest = np.argsort(np.where(np.isnan(mean_values), np.inf, mean_values), kind="stable")[:limit]
+        lowest = lowest[~np.isnan(mean_values[lowest])]
+        return tuple(column[lowest] for column in columns)
+
+    def _per_document_pieces(self, size: int) -> Iterator[tuple[np.ndarray, ...]]:
+        """:meth:`_per_document_columns` of every document, ``size`` documents at a time (the
+        same rows; computed piece by piece, so a million documents' columns are never all held)."""
+        n_docs, doc, ann_doc = self.corpus.n_documents, self.counts.comparisons.doc, self.corpus.ann_doc
+        if not (bool((doc[1:] >= doc[:-1]).all()) and bool((ann_doc[1:] >= ann_doc[:-1]).all())):
+            # comparisons or annotations not in document order (an engine's annotations are in the
+            # order its tasks read them): every document at once, then in pieces
+            columns = self._document_columns(0, n_docs)
+            for begin in range(0, len(columns[0]), size):
+                yield tuple(column[begin:begin + size] for column in columns)
+            return
+        for begin in range(0, n_docs, size):
+            yield self._document_columns(begin, min(begin + size, n_docs))
+
+    def _document_columns(self, first: int, last: int) -> tuple[np.ndarray, ...]:
+        """The per-document columns of :meth:`_per_document_columns` for documents ``first`` to
+        ``last - 1``, from their comparisons and annotations only (a part of the documents needs
+        both in document order)."""
+        comparisons, corpus = self.counts.comparisons, self.corpus
+        n = last - first
+        if first == 0 and last == corpus.n_documents:  # every document, in any order
+            lo, hi, doc, rows = 0, len(comparisons.doc), comparisons.doc, self.counts.abc
+            a_lo, a_hi = 0, corpus.n_annotations
+        else:
+            lo, hi = np.searchsorted(comparisons.doc, [first, last]).tolist()
+            doc, rows = comparisons.doc[lo:hi] - first, self.counts.abc[lo:hi]
+            a_lo, a_hi = np.searchsorted(corpus.ann_doc, [first, last]).tolist()
+        abc = bin_rows(doc, rows, n)
+        # undefined comparisons add 0 to the sum and are not counted (no array of every
+        # comparison's PSA at once)
+        mean_sum, mean_n = bin_psa(doc, rows, n)
+        n_pairs = np.bincount(doc, minlength=n)
+        in_headline = np.zeros(a_hi - a_lo, dtype=bool)  # annotations in some comparison
+        in_headline[comparisons.ann_a[lo:hi] - a_lo] = True
+        in_headline[comparisons.ann_b[lo:hi] - a_lo] = True
+        raters = np.bincount(corpus.ann_doc[a_lo:a_hi][in_headline] - first, minlength=n)
+        del in_headline
         scored = np.flatnonzero(n_pairs)
-        every = len(scored) == n_docs  # the usual case: no copies of the per-document arrays
-        mean_values = ratio(mean_sum if every else mean_sum[scored], (mean_n if every else mean_n[scored]).astype(np.float64))
-        if limit is not None:
-            lowest = np.argsort(np.where(np.isnan(mean_values), np.inf, mean_values), kind="stable")[:limit]
-            lowest = lowest[~np.isnan(mean_values[lowest])]
-            scored, mean_values, every = scored[lowest], mean_values[lowest], False
-        if every:
-            return scored, raters, n_pairs, abc, row_psa(abc), mean_values
-        return scored, raters[scored], n_pairs[scored], abc[scored], row_psa(abc[scored]), mean_values
+        if len(scored) < n:  # the usual case, every document scored, makes no copies
+            abc, raters, n_pairs, mean_sum, mean_n = abc[scored], raters[scored], n_pairs[scored], mean_sum[scored], mean_n[scored]
+        mean_values = ratio(mean_sum, mean_n.astype(np.float64))
+        del mean_sum, mean_n
+        return scored + first, raters, n_pairs, abc, row_psa(abc), mean_values
 
     def _per_document_rows(self, scored, raters, n_pairs, abc, pooled, means) -> list[dict]:
         """One dict per document from :meth:`_per_document_columns` (or a slice of them)."""

@@ -46,6 +46,8 @@ from ..core.builder import CorpusBuilder
 MAX_CONSENSUS_RATERS = 12
 #: How many labels ``parts_most`` lists.
 PARTS_MOST = 3
+#: Annotations summed at a time for the spans each rater marked (bounded memory at scale).
+BLOCK_ANNOTATIONS = 1 << 20
 
 
 def rater_view(report, interval=None) -> list[dict[str, Any]]:
@@ -68,14 +70,20 @@ def rater_view(report, interval=None) -> list[dict[str, Any]]:
     undefined = np.bincount(pairs[np.isnan(s.pair_psa[0])].reshape(-1), minlength=n_raters)
     interval = interval or (lambda path: None)
 
-    # the rater of every annotation in some pair, from the pairs themselves
-    rater_of = np.full(corpus.n_annotations, -1, dtype=np.int64)
-    rater_of[comparisons.ann_a] = pairs[comparisons.pair, 0]
-    rater_of[comparisons.ann_b] = pairs[comparisons.pair, 1]
-    in_comparisons = rater_of >= 0
-    lengths = np.diff(corpus.ann_ptr)
-    documents = np.bincount(rater_of[in_comparisons], minlength=n_raters)
-    spans = np.bincount(rater_of[in_comparisons], weights=lengths[in_comparisons], minlength=n_raters).astype(np.int64)
+    # the rater of every annotation in some pair, from the pairs themselves; an annotation in no
+    # pair goes to an extra bin, n_raters (codes in the smallest integer type: a million documents'
+    # annotations cost a byte each, not eight)
+    code = np.min_scalar_type(n_raters)
+    rater_of = np.full(corpus.n_annotations, n_raters, dtype=code)
+    rater_of[comparisons.ann_a] = pairs[:, 0].astype(code)[comparisons.pair]
+    rater_of[comparisons.ann_b] = pairs[:, 1].astype(code)[comparisons.pair]
+    documents = np.bincount(rater_of, minlength=n_raters + 1)[:n_raters]
+    spans = np.zeros(n_raters + 1)
+    for lo in range(0, len(rater_of), BLOCK_ANNOTATIONS):  # whole numbers: exact in any order
+        block = rater_of[lo:lo + BLOCK_ANNOTATIONS]
+        spans += np.bincount(block, weights=np.diff(corpus.ann_ptr[lo:lo + len(block) + 1]), minlength=n_raters + 1)
+    spans = spans[:n_raters].astype(np.int64)
+    del rater_of
     has_spans = corpus.has_spans
     only = _only_theirs(report) if has_spans else None
     consensus, why_not = _against_consensus(report)

@@ -148,10 +148,14 @@ def _row_pieces(report, name: str, data: dict[str, Any]):
     if name != "documents":
         yield rows(report, name, data)
         return
-    columns = report._per_document_columns()
-    n = len(columns[0])
-    for begin in range(0, max(n, 1), DOCUMENTS_PER_PIECE):  # one piece at least: the header
-        yield report._per_document_rows(*(x[begin:begin + DOCUMENTS_PER_PIECE] for x in columns))
+    empty = True
+    for columns in report._per_document_pieces(DOCUMENTS_PER_PIECE):
+        piece = report._per_document_rows(*columns)
+        if piece:
+            empty = False
+            yield piece
+    if empty:  # one piece at least: the header
+        yield []
 
 
 def _csv_value(value: Any, kind: str) -> Any:
@@ -245,6 +249,8 @@ def _parquet_writer(f, name: str):
         yield writer, schema
     finally:
         writer.close()
+        # Arrow's allocator keeps what the table's pieces freed; the next table's peak would count it
+        pyarrow.default_memory_pool().release_unused()
 
 
 def _arrow_table(piece: list[dict[str, Any]], name: str, schema):

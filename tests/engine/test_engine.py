@@ -362,3 +362,25 @@ def test_dask_errors_name_the_file_and_line(dask_client, generated, tmp_path):
     expected = input_error(lambda: spanagree.read(path))
     assert f"{path}:251:" in expected
     assert input_error(lambda: spanagree.score(path, engine="dask", client=dask_client)) == expected
+
+
+@pytest.mark.parametrize("shuffled", [False, True])
+def test_per_document_rows_in_pieces_are_the_whole_rows(generated, tmp_path, shuffled):
+    """The per-document rows are made a piece of documents at a time (JSON output, the documents
+    table): the same bytes as all at once, when the engine's annotations are in document order
+    (grouped input) and when they are not (shuffled lines, read again from the index)."""
+    import orjson
+
+    path = generated
+    if shuffled:
+        records = [json.loads(x) for x in generated.read_text().splitlines()]
+        random.Random(2).shuffle(records)
+        path = write(tmp_path / "shuffled.jsonl", records)
+    report = engine(path, NotGroupedWarning if shuffled else None, jobs=2, rule="overlap")
+    ann_doc = report.corpus.ann_doc
+    assert bool((ann_doc[1:] >= ann_doc[:-1]).all()) is not shuffled
+    whole = orjson.dumps(report.to_dict(), option=orjson.OPT_INDENT_2)
+    for size in (1, 7, 50, 10_000):
+        assert b"".join(report.json_chunks(size)) == whole
+    in_memory = spanagree.score(path, rule="overlap")
+    assert b"".join(in_memory.json_chunks(7)) == orjson.dumps(in_memory.to_dict(), option=orjson.OPT_INDENT_2)

@@ -300,3 +300,25 @@ def test_sums_in_blocks_equal_one_pass(dtype):
     for block in (13, 999, 1 << 20):
         assert np.array_equal(summary.bin_rows(index, values, 310, block=block), one_pass)  # bit for bit
         assert np.array_equal(comparison_totals(index, values, 310, block=block), one_pass)
+
+
+@pytest.mark.parametrize("seed", range(20))
+@pytest.mark.parametrize("block", [1, 3, 7, 1 << 20])
+def test_bin_psa_in_blocks_is_one_pass_to_the_bit(seed, block):
+    """bin_psa in blocks gives the sums and counts of one pass over every row (sorted bins: the
+    blocks are cut where the bin changes; unsorted: one pass), integer and fractional counts."""
+    rng = np.random.default_rng(seed)
+    n_rows, n_bins = int(rng.integers(0, 60)), int(rng.integers(1, 9))
+    index = rng.integers(0, n_bins, n_rows)
+    if seed % 2:
+        index = np.sort(index)
+    abc = rng.integers(0, 3, (n_rows, 3))
+    if seed % 3 == 0:
+        abc = abc * rng.random((n_rows, 3))
+    values = summary.row_psa(np.asarray(abc, dtype=np.float64))
+    undefined = np.isnan(values)
+    expected_sum = np.bincount(index, weights=np.where(undefined, 0.0, values), minlength=n_bins)
+    expected_n = np.bincount(index[~undefined], minlength=n_bins)
+    total, defined = summary.bin_psa(index, abc, n_bins, block=block)
+    assert total.tobytes() == expected_sum.tobytes()
+    assert defined.tolist() == expected_n.tolist()

@@ -248,6 +248,31 @@ def point(counts, n_labels: int, n_raters: int, *, raters: bool = False) -> tupl
     return layout, summarize(layout, pair_abc[None], cell_abc[None], total[None], label_abc[None], raters=raters)
 
 
+def bin_psa(index: np.ndarray, abc: np.ndarray, n: int, block: int = 1 << 20) -> tuple[np.ndarray, np.ndarray]:
+    """Per bin (``index`` of each (…, 3) row of a, b, c, ``n`` bins): the sum of the rows' PSA
+    where defined (:func:`row_psa`) and how many rows it is defined for, the two parts of a
+    pairwise mean. Rows in ``block``s (no float64 copy of every row, nor every row's PSA, at once),
+    cut where the bin changes when ``index`` is sorted, so that each bin's sum adds its rows in
+    order, one after the other, as one pass over all rows would (the same bits)."""
+    total, defined = np.zeros(n), np.zeros(n, dtype=np.int64)
+    if len(index) > block and bool((index[1:] >= index[:-1]).all()):
+        cuts = [0]
+        while cuts[-1] + block < len(index):
+            cut = cuts[-1] + block
+            cut = int(np.searchsorted(index, index[cut], side="left"))
+            cuts.append(cut if cut > cuts[-1] else int(np.searchsorted(index, index[cuts[-1] + block], side="right")))
+        cuts.append(len(index))
+    else:
+        cuts = [0, len(index)]
+    for lo, hi in zip(cuts[:-1], cuts[1:]):
+        values = row_psa(abc[lo:hi])
+        undefined = np.isnan(values)
+        values[undefined] = 0.0
+        total += np.bincount(index[lo:hi], weights=values, minlength=n)
+        defined += np.bincount(index[lo:hi], minlength=n) - np.bincount(index[lo:hi][undefined], minlength=n)
+    return total, defined
+
+
 def bin_rows(index: np.ndarray, values: np.ndarray, n: int, block: int = 1 << 20) -> np.ndarray:
     """Sum the rows of ``values`` (rows, …) into ``n`` bins by ``index``, in float64.
 
