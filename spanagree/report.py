@@ -404,21 +404,39 @@ class AgreementReport:
     def _per_document_columns(self, limit: int | None = None) -> tuple[np.ndarray, ...]:
         """The per-document rows as arrays: (documents scored, raters, pairs, a/b/c (n, 3), pooled
         PSA, pairwise mean PSA), all documents in id order, or the ``limit`` lowest."""
-        columns = self._document_columns(0, self.corpus.n_documents)
-        if limit is None:
-            return columns
-        mean_values = columns[-1]
+        n_docs = self.corpus.n_documents
+        if limit is None or not self._in_document_order():
+            columns = self._document_columns(0, n_docs)
+            if limit is None:
+                return columns
+            scored, mean_values = columns[0], columns[-1]
+        else:  # the means first; the other columns of the lowest documents only
+            comparisons = self.counts.comparisons
+            mean_sum, mean_n = bin_psa(comparisons.doc, self.counts.abc, n_docs)
+            scored = np.flatnonzero(np.bincount(comparisons.doc, minlength=n_docs))
+            mean_values = ratio(mean_sum[scored], mean_n[scored].astype(np.float64))
+            columns = None
         lowest = np.argsort(np.where(np.isnan(mean_values), np.inf, mean_values), kind="stable")[:limit]
         lowest = lowest[~np.isnan(mean_values[lowest])]
-        return tuple(column[lowest] for column in columns)
+        if columns is not None:
+            return tuple(column[lowest] for column in columns)
+        chosen = [self._document_columns(d, d + 1) for d in scored[lowest].tolist()]
+        if not chosen:
+            return self._document_columns(0, 0)
+        return tuple(np.concatenate(parts) for parts in zip(*chosen))
+
+    def _in_document_order(self) -> bool:
+        """True when the comparisons and the annotations are in document order (a part of the
+        documents is then a stretch of each: :meth:`_document_columns`). An engine's annotations
+        are in the order its tasks read them."""
+        doc, ann_doc = self.counts.comparisons.doc, self.corpus.ann_doc
+        return bool((doc[1:] >= doc[:-1]).all()) and bool((ann_doc[1:] >= ann_doc[:-1]).all())
 
     def _per_document_pieces(self, size: int) -> Iterator[tuple[np.ndarray, ...]]:
         """:meth:`_per_document_columns` of every document, ``size`` documents at a time (the
         same rows; computed piece by piece, so a million documents' columns are never all held)."""
-        n_docs, doc, ann_doc = self.corpus.n_documents, self.counts.comparisons.doc, self.corpus.ann_doc
-        if not (bool((doc[1:] >= doc[:-1]).all()) and bool((ann_doc[1:] >= ann_doc[:-1]).all())):
-            # comparisons or annotations not in document order (an engine's annotations are in the
-            # order its tasks read them): every document at once, then in pieces
+        n_docs = self.corpus.n_documents
+        if not self._in_document_order():  # every document at once, then in pieces
             columns = self._document_columns(0, n_docs)
             for begin in range(0, len(columns[0]), size):
                 yield tuple(column[begin:begin + size] for column in columns)

@@ -24,7 +24,7 @@ import numpy as np
 
 from ..core.align import AlignmentRule
 from ..core.arrays import dense_codes
-from ..core.counts import Counts, Comparisons, comparison_totals
+from ..core.counts import Counts, Comparisons
 from ..core.heap import release_memory
 from ..core.model import Exclusions, one_line
 from ..io import note_raters_without_marks, rater_marks
@@ -48,7 +48,7 @@ class Partial:
     comparison_rb: np.ndarray
     comparison_ann_a: np.ndarray
     comparison_ann_b: np.ndarray
-    abc: np.ndarray | None  # (n_comparisons, 3); None when it is the sum of the label cells (labels strict)
+    abc: np.ndarray  # (n_comparisons, 3), compact (:func:`compact`)
     label_comparison: np.ndarray  # (n_cells,) task comparison of each (comparison, label) cell with a span
     label_code: np.ndarray  # (n_cells,) task label of each cell
     label_abc: np.ndarray  # (n_cells, 3)
@@ -75,7 +75,9 @@ class Partial:
             comparison_rb=_small_int(pairs[:, 1]),
             comparison_ann_a=_small_int(comparisons.ann_a),
             comparison_ann_b=_small_int(comparisons.ann_b),
-            abc=None if counts.rule.by_label else counts.abc,
+            # with labels strict, the sum of each comparison's label cells in order
+            # (comparison_totals): the same bits in a task as over the whole corpus
+            abc=compact(counts.abc),
             label_comparison=_small_int(counts.label_comparison),
             label_code=_small_int(counts.label_code),
             label_abc=compact(counts.label_abc),
@@ -149,11 +151,20 @@ def compact(values: np.ndarray) -> np.ndarray:
 
 
 def _small_int(values: np.ndarray) -> np.ndarray:
-    """Codes and lengths as int32 when they fit (they are indices and counts only)."""
+    """Codes and lengths (indices and counts only) in the smallest integer type that holds them:
+    a task's are mostly below 2**16, and its result crosses a pipe to the driver (the merge
+    widens them wherever it adds or indexes)."""
     values = np.asarray(values)
-    if values.size and (values.max() >= 2**31 or values.min() < -(2**31)):
-        return values.astype(np.int64)
-    return values.astype(np.int32)
+    if not values.size:
+        return values.astype(np.uint8)
+    low, high = int(values.min()), int(values.max())
+    if low >= 0:
+        for kind in (np.uint8, np.uint16, np.uint32):
+            if high <= np.iinfo(kind).max:
+                return values.astype(kind)
+    if low >= -(2**31) and high < 2**31:
+        return values.astype(np.int32)
+    return values.astype(np.int64)
 
 
 def merge(partials: Sequence[Partial], rule: AlignmentRule, unit: str) -> tuple[CorpusSummary, Counts]:
@@ -173,10 +184,10 @@ def merge(partials: Sequence[Partial], rule: AlignmentRule, unit: str) -> tuple[
     # documents: sorted by id, as the serial path numbers them
     doc_offsets = np.cumsum([0] + [len(p.doc_ids) for p in partials])
     n_docs = int(doc_offsets[-1])
+    order = _sort_order([p.doc_ids for p in partials])
     doc_ids = DocIds.join([p.doc_ids for p in partials])
     for p in partials:
         p.doc_ids = DocIds.of([])
-    order = _sort_order(doc_ids)
     if order is None:
         rank = np.arange(n_docs, dtype=np.int64)
     else:
@@ -226,9 +237,9 @@ def merge(partials: Sequence[Partial], rule: AlignmentRule, unit: str) -> tuple[
     pairs = np.stack([keys // n_raters, keys % n_raters], axis=1) if len(keys) else np.zeros((0, 2), np.int64)
 
     def place(name: str, shape: tuple[int, ...], dtype, value_of) -> np.ndarray:
-        out = np.zeros((n_comparisons, *shape), dtype=dtype)
+        out = np.empty((n_comparisons, *shape), dtype=dtype)  # every row is placed
         for i, p in enumerate(partials):
-            rows = np.arange(comparison_offsets[i], comparison_offsets[i + 1])
+            rows = slice(comparison_offsets[i], comparison_offsets[i + 1])  # in order: a stretch, no index
             if destination is not None:
                 rows = destination[rows]
             value_of(out, rows, i, p)
@@ -242,10 +253,7 @@ def merge(partials: Sequence[Partial], rule: AlignmentRule, unit: str) -> tuple[
     label_comparison, label_code, label_abc = _merge_label_cells(partials, comparison_offsets, destination, label_maps, len(labels))
     outcome_dtype = np.result_type(*[p.outcomes.dtype for p in partials]) if partials else np.uint8
     outcomes = place("outcomes", (5,), outcome_dtype, lambda out, rows, i, p: out.__setitem__(rows, p.outcomes))
-    if rule.by_label:
-        abc = comparison_totals(label_comparison, label_abc, n_comparisons)  # as count() forms it, from the same cells
-    else:
-        abc = place("abc", (3,), np.float64, lambda out, rows, i, p: out.__setitem__(rows, p.abc))
+    abc = place("abc", (3,), np.float64, lambda out, rows, i, p: out.__setitem__(rows, p.abc))
 
     exclusions = Exclusions()
     notes: Counter = Counter()
@@ -298,17 +306,15 @@ def _merge_label_cells(partials, comparison_offsets, destination, label_maps, n_
     return comparison, code, abc
 
 
-def _sort_order(ids: "DocIds") -> np.ndarray | None:
-    """The permutation that sorts ``ids`` as Python sorts strings (stable), or None when they are
-    sorted already."""
-    previous = None
-    for current in ids:
-        if previous is not None and current < previous:
-            break
-        previous = current
-    else:
+def _sort_order(parts: Sequence["DocIds"]) -> np.ndarray | None:
+    """The permutation that sorts the ids of ``parts`` one after the other as Python sorts strings
+    (stable), or None when they are sorted already. Each part is sorted (a task's builder numbers
+    its documents by sorted id), so they are when each part's last id is not after the next
+    part's first."""
+    bounds = [(part[0], part[-1]) for part in parts if len(part)]
+    if all(last <= first for (_, last), (first, _) in zip(bounds, bounds[1:])):
         return None
-    ids = list(ids)
+    ids = [x for part in parts for x in part]
     if any(s.endswith("\x00") for s in ids):  # NumPy's unicode arrays drop trailing NULs
         return np.array(sorted(range(len(ids)), key=ids.__getitem__), dtype=np.int64)
     return np.argsort(np.array(ids), kind="stable")
