@@ -46,6 +46,20 @@ UNITS = options.BY_NAME["unit"].choices
 DOCUMENT_LABELS_ONLY = "document labels only (no spans; scored with candidates='documents')"
 
 
+def _lowest(values: np.ndarray, limit: int) -> np.ndarray:
+    """Indices of the ``limit`` lowest defined values, lowest first, ties in index order (as a
+    stable sort gives them); NaN is never among them. Only the values up to the ``limit``-th
+    lowest are sorted (a million documents' means are not)."""
+    defined = np.where(np.isnan(values), np.inf, values)
+    if limit < len(defined):
+        bound = np.partition(defined, limit - 1)[limit - 1] if limit > 0 else -np.inf
+        candidates = np.flatnonzero(defined <= bound)
+    else:
+        candidates = np.arange(len(defined))
+    lowest = candidates[np.argsort(defined[candidates], kind="stable")][:limit]
+    return lowest[~np.isnan(values[lowest])]
+
+
 def _extra_parts(corpus) -> np.ndarray | int:
     """Per annotation, its spans beyond what the input counts as one (the fragments of a
     discontinuous annotation scored apart), so that spans scored count as spans read do."""
@@ -416,8 +430,7 @@ class AgreementReport:
             scored = np.flatnonzero(np.bincount(comparisons.doc, minlength=n_docs))
             mean_values = ratio(mean_sum[scored], mean_n[scored].astype(np.float64))
             columns = None
-        lowest = np.argsort(np.where(np.isnan(mean_values), np.inf, mean_values), kind="stable")[:limit]
-        lowest = lowest[~np.isnan(mean_values[lowest])]
+        lowest = _lowest(mean_values, limit)
         if columns is not None:
             return tuple(column[lowest] for column in columns)
         chosen = [self._document_columns(d, d + 1) for d in scored[lowest].tolist()]

@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import random
 
+import numpy as np
 import pytest
 
 import spanagree
@@ -223,3 +224,18 @@ def test_changing_the_dict_returned_leaves_the_report_as_it_was(example_path):
     changed["unitizing"]["gamma"]["value"] = -1.0
     changed["unitizing"].pop("alpha_u", None)
     assert report.to_dict() == before
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_lowest_documents_are_those_of_a_stable_sort(seed):
+    """The lowest-agreement documents (a partial sort) are the first of a stable sort of every
+    mean, NaN never among them, ties in document order."""
+    from spanagree.report import _lowest
+
+    rng = np.random.default_rng(seed)
+    values = rng.integers(0, 4, int(rng.integers(0, 40))) / 3.0
+    values[rng.random(len(values)) < 0.3] = np.nan
+    for limit in (0, 1, 3, 10, 50):
+        expected = np.argsort(np.where(np.isnan(values), np.inf, values), kind="stable")[:limit]
+        expected = expected[~np.isnan(values[expected])]
+        assert _lowest(values, limit).tolist() == expected.tolist()

@@ -283,7 +283,7 @@ def bin_rows(index: np.ndarray, values: np.ndarray, n: int, block: int = 1 << 20
     out = np.zeros((n, flat.shape[1]))
     step = block if flat.dtype.kind in "ui" else max(len(flat), 1)
     for lo in range(0, len(flat), step):
-        rows = index[lo : lo + step]
+        rows = index[lo : lo + step].astype(np.intp, copy=False)  # as bincount takes it: cast once, not per column
         for j in range(flat.shape[1]):
             out[:, j] += np.bincount(rows, weights=flat[lo : lo + step, j], minlength=n)
     return out.reshape((n, *values.shape[1:]))
