@@ -28,6 +28,7 @@ import orjson
 
 from .core import options, progress, validate
 from .core.align import AlignmentRule
+from .core.arrays import in_order
 from .core.counts import EXCLUSIONS, OUTCOMES, Comparisons, Counts, count
 from .errors import UsageError, option
 from .core.model import Corpus
@@ -58,6 +59,18 @@ def _lowest(values: np.ndarray, limit: int) -> np.ndarray:
         candidates = np.arange(len(defined))
     lowest = candidates[np.argsort(defined[candidates], kind="stable")][:limit]
     return lowest[~np.isnan(values[lowest])]
+
+
+def _document_means(doc: np.ndarray, abc: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Of ``n`` documents, from their comparisons' documents ``doc`` and a/b/c rows: the pairs of
+    each, the documents scored (in some pair), and their pairwise mean PSA (undefined pairs add
+    nothing and are not counted; NaN where none is defined)."""
+    mean_sum, mean_n = bin_psa(doc, abc, n)
+    n_pairs = np.bincount(doc, minlength=n)
+    scored = np.flatnonzero(n_pairs)
+    if len(scored) < n:
+        mean_sum, mean_n = mean_sum[scored], mean_n[scored]
+    return n_pairs, scored, ratio(mean_sum, mean_n.astype(np.float64))
 
 
 def _extra_parts(corpus) -> np.ndarray | int:
@@ -419,31 +432,21 @@ class AgreementReport:
         """The per-document rows as arrays: (documents scored, raters, pairs, a/b/c (n, 3), pooled
         PSA, pairwise mean PSA), all documents in id order, or the ``limit`` lowest."""
         n_docs = self.corpus.n_documents
-        if limit is None or not self._in_document_order():
+        if limit is None:
+            return self._document_columns(0, n_docs)
+        if not self._in_document_order():
             columns = self._document_columns(0, n_docs)
-            if limit is None:
-                return columns
-            scored, mean_values = columns[0], columns[-1]
-        else:  # the means first; the other columns of the lowest documents only
-            comparisons = self.counts.comparisons
-            mean_sum, mean_n = bin_psa(comparisons.doc, self.counts.abc, n_docs)
-            scored = np.flatnonzero(np.bincount(comparisons.doc, minlength=n_docs))
-            mean_values = ratio(mean_sum[scored], mean_n[scored].astype(np.float64))
-            columns = None
-        lowest = _lowest(mean_values, limit)
-        if columns is not None:
-            return tuple(column[lowest] for column in columns)
-        chosen = [self._document_columns(d, d + 1) for d in scored[lowest].tolist()]
-        if not chosen:
-            return self._document_columns(0, 0)
-        return tuple(np.concatenate(parts) for parts in zip(*chosen))
+            return tuple(column[_lowest(columns[-1], limit)] for column in columns)
+        # the means first, then the other columns of the lowest documents only
+        _, scored, means = _document_means(self.counts.comparisons.doc, self.counts.abc, n_docs)
+        chosen = [self._document_columns(d, d + 1) for d in scored[_lowest(means, limit)].tolist()]
+        return tuple(np.concatenate(parts) for parts in zip(*chosen)) if chosen else self._document_columns(0, 0)
 
     def _in_document_order(self) -> bool:
         """True when the comparisons and the annotations are in document order (a part of the
         documents is then a stretch of each: :meth:`_document_columns`). An engine's annotations
         are in the order its tasks read them."""
-        doc, ann_doc = self.counts.comparisons.doc, self.corpus.ann_doc
-        return bool((doc[1:] >= doc[:-1]).all()) and bool((ann_doc[1:] >= ann_doc[:-1]).all())
+        return in_order(self.counts.comparisons.doc) and in_order(self.corpus.ann_doc)
 
     def _per_document_pieces(self, size: int) -> Iterator[tuple[np.ndarray, ...]]:
         """:meth:`_per_document_columns` of every document, ``size`` documents at a time (the
@@ -471,20 +474,14 @@ class AgreementReport:
             doc, rows = comparisons.doc[lo:hi] - first, self.counts.abc[lo:hi]
             a_lo, a_hi = np.searchsorted(corpus.ann_doc, [first, last]).tolist()
         abc = bin_rows(doc, rows, n)
-        # undefined comparisons add 0 to the sum and are not counted (no array of every
-        # comparison's PSA at once)
-        mean_sum, mean_n = bin_psa(doc, rows, n)
-        n_pairs = np.bincount(doc, minlength=n)
+        n_pairs, scored, mean_values = _document_means(doc, rows, n)
         in_headline = np.zeros(a_hi - a_lo, dtype=bool)  # annotations in some comparison
         in_headline[comparisons.ann_a[lo:hi] - a_lo] = True
         in_headline[comparisons.ann_b[lo:hi] - a_lo] = True
         raters = np.bincount(corpus.ann_doc[a_lo:a_hi][in_headline] - first, minlength=n)
         del in_headline
-        scored = np.flatnonzero(n_pairs)
         if len(scored) < n:  # the usual case, every document scored, makes no copies
-            abc, raters, n_pairs, mean_sum, mean_n = abc[scored], raters[scored], n_pairs[scored], mean_sum[scored], mean_n[scored]
-        mean_values = ratio(mean_sum, mean_n.astype(np.float64))
-        del mean_sum, mean_n
+            abc, raters, n_pairs = abc[scored], raters[scored], n_pairs[scored]
         return scored + first, raters, n_pairs, abc, row_psa(abc), mean_values
 
     def _per_document_rows(self, scored, raters, n_pairs, abc, pooled, means) -> list[dict]:

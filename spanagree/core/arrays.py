@@ -62,6 +62,21 @@ def dense_codes(values: np.ndarray, bound: int) -> tuple[np.ndarray, np.ndarray]
     return keys.astype(np.int64), table[values]
 
 
+def block_cuts(index: np.ndarray, block: int) -> list[int]:
+    """Where to cut rows into blocks of about ``block`` rows without cutting a run of equal
+    ``index`` values: ``[0, ..., len(index)]`` (a block may be empty; a value with more rows than
+    ``block`` stays whole). Unsorted, or no longer than ``block``: one block. A sum per value in
+    blocks then adds each value's rows in order, as one pass would (the same bits).
+
+    >>> block_cuts(np.array([0, 0, 1, 1, 1, 2, 3]), 2)
+    [0, 2, 2, 6, 7]
+    """
+    n = len(index)
+    if n <= block or not in_order(index):
+        return [0, n]
+    return [0, *np.searchsorted(index, index[block::block], side="left").tolist(), n]
+
+
 def in_order(*keys: np.ndarray) -> bool:
     """True when the rows are in lexicographic order of ``keys`` (the first key first; ties
     allowed), as ``np.lexsort(keys[::-1])`` would put them: a check that costs a pass, where the

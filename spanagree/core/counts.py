@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .align import AlignmentRule, DenseOverlapError, SpanColumns, align
-from .arrays import pairs_within_blocks, ranges
+from .arrays import block_cuts, pairs_within_blocks, ranges
 from .model import Corpus
 from .outcomes import OUTCOMES, OutcomeAlignment, best_explanation
 from ..errors import InputError, UsageError
@@ -245,11 +245,7 @@ def comparison_totals(label_comparison: np.ndarray, label_abc: np.ndarray, n_com
     of about ``block`` cells cut between comparisons, so no float64 copy of a whole column is made and
     each comparison's sum is the same as in one pass."""
     out = np.zeros((n_comparisons, 3))
-    n = len(label_comparison)
-    if n <= block or np.any(label_comparison[1:] < label_comparison[:-1]):
-        cuts = [0, n]
-    else:
-        cuts = [0, *np.searchsorted(label_comparison, label_comparison[block::block], side="left").tolist(), n]
+    cuts = block_cuts(label_comparison, block)
     for lo, hi in zip(cuts[:-1], cuts[1:]):
         if hi <= lo:
             continue

@@ -38,7 +38,7 @@ from .disagreements import from_report
 from .consensus import consensus
 from ..core.counts import count, label_totals
 from ..measures.psa.specific import prf, psa, reported
-from ..measures.psa.summary import oriented_sums
+from ..measures.psa.summary import bin_rows, oriented_sums
 from ..measures.psa.intervals import BLOCK
 from ..core.builder import CorpusBuilder
 
@@ -46,8 +46,6 @@ from ..core.builder import CorpusBuilder
 MAX_CONSENSUS_RATERS = 12
 #: How many labels ``parts_most`` lists.
 PARTS_MOST = 3
-#: Annotations summed at a time for the spans each rater marked (bounded memory at scale).
-BLOCK_ANNOTATIONS = 1 << 20
 
 
 def rater_view(report, interval=None) -> list[dict[str, Any]]:
@@ -78,11 +76,7 @@ def rater_view(report, interval=None) -> list[dict[str, Any]]:
     rater_of[comparisons.ann_a] = pairs[:, 0].astype(code)[comparisons.pair]
     rater_of[comparisons.ann_b] = pairs[:, 1].astype(code)[comparisons.pair]
     documents = np.bincount(rater_of, minlength=n_raters + 1)[:n_raters]
-    spans = np.zeros(n_raters + 1)
-    for lo in range(0, len(rater_of), BLOCK_ANNOTATIONS):  # whole numbers: exact in any order
-        block = rater_of[lo:lo + BLOCK_ANNOTATIONS]
-        spans += np.bincount(block, weights=np.diff(corpus.ann_ptr[lo:lo + len(block) + 1]), minlength=n_raters + 1)
-    spans = spans[:n_raters].astype(np.int64)
+    spans = bin_rows(rater_of, np.diff(corpus.ann_ptr), n_raters + 1)[:n_raters].astype(np.int64)  # in blocks
     del rater_of
     has_spans = corpus.has_spans
     only = _only_theirs(report) if has_spans else None

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...core.arrays import dense_codes
+from ...core.arrays import block_cuts, dense_codes
 
 from .specific import add_rows, psa
 
@@ -255,15 +255,7 @@ def bin_psa(index: np.ndarray, abc: np.ndarray, n: int, block: int = 1 << 20) ->
     cut where the bin changes when ``index`` is sorted, so that each bin's sum adds its rows in
     order, one after the other, as one pass over all rows would (the same bits)."""
     total, defined = np.zeros(n), np.zeros(n, dtype=np.int64)
-    if len(index) > block and bool((index[1:] >= index[:-1]).all()):
-        cuts = [0]
-        while cuts[-1] + block < len(index):
-            cut = cuts[-1] + block
-            cut = int(np.searchsorted(index, index[cut], side="left"))
-            cuts.append(cut if cut > cuts[-1] else int(np.searchsorted(index, index[cuts[-1] + block], side="right")))
-        cuts.append(len(index))
-    else:
-        cuts = [0, len(index)]
+    cuts = block_cuts(index, block)
     for lo, hi in zip(cuts[:-1], cuts[1:]):
         values = row_psa(abc[lo:hi])
         undefined = np.isnan(values)
